@@ -1,0 +1,51 @@
+# Everything runs inside .venv (Python 3.11), created on first use.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: env vendor regen check lint typecheck test demo bench clean
+
+env: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH" >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+# Extract the vendored contracts from the seed documents in contracts/upstream/.
+vendor: env
+	$(BIN)/python -m codegen.vendor
+
+# Regenerate generated/ from contracts/.
+regen: env
+	$(BIN)/python -m codegen
+
+# Fail when generated/ or the vendored contracts differ from a fresh run, or lint fails.
+check: env
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(BIN)/python -m codegen --out "$$tmp/generated" && \
+	diff -r --exclude=__pycache__ generated "$$tmp/generated" && \
+	$(BIN)/python -m codegen.vendor --out "$$tmp/contracts" 2>/dev/null && \
+	for f in $$(cd "$$tmp/contracts" && find . -name '*.json'); do \
+	  cmp "contracts/$$f" "$$tmp/contracts/$$f" || exit 1; done && \
+	echo "generated/ and the vendored contracts match a fresh run"
+	$(MAKE) --no-print-directory lint typecheck
+
+lint: env
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: env
+	$(BIN)/mypy runtime handlers codegen
+
+test: env
+	$(BIN)/python -m pytest -q
+
+demo: env
+	$(BIN)/python -m tests.demo
+
+clean:
+	rm -rf $(VENV) build *.egg-info

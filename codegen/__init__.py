@@ -1,0 +1,1 @@
+"""The contract pipeline: vendoring from the seeds and code generation."""

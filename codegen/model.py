@@ -1,0 +1,172 @@
+"""The in-between model: contracts loaded into small objects the templates read."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from codegen import naming
+from codegen.contract_file import METADATA_KEY, advertised, read_contract
+
+TOOLSETS = ("inspect", "manage", "execute", "teardown")
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One top-level input property, as a reference page lists it."""
+
+    name: str
+    schema: dict[str, Any]
+    required: bool
+    root: dict[str, Any]
+
+    @property
+    def description(self) -> str:
+        return " ".join(str(self.schema.get("description", "")).split())
+
+    @property
+    def type_label(self) -> str:
+        return type_label(self.schema, self.root)
+
+    @property
+    def default_label(self) -> str | None:
+        if "default" not in self.schema:
+            return None
+        return json.dumps(self.schema["default"], ensure_ascii=False)
+
+
+def type_label(schema: dict[str, Any], root: dict[str, Any] | None = None) -> str:
+    """A short human label for a schema: ``string | null``, ``"up" | "down"``."""
+    root = root if root is not None else schema
+    if "const" in schema:
+        return json.dumps(schema["const"], ensure_ascii=False)
+    if "enum" in schema:
+        return " | ".join(json.dumps(value, ensure_ascii=False) for value in schema["enum"])
+    for combinator in ("anyOf", "oneOf"):
+        if combinator in schema:
+            return " | ".join(type_label(option, root) for option in schema[combinator])
+    if "$ref" in schema:
+        ref = str(schema["$ref"])
+        target: Any = root
+        for part in ref.removeprefix("#/").split("/"):
+            target = target.get(part) if isinstance(target, dict) else None
+        return type_label(target, root) if isinstance(target, dict) else ref.rsplit("/", 1)[-1]
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return " | ".join(str(k) for k in kind)
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        return f"array of {type_label(schema['items'], root)}"
+    return str(kind) if kind else "any"
+
+
+@dataclass(frozen=True)
+class Tool:
+    profile: str
+    path: Path
+    relpath: str
+    contract: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return str(self.contract["name"])
+
+    @property
+    def advertised(self) -> dict[str, Any]:
+        return advertised(self.contract)
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return dict(self.contract.get(METADATA_KEY, {}))
+
+    @property
+    def toolset(self) -> str:
+        return str(self.metadata["toolset"])
+
+    @property
+    def sources(self) -> list[str]:
+        return list(self.metadata.get("source", []))
+
+    @property
+    def title(self) -> str | None:
+        title = self.contract.get("title") or self.contract.get("annotations", {}).get("title")
+        return str(title) if title else None
+
+    @property
+    def description(self) -> str:
+        return str(self.contract["description"])
+
+    @property
+    def summary(self) -> str:
+        return self.description.split("\n\n", 1)[0].replace("\n", " ")
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        return dict(self.contract["inputSchema"])
+
+    @property
+    def output_schema(self) -> dict[str, Any]:
+        return dict(self.contract["outputSchema"])
+
+    @property
+    def annotations(self) -> dict[str, Any]:
+        return dict(self.contract.get("annotations", {}))
+
+    @property
+    def arguments(self) -> list[Argument]:
+        required = set(self.input_schema.get("required", []))
+        properties = self.input_schema.get("properties", {})
+        schema = self.input_schema
+        return [
+            Argument(name, properties[name], name in required, schema) for name in sorted(properties)
+        ]
+
+    @property
+    def method(self) -> str:
+        return naming.identifier(self.name)
+
+    @property
+    def module(self) -> str:
+        return naming.module_name(self.name)
+
+    @property
+    def models_module(self) -> str:
+        return naming.models_module(self.profile, self.name)
+
+    @property
+    def input_class(self) -> str:
+        return naming.input_class(self.name)
+
+    @property
+    def output_class(self) -> str:
+        return naming.output_class(self.name)
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    tools: tuple[Tool, ...] = field(default=())
+
+    @property
+    def package(self) -> str:
+        return naming.profile_package(self.name)
+
+    @property
+    def interface_class(self) -> str:
+        return naming.interface_class(self.name)
+
+    @cached_property
+    def sources(self) -> list[str]:
+        return [tool.relpath for tool in self.tools]
+
+
+def load_profile(contracts_root: Path, profile: str, base: Path) -> Profile:
+    """Every contract of one profile, sorted by tool name."""
+    tools = []
+    for path in sorted((contracts_root / profile).glob("*.json")):
+        contract = read_contract(path)
+        tools.append(Tool(profile, path, path.relative_to(base).as_posix(), contract))
+    tools.sort(key=lambda tool: tool.name)
+    return Profile(profile, tuple(tools))

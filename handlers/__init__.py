@@ -1,0 +1,1 @@
+"""Hand-written handlers: the tmux core and one package per profile."""

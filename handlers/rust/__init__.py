@@ -1,0 +1,15 @@
+"""The rust profile (the libtmux-rs contract family)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .handlers import RustHandlers
+
+Handlers = RustHandlers
+
+
+def create_handlers(environ: Mapping[str, str]) -> RustHandlers:
+    from ..tmux.core import Tmux
+
+    return RustHandlers(Tmux(environ))

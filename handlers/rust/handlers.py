@@ -1,0 +1,38 @@
+"""The rust profile's handlers: one socket per process, ``%``-ids, a three-way caller."""
+
+from __future__ import annotations
+
+from ...generated.rust.interface import RustProfileHandlers
+from ...generated.rust.models.select_pane import (
+    SelectPaneInput,
+    SelectPaneInputSelectPaneDirectionSchema,
+    SelectPaneOutput,
+    SelectPaneOutputRelation,
+)
+from ..tmux import panes
+from ..tmux.core import Tmux
+from ..tmux.targets import check_pane_id, window_of_pane
+
+
+class RustHandlers(RustProfileHandlers):
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
+
+    async def select_pane(self, params: SelectPaneInput) -> SelectPaneOutput:
+        server = self.tmux.server()
+        pane_id = check_pane_id(params.pane, field="pane")
+        window = await window_of_pane(server, pane_id, field="pane")
+        anchor = window.pane(pane_id) or window.active_pane
+        chosen = params.direction
+        direction = (
+            chosen.root if isinstance(chosen, SelectPaneInputSelectPaneDirectionSchema) else None
+        )
+        row = await panes.select(server, window, anchor, direction)
+        return SelectPaneOutput(
+            id=row.pane_id,
+            window_id=row.window_id,
+            active=row.active,
+            caller=SelectPaneOutputRelation(server.relation(row.pane_id).value),
+            command=row.text("pane_current_command"),
+            path=row.text("pane_current_path"),
+        )

@@ -1,0 +1,1 @@
+"""The tmux core shared by every profile: transport, sockets, formats, targets, identity."""

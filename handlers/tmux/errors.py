@@ -1,0 +1,37 @@
+"""tmux failures, worded for the agent: which target, which socket, what next."""
+
+from __future__ import annotations
+
+from ...errors import ToolError
+
+
+class TmuxError(ToolError):
+    """Any tmux failure that reaches the agent."""
+
+
+class CommandFailed(TmuxError):
+    """tmux ran and answered with an error; ``stderr`` is tmux's own text."""
+
+    def __init__(self, args: tuple[str, ...], stderr: str, socket_label: str) -> None:
+        self.args_run = args
+        self.stderr = stderr.strip()
+        super().__init__(f"tmux {args[0] if args else ''} failed on {socket_label}: {self.stderr}")
+
+
+class NoServer(TmuxError):
+    """Nothing listens on the socket."""
+
+
+class UnknownTarget(TmuxError):
+    """A pane, window or session that does not exist on the socket."""
+
+
+class TmuxUnavailable(TmuxError):
+    """The tmux binary cannot be run, or did not answer in time."""
+
+
+NO_SERVER_MARKERS = ("no server running on", "error connecting to", "server exited unexpectedly")
+
+
+def is_no_server(stderr: str) -> bool:
+    return any(marker in stderr for marker in NO_SERVER_MARKERS)

@@ -1,0 +1,120 @@
+"""tmux formats: one request for many fields, parsed back into rows.
+
+Fields are joined by a control character no tmux id or number contains;
+a value that itself holds a newline (a pane title can) is rejoined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+SEP = "\x1f"
+
+
+def format_of(fields: Sequence[str]) -> str:
+    """The ``-F`` format asking for ``fields``; names are ours, never a user's."""
+    return SEP.join(f"#{{{name}}}" for name in fields)
+
+
+def parse_rows(lines: Iterable[str], fields: Sequence[str]) -> list[dict[str, str]]:
+    rows: list[dict[str, str]] = []
+    pending: str | None = None
+    want = len(fields) - 1
+    for line in lines:
+        pending = line if pending is None else f"{pending}\n{line}"
+        if pending.count(SEP) >= want:
+            values = pending.split(SEP, want)
+            rows.append(dict(zip(fields, values, strict=True)))
+            pending = None
+    return rows
+
+
+def as_int(value: str) -> int | None:
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
+def as_flag(value: str) -> bool | None:
+    return {"1": True, "0": False}.get(value)
+
+
+PANE_FIELDS: tuple[str, ...] = (
+    "pane_id",
+    "pane_index",
+    "pane_active",
+    "pane_current_command",
+    "pane_current_path",
+    "pane_pid",
+    "pane_title",
+    "pane_width",
+    "pane_height",
+    "pane_tty",
+    "pane_left",
+    "pane_top",
+    "pane_right",
+    "pane_bottom",
+    "pane_at_top",
+    "pane_at_bottom",
+    "pane_at_left",
+    "pane_at_right",
+    "pane_dead",
+    "pane_in_mode",
+    "pane_synchronized",
+    "window_id",
+    "window_index",
+    "window_active",
+    "session_id",
+    "session_name",
+)
+PANE_FORMAT = format_of(PANE_FIELDS)
+
+
+@dataclass(frozen=True, slots=True)
+class PaneRow:
+    """One pane as tmux reported it, with the window and session it was listed under."""
+
+    raw: dict[str, str]
+
+    def __getitem__(self, field: str) -> str:
+        return self.raw[field]
+
+    @property
+    def pane_id(self) -> str:
+        return self.raw["pane_id"]
+
+    @property
+    def window_id(self) -> str:
+        return self.raw["window_id"]
+
+    @property
+    def session_id(self) -> str:
+        return self.raw["session_id"]
+
+    @property
+    def index(self) -> int:
+        return as_int(self.raw["pane_index"]) or 0
+
+    @property
+    def active(self) -> bool:
+        return self.raw["pane_active"] == "1"
+
+    @property
+    def window_active(self) -> bool:
+        return self.raw["window_active"] == "1"
+
+    def flag(self, field: str) -> bool | None:
+        return as_flag(self.raw[field])
+
+    def number(self, field: str) -> int | None:
+        return as_int(self.raw[field])
+
+    def text(self, field: str) -> str | None:
+        """A string field, or None where tmux had nothing to say."""
+        return self.raw[field] or None
+
+
+def pane_rows(lines: Iterable[str]) -> list[PaneRow]:
+    return [PaneRow(raw) for raw in parse_rows(lines, PANE_FIELDS)]

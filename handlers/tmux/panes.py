@@ -1,0 +1,59 @@
+"""Pane operations every profile shares: selecting by direction, finding a corner."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from .core import Server
+from .errors import CommandFailed, TmuxError
+from .formats import PaneRow
+from .targets import Window
+
+Direction = Literal["up", "down", "left", "right", "last", "next", "previous"]
+Corner = Literal["top-left", "top-right", "bottom-left", "bottom-right"]
+
+_LAYOUT_FLAGS = {"up": "-U", "down": "-D", "left": "-L", "right": "-R"}
+
+
+def step(window: Window, anchor: PaneRow, offset: int) -> PaneRow:
+    """The pane ``offset`` places after ``anchor`` in tmux's order, wrapping around."""
+    order = list(window.panes)
+    position = next(i for i, pane in enumerate(order) if pane.pane_id == anchor.pane_id)
+    return order[(position + offset) % len(order)]
+
+
+async def select(
+    server: Server, window: Window, anchor: PaneRow, direction: Direction | None
+) -> PaneRow:
+    """Select ``anchor`` or the pane ``direction`` of it; return the window's active pane after."""
+    if direction is None:
+        await server.run("select-pane", "-t", anchor.pane_id)
+    elif direction in _LAYOUT_FLAGS:
+        await server.run("select-pane", "-t", anchor.pane_id, _LAYOUT_FLAGS[direction])
+    elif direction == "last":
+        try:
+            await server.run("select-pane", "-l", "-t", window.window_id)
+        except CommandFailed as exc:
+            if "no last pane" in exc.stderr:
+                raise TmuxError(
+                    f"Window {window.window_id} on tmux {server.socket} has no previously active "
+                    "pane to return to. Select a pane by id or with up/down/left/right/next/previous."
+                ) from None
+            raise
+    else:
+        target = step(window, anchor, 1 if direction == "next" else -1)
+        await server.run("select-pane", "-t", target.pane_id)
+    rows = await server.list_panes("-t", window.window_id)
+    active = [row for row in rows if row.active and row.window_id == window.window_id]
+    if not active:
+        raise TmuxError(f"Window {window.window_id} on tmux {server.socket} vanished while selecting.")
+    return active[0]
+
+
+def corner(window: Window, which: Corner) -> PaneRow:
+    """The pane that touches both edges of ``which`` corner (exactly one does)."""
+    vertical, horizontal = which.split("-")
+    for pane in window.panes:
+        if pane.flag(f"pane_at_{vertical}") and pane.flag(f"pane_at_{horizontal}"):
+            return pane
+    raise TmuxError(f"No pane of window {window.window_id} touches the {which} corner.")

@@ -1,0 +1,70 @@
+"""Which tmux server a call talks to, and that server's real socket path.
+
+The socket path is worked out here, the way tmux itself does, and passed to
+tmux as ``-S``: the path the identity check compares is then the path every
+command really used.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .errors import TmuxError
+
+SOCKET_ENV = "LIBTMUX_SOCKET"
+SOCKET_PATH_ENV = "LIBTMUX_SOCKET_PATH"
+TMUX_BIN_ENV = "LIBTMUX_TMUX_BIN"
+
+_SOCKET_NAME = re.compile(r"^[^/\x00]+$")
+
+
+@dataclass(frozen=True, slots=True)
+class Socket:
+    """One tmux server's address: the path passed as ``-S`` and how the user named it."""
+
+    path: str
+    label: str
+
+    @property
+    def real_path(self) -> str:
+        return os.path.realpath(self.path)
+
+    def __str__(self) -> str:
+        return self.label
+
+
+def socket_dir(environ: Mapping[str, str]) -> str:
+    base = environ.get("TMUX_TMPDIR") or "/tmp"
+    return os.path.join(os.path.realpath(base), f"tmux-{os.getuid()}")
+
+
+def socket_for_name(name: str, environ: Mapping[str, str]) -> Socket:
+    if not _SOCKET_NAME.match(name):
+        raise TmuxError(
+            f"Invalid argument `socket_name`: {name!r} is not a tmux socket name "
+            "(it must be non-empty and contain no '/'). Use the name given to tmux -L."
+        )
+    path = os.path.join(socket_dir(environ), name)
+    return Socket(path, f"socket '{name}' ({path})")
+
+
+def default_socket(environ: Mapping[str, str]) -> Socket:
+    """LIBTMUX_SOCKET_PATH, else LIBTMUX_SOCKET, else the caller's tmux, else 'default'."""
+    if environ.get(SOCKET_PATH_ENV):
+        path = environ[SOCKET_PATH_ENV]
+        return Socket(path, f"socket {path}")
+    if environ.get(SOCKET_ENV):
+        return socket_for_name(environ[SOCKET_ENV], environ)
+    tmux = environ.get("TMUX", "")
+    if tmux:
+        path = tmux.split(",", 1)[0]
+        if path:
+            return Socket(path, f"socket {path}")
+    return socket_for_name("default", environ)
+
+
+def tmux_binary(environ: Mapping[str, str]) -> str:
+    return environ.get(TMUX_BIN_ENV) or "tmux"

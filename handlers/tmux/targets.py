@@ -1,0 +1,193 @@
+"""Turning the ids and names an agent gives into panes and windows of one server.
+
+Shapes are checked before any tmux command runs. Names are matched exactly
+in Python, never handed to tmux's target parser, which would match prefixes
+and patterns and read ``:`` and ``.`` as separators.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ...errors import InvalidArgument
+from .core import Server
+from .errors import CommandFailed, UnknownTarget
+from .formats import PaneRow
+
+PANE_ID = re.compile(r"^%[0-9]+$")
+WINDOW_ID = re.compile(r"^@[0-9]+$")
+SESSION_ID = re.compile(r"^\$[0-9]+$")
+WINDOW_INDEX = re.compile(r"^[0-9]+$")
+
+
+def check_pane_id(value: str, field: str = "pane_id") -> str:
+    if not PANE_ID.match(value):
+        raise InvalidArgument(
+            field,
+            value,
+            "is not a pane id (expected '%' and digits, e.g. '%1')",
+            "Call list_panes to see the pane ids.",
+        )
+    return value
+
+
+def check_window_id(value: str, field: str = "window_id") -> str:
+    if not WINDOW_ID.match(value):
+        raise InvalidArgument(
+            field,
+            value,
+            "is not a window id (expected '@' and digits, e.g. '@1')",
+            "Call list_windows to see the window ids.",
+        )
+    return value
+
+
+def check_session_id(value: str, field: str = "session_id") -> str:
+    if not SESSION_ID.match(value):
+        raise InvalidArgument(
+            field,
+            value,
+            "is not a session id (expected '$' and digits, e.g. '$0')",
+            "Call list_sessions to see the session ids, or pass session_name.",
+        )
+    return value
+
+
+def check_window_index(value: str, field: str = "window_index") -> str:
+    if not WINDOW_INDEX.match(value):
+        raise InvalidArgument(
+            field,
+            value,
+            "is not a window index (expected digits, e.g. '0')",
+            "Call list_windows to see the window indexes.",
+        )
+    return value
+
+
+@dataclass(frozen=True)
+class WindowSelector:
+    """How a tool was told which window to work in; checked on construction."""
+
+    window_id: str | None = None
+    window_index: str | None = None
+    session_name: str | None = None
+    session_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.window_id is not None:
+            check_window_id(self.window_id)
+        if self.window_index is not None:
+            check_window_index(self.window_index)
+            if self.session_name is None and self.session_id is None:
+                raise InvalidArgument(
+                    "window_index",
+                    self.window_index,
+                    "needs a session (an index is only unique within one session)",
+                    "Pass session_name or session_id with it, or pass window_id instead.",
+                )
+        if self.session_id is not None:
+            check_session_id(self.session_id)
+
+
+@dataclass(frozen=True)
+class Window:
+    """The panes of one window, in tmux's order (by pane index)."""
+
+    window_id: str
+    panes: tuple[PaneRow, ...]
+
+    @property
+    def active_pane(self) -> PaneRow:
+        for pane in self.panes:
+            if pane.active:
+                return pane
+        return self.panes[0]
+
+    def pane(self, pane_id: str) -> PaneRow | None:
+        return next((pane for pane in self.panes if pane.pane_id == pane_id), None)
+
+
+def _window(window_id: str, rows: list[PaneRow]) -> Window:
+    seen: dict[str, PaneRow] = {}
+    for row in rows:
+        if row.window_id == window_id:
+            seen.setdefault(row.pane_id, row)
+    return Window(window_id, tuple(sorted(seen.values(), key=lambda row: row.index)))
+
+
+async def window_of_pane(server: Server, pane_id: str, field: str = "pane_id") -> Window:
+    """The window holding ``pane_id`` (already shape-checked)."""
+    try:
+        rows = await server.list_panes("-t", pane_id)
+    except CommandFailed as exc:
+        if "can't find" in exc.stderr:
+            raise UnknownTarget(
+                f"No pane {pane_id} on tmux {server.socket} (from `{field}`). "
+                "Call list_panes to see the panes that exist."
+            ) from None
+        raise
+    window_ids = {row.window_id for row in rows if row.pane_id == pane_id}
+    if not window_ids:
+        raise UnknownTarget(f"No pane {pane_id} on tmux {server.socket}. Call list_panes.")
+    return _window(window_ids.pop(), rows)
+
+
+async def resolve_window(server: Server, selector: WindowSelector) -> Window:
+    """The window a selector names; with nothing named, the first session's active window."""
+    if selector.window_id is not None:
+        try:
+            rows = await server.list_panes("-t", selector.window_id)
+        except CommandFailed as exc:
+            if "can't find" in exc.stderr:
+                raise UnknownTarget(
+                    f"No window {selector.window_id} on tmux {server.socket}. "
+                    "Call list_windows to see the windows that exist."
+                ) from None
+            raise
+        return _window(selector.window_id, rows)
+
+    rows = await server.list_panes("-a")
+    if not rows:
+        raise UnknownTarget(f"No sessions on tmux {server.socket}. Create a session first.")
+    session_id = _session_id(server, selector, rows)
+    in_session = [row for row in rows if row.session_id == session_id]
+    if selector.window_index is not None:
+        in_window = [row for row in in_session if row.raw["window_index"] == selector.window_index]
+        if not in_window:
+            name = in_session[0].raw["session_name"]
+            raise UnknownTarget(
+                f"No window with index {selector.window_index} in session '{name}' ({session_id}) "
+                f"on tmux {server.socket}. Call list_windows to see its windows."
+            )
+        return _window(in_window[0].window_id, in_window)
+    active = [row for row in in_session if row.window_active]
+    return _window((active or in_session)[0].window_id, active or in_session)
+
+
+def _session_id(server: Server, selector: WindowSelector, rows: list[PaneRow]) -> str:
+    if selector.session_id is not None:
+        match = [row for row in rows if row.session_id == selector.session_id]
+        if not match:
+            raise UnknownTarget(
+                f"No session {selector.session_id} on tmux {server.socket}. "
+                "Call list_sessions to see the sessions that exist."
+            )
+        name = match[0].raw["session_name"]
+        if selector.session_name is not None and selector.session_name != name:
+            raise InvalidArgument(
+                "session_name",
+                selector.session_name,
+                f"names a different session than session_id {selector.session_id} ('{name}')",
+                "Pass only one of them.",
+            )
+        return selector.session_id
+    if selector.session_name is not None:
+        match = [row for row in rows if row.raw["session_name"] == selector.session_name]
+        if not match:
+            raise UnknownTarget(
+                f"No session named {selector.session_name!r} on tmux {server.socket}. "
+                "Call list_sessions to see the sessions that exist."
+            )
+        return match[0].session_id
+    return rows[0].session_id

@@ -1,0 +1,88 @@
+"""How commands reach a tmux server. Handlers never see past ``Transport``.
+
+Arguments always travel as separate argv elements, never through a shell.
+tmux itself splits a command line at an argument that ends in ``;``, so such
+an argument is escaped before it is passed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+import anyio
+
+from .errors import CommandFailed, NoServer, TmuxUnavailable, is_no_server
+from .sockets import Socket
+
+DEFAULT_TIMEOUT = 10.0
+
+
+class Transport(Protocol):
+    """Runs one tmux command on one server and returns its output lines."""
+
+    socket: Socket
+
+    async def run(self, args: Sequence[str]) -> list[str]: ...
+
+    async def aclose(self) -> None: ...
+
+
+def protect_argument(arg: str) -> str:
+    """Keep tmux from reading a trailing ``;`` as a command separator."""
+    return arg[:-1] + "\\;" if arg.endswith(";") else arg
+
+
+def split_lines(stdout: str) -> list[str]:
+    lines = stdout.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+class SubprocessTransport:
+    """One tmux process per command: simple, and works with no session to attach to."""
+
+    def __init__(
+        self,
+        socket: Socket,
+        tmux_bin: str,
+        environ: Mapping[str, str] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.socket = socket
+        self.tmux_bin = tmux_bin
+        self.timeout = timeout
+        env = dict(environ if environ is not None else os.environ)
+        env.pop("TMUX", None)  # the socket is always explicit (-S)
+        self.env = env
+
+    async def run(self, args: Sequence[str]) -> list[str]:
+        argv = [self.tmux_bin, "-S", self.socket.path, *(protect_argument(a) for a in args)]
+        try:
+            with anyio.fail_after(self.timeout):
+                done = await anyio.run_process(
+                    argv, check=False, stdin=subprocess.DEVNULL, env=self.env
+                )
+        except FileNotFoundError:
+            raise TmuxUnavailable(
+                f"the tmux binary {self.tmux_bin!r} was not found; install tmux or set LIBTMUX_TMUX_BIN"
+            ) from None
+        except TimeoutError:
+            raise TmuxUnavailable(
+                f"tmux did not answer within {self.timeout:g}s on {self.socket}"
+            ) from None
+        stderr = done.stderr.decode("utf-8", "replace")
+        if done.returncode != 0:
+            if is_no_server(stderr):
+                raise NoServer(
+                    f"no tmux server is running on {self.socket}; start one, or point "
+                    "LIBTMUX_SOCKET / LIBTMUX_SOCKET_PATH (or socket_name) at a running server"
+                )
+            raise CommandFailed(tuple(args), stderr, str(self.socket))
+        return split_lines(done.stdout.decode("utf-8", "replace"))
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,3 @@
+"""A schema-first MCP server for tmux."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,62 @@
+"""The ``tmux-contract-mcp`` command."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+from .profiles import DEFAULT_PROFILE, PROFILES, ProfileUnavailable, create_handlers, load_profile
+
+PROFILE_ENV = "TMUX_CONTRACT_MCP_PROFILE"
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="tmux-contract-mcp",
+        description="A schema-first MCP server for tmux, served over stdio.",
+        epilog=(
+            "tmux is chosen by LIBTMUX_SOCKET (-L name), LIBTMUX_SOCKET_PATH (-S path) "
+            "and LIBTMUX_TMUX_BIN."
+        ),
+    )
+    p.add_argument(
+        "--profile",
+        choices=PROFILES,
+        default=None,
+        help=f"contract family to serve (default: ${PROFILE_ENV} or {DEFAULT_PROFILE})",
+    )
+    p.add_argument("--list-tools", action="store_true", help="print the profile's tools and exit")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    name = args.profile or os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="tmux-contract-mcp: %(message)s")
+    try:
+        profile = load_profile(name)
+        if args.list_tools:
+            width = max((len(n) for n in profile.tools), default=0)
+            for tool in profile.tools.values():
+                print(f"{tool.entry.name:<{width}}  {tool.entry.toolset}")
+            return 0
+        handlers = create_handlers(profile, os.environ)
+    except ProfileUnavailable as exc:
+        print(f"tmux-contract-mcp: {exc}", file=sys.stderr)
+        return 2
+
+    import anyio
+
+    from .server import serve_stdio
+
+    anyio.run(serve_stdio, profile, handlers)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

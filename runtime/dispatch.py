@@ -1,0 +1,79 @@
+"""One tool call: validate against the contract, run the handler, check the result.
+
+No tmux command can run before the arguments have passed the contract's
+JSON Schema and the strict generated model. Every failure becomes a tool
+result with ``isError: true`` so the agent sees it; nothing escapes as a
+protocol error except an unknown tool.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import mcp.types as types
+from pydantic import BaseModel, ValidationError
+
+from .errors import ToolError
+from .profiles import Tool
+from .validation import argument_errors, json_path
+
+log = logging.getLogger(__name__)
+
+
+def error_result(message: str) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)], is_error=True
+    )
+
+
+def success_result(structured: dict[str, Any]) -> types.CallToolResult:
+    text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structured_content=structured
+    )
+
+
+def _model_errors(exc: ValidationError) -> list[str]:
+    return [f"`{json_path(e['loc'])}`: {e['msg']} (rule: {e['type']})" for e in exc.errors()]
+
+
+async def call_tool(tool: Tool, handlers: Any, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
+    name = tool.entry.name
+    args = dict(arguments or {})
+    problems = argument_errors(tool.input_validator, args)
+    if problems:
+        return error_result(
+            f"Invalid arguments for {name}: " + "; ".join(problems)
+            + ". Nothing was run; fix the arguments (see the tool's input schema) and call again."
+        )
+    try:
+        params = tool.input_model.model_validate(args, strict=True)
+    except ValidationError as exc:
+        return error_result(
+            f"Invalid arguments for {name}: " + "; ".join(_model_errors(exc))
+            + ". Nothing was run; fix the arguments and call again."
+        )
+
+    try:
+        output = await getattr(handlers, tool.entry.method)(params)
+    except ToolError as exc:
+        return error_result(exc.message)
+    except Exception as exc:  # a bug: tell the agent, keep the server up
+        log.exception("%s failed", name)
+        return error_result(f"{name} failed inside the server ({type(exc).__name__}: {exc}).")
+
+    if not isinstance(output, BaseModel) or not isinstance(output, tool.output_model):
+        log.error("%s returned %r, not %s", name, type(output), tool.entry.output_model)
+        return error_result(f"{name} produced a result of the wrong type; this is a server bug.")
+    structured = output.model_dump(mode="json", by_alias=True)
+    broken = argument_errors(tool.output_validator, structured)
+    if broken:
+        log.error("%s result breaks its output schema: %s", name, broken)
+        return error_result(
+            f"{name} produced a result that breaks its output schema ({'; '.join(broken)}); "
+            "this is a server bug."
+        )
+    return success_result(structured)

@@ -1,0 +1,23 @@
+"""Errors a handler raises to answer the agent with ``isError: true``.
+
+The message is the whole answer: it names what was wrong (the field, the
+target and the socket) and what to do next. The runtime never adds to it.
+"""
+
+from __future__ import annotations
+
+
+class ToolError(Exception):
+    """A failure the agent should read and act on."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidArgument(ToolError):
+    """An argument that passed the schema but cannot be used (e.g. ``pane_id: "abc"``)."""
+
+    def __init__(self, field: str, value: object, rule: str, next_step: str) -> None:
+        super().__init__(f"Invalid argument `{field}`: {value!r} {rule}. {next_step}")
+        self.field = field

@@ -1,0 +1,132 @@
+"""A profile at run time: its generated registry, its contracts and its handlers.
+
+Everything here is generic: tools are looked up by the names the registry
+gives. Contracts load once, validators and models on a tool's first call.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import resources
+from typing import Any
+
+import mcp.types as types
+
+from .toolspec import ToolEntry
+from .validation import compile_schema
+
+PROFILES = ("python", "rust", "swift")
+DEFAULT_PROFILE = "python"
+
+
+class ProfileUnavailable(RuntimeError):
+    """The profile cannot be served (unknown, or a tool has no handler)."""
+
+
+@dataclass
+class Tool:
+    """One tool of the served profile: its entry, its contract, lazily its checks."""
+
+    entry: ToolEntry
+    contract: dict[str, Any]
+
+    @cached_property
+    def advertised(self) -> types.Tool:
+        contract = self.contract
+        return types.Tool(
+            name=contract["name"],
+            title=contract.get("title"),
+            description=contract.get("description"),
+            input_schema=contract["inputSchema"],
+            output_schema=contract.get("outputSchema"),
+            annotations=types.ToolAnnotations.model_validate(contract["annotations"])
+            if "annotations" in contract
+            else None,
+            _meta=contract.get("_meta"),
+        )
+
+    @cached_property
+    def input_validator(self) -> Any:
+        return compile_schema(self.contract["inputSchema"])
+
+    @cached_property
+    def output_validator(self) -> Any:
+        return compile_schema(self.contract["outputSchema"])
+
+    @cached_property
+    def _models(self) -> Any:
+        return importlib.import_module(self.entry.models_module)
+
+    @property
+    def input_model(self) -> Any:
+        return getattr(self._models, self.entry.input_model)
+
+    @property
+    def output_model(self) -> Any:
+        return getattr(self._models, self.entry.output_model)
+
+
+@dataclass
+class Profile:
+    name: str
+    interface: type
+    tools: dict[str, Tool] = field(default_factory=dict)
+
+    def tool(self, name: str) -> Tool | None:
+        return self.tools.get(name)
+
+    @cached_property
+    def listed(self) -> list[types.Tool]:
+        return [tool.advertised for tool in self.tools.values()]
+
+
+def _import_attr(spec: str) -> Any:
+    module, _, attr = spec.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def load_profile(name: str) -> Profile:
+    """The registry and contracts of a profile (no handlers, no models yet)."""
+    if name not in PROFILES:
+        raise ProfileUnavailable(
+            f"unknown profile {name!r}: choose one of {', '.join(PROFILES)}"
+        )
+    package = f"{__package__}.generated.{name}"
+    registry = importlib.import_module(f"{package}.registry")
+    contracts = json.loads(resources.files(package).joinpath("tools.json").read_text("utf-8"))
+    by_name = {contract["name"]: contract for contract in contracts}
+    tools = {entry.name: Tool(entry, by_name[entry.name]) for entry in registry.TOOLS}
+    return Profile(name, _import_attr(registry.INTERFACE), tools)
+
+
+def create_handlers(profile: Profile, environ: Mapping[str, str]) -> Any:
+    """The profile's handler object, refusing a profile with an unimplemented tool."""
+    names = ", ".join(sorted(profile.tools))
+    try:
+        module = importlib.import_module(f"{__package__}.handlers.{profile.name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__package__}.handlers.{profile.name}":
+            raise
+        raise ProfileUnavailable(
+            f"profile {profile.name!r} has no handlers yet; not implemented: {names}"
+        ) from None
+    cls = getattr(module, "Handlers", None)
+    factory = getattr(module, "create_handlers", None)
+    if cls is None or factory is None:
+        raise ProfileUnavailable(
+            f"profile {profile.name!r} has no handlers yet; not implemented: {names}"
+        )
+    if not issubclass(cls, profile.interface):
+        raise ProfileUnavailable(
+            f"profile {profile.name!r}: {cls.__name__} does not implement "
+            f"{profile.interface.__name__}"
+        )
+    abstract = set(getattr(cls, "__abstractmethods__", ()))
+    missing = sorted(tool.entry.name for tool in profile.tools.values() if tool.entry.method in abstract)
+    if missing:
+        raise ProfileUnavailable(f"profile {profile.name!r}: no handler for {', '.join(missing)}")
+    return factory(environ)

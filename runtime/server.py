@@ -1,0 +1,49 @@
+"""The MCP server over stdio: list the profile's contracts, dispatch calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp.types as types
+from mcp.server import Server, ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from . import __version__
+from .dispatch import call_tool
+from .profiles import Profile
+
+INVALID_PARAMS = -32602
+
+
+def build_server(profile: Profile, handlers: Any) -> Server[Any]:
+    async def on_list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=profile.listed)
+
+    async def on_call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        tool = profile.tool(params.name)
+        if tool is None:
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"Unknown tool: {params.name!r} is not served by the {profile.name} profile",
+            )
+        return await call_tool(tool, handlers, params.arguments)
+
+    return Server(
+        "tmux-contract-mcp",
+        version=__version__,
+        instructions=f"tmux tools ({profile.name} profile).",
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+    )
+
+
+async def serve_stdio(profile: Profile, handlers: Any) -> None:
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(profile, handlers)
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())

@@ -1,0 +1,96 @@
+"""Argument and result validation against a contract's JSON Schema (2020-12).
+
+The contract, not the generated model, decides what is valid: pydantic and
+JSON Schema disagree at the edges (``5.0`` as an integer, ``maxLength`` in
+code points), so the schema runs first and the model only gives typed access.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import ValidationError
+
+UTF8_KEYWORD = "x-libtmux-max-utf8-bytes"
+
+
+def _max_utf8_bytes(
+    validator: Any, limit: Any, instance: Any, schema: Mapping[str, Any]
+) -> Iterator[ValidationError]:
+    """``x-libtmux-max-utf8-bytes``: a string's length in UTF-8 bytes, not code points."""
+    if isinstance(instance, str):
+        size = len(instance.encode("utf-8", "surrogatepass"))
+        if size > limit:
+            yield ValidationError(f"is {size} bytes in UTF-8, more than the {limit} allowed")
+
+
+ContractValidator = validators.extend(
+    Draft202012Validator, {UTF8_KEYWORD: _max_utf8_bytes}
+)
+
+
+def compile_schema(schema: Mapping[str, Any]) -> Any:
+    return ContractValidator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def json_path(parts: Any) -> str:
+    """``['operations', 3, 'arguments', 'maxLines']`` -> ``operations[3].arguments.maxLines``."""
+    text = ""
+    for part in parts:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
+def _leaf(error: ValidationError) -> ValidationError:
+    """For a oneOf/anyOf failure, the most telling sub-error (the best-matching branch)."""
+    from jsonschema.exceptions import best_match
+
+    if error.context:
+        return _leaf(best_match(error.context))
+    return error
+
+
+def describe(error: ValidationError, properties: Mapping[str, Any]) -> str:
+    """One line naming the field path, the rule and what would be accepted."""
+    error = _leaf(error)
+    path = json_path(error.absolute_path)
+    rule = str(error.validator)
+    if rule == "additionalProperties":
+        extras = sorted(
+            set(error.instance) - set(error.schema.get("properties", {}))
+            if isinstance(error.instance, dict)
+            else []
+        )
+        accepted = ", ".join(sorted(error.schema.get("properties", {}))) or "none"
+        where = f" in `{path}`" if path else ""
+        names = ", ".join(f"`{name}`" for name in extras)
+        return (
+            f"unexpected argument {names}{where} (rule: additionalProperties false); "
+            f"accepted arguments: {accepted}"
+        )
+    if rule == "required":
+        missing = str(error.message).split("'")[1] if "'" in error.message else error.message
+        field = f"{path}.{missing}" if path else missing
+        return f"`{field}` is missing (rule: required)"
+    if rule == "enum":
+        allowed = ", ".join(repr(value) for value in error.validator_value)
+        return f"`{path}`: {error.instance!r} is not one of {allowed} (rule: enum)"
+    if rule == "type":
+        expected = error.validator_value
+        return f"`{path}`: {error.instance!r} is not of type {expected!r} (rule: type)"
+    if rule == UTF8_KEYWORD:
+        return f"`{path}` {error.message} (rule: {UTF8_KEYWORD} {error.validator_value})"
+    label = f"`{path}`" if path else "the arguments"
+    return f"{label}: {error.message} (rule: {rule} {error.validator_value!r})"
+
+
+def argument_errors(validator: Any, arguments: Mapping[str, Any]) -> list[str]:
+    """Every violation of the input schema, one line each, sorted by field path."""
+    errors = sorted(validator.iter_errors(arguments), key=lambda e: (json_path(e.absolute_path), str(e.validator)))
+    properties = validator.schema.get("properties", {})
+    return [describe(error, properties) for error in errors]

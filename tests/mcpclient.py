@@ -1,0 +1,72 @@
+"""The real MCP client (the SDK's ClientSession over stdio) against the installed command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import mcp.types as types
+from jsonschema import Draft202012Validator
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMAND = str(Path(sys.executable).parent / "tmux-contract-mcp")
+
+
+@cache
+def contracts(profile: str) -> dict[str, dict[str, Any]]:
+    found = {}
+    for path in sorted((ROOT / "contracts" / profile).glob("*.json")):
+        contract = json.loads(path.read_text())
+        found[contract["name"]] = contract
+    return found
+
+
+@asynccontextmanager
+async def open_client(
+    env: dict[str, str], profile: str = "python", *args: str
+) -> AsyncIterator[Client]:
+    params = StdioServerParameters(command=COMMAND, args=["--profile", profile, *args], env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield Client(session, profile)
+
+
+class Client:
+    """A session plus the checks every test wants on every call."""
+
+    def __init__(self, session: ClientSession, profile: str) -> None:
+        self.session = session
+        self.profile = profile
+
+    async def call(self, tool: str, arguments: dict[str, Any] | None = None) -> types.CallToolResult:
+        result = await self.session.call_tool(tool, arguments or {})
+        if not result.is_error:
+            schema = contracts(self.profile)[tool]["outputSchema"]
+            Draft202012Validator(schema).validate(result.structured_content)
+            assert len(result.content) == 1
+            text = result.content[0]
+            assert isinstance(text, types.TextContent)
+            assert json.loads(text.text) == result.structured_content
+        return result
+
+    async def ok(self, tool: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        result = await self.call(tool, arguments)
+        assert not result.is_error, error_text(result)
+        assert result.structured_content is not None
+        return result.structured_content
+
+    async def error(self, tool: str, arguments: dict[str, Any] | None = None) -> str:
+        result = await self.call(tool, arguments)
+        assert result.is_error, f"expected an error, got {result.structured_content}"
+        return error_text(result)
+
+
+def error_text(result: types.CallToolResult) -> str:
+    return " ".join(c.text for c in result.content if isinstance(c, types.TextContent))

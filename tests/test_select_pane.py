@@ -1,0 +1,142 @@
+"""select_pane in both profiles against a real 2x2 grid."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.mcpclient import Client, open_client
+from tests.tmuxenv import TmuxServer
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+# From each corner, the directions that have a pane drawn there, and that pane.
+NEIGHBOURS = {
+    ("top-left", "right"): "top-right",
+    ("top-left", "down"): "bottom-left",
+    ("top-right", "left"): "top-left",
+    ("top-right", "down"): "bottom-right",
+    ("bottom-left", "up"): "top-left",
+    ("bottom-left", "right"): "bottom-right",
+    ("bottom-right", "up"): "top-right",
+    ("bottom-right", "left"): "bottom-left",
+}
+
+
+async def select(client: Client, pane: str, direction: str | None = None) -> str:
+    """Select through the profile's own argument names; return the selected pane id."""
+    if client.profile == "rust":
+        args = {"pane": pane} | ({"direction": direction} if direction else {})
+        result = await client.ok("select_pane", args)
+        assert result["active"] is True
+        return str(result["id"])
+    args = {"pane_id": pane} | ({"direction": direction} if direction else {})
+    result = await client.ok("select_pane", args)
+    assert result["pane_active"] == "1"
+    return str(result["pane_id"])
+
+
+@pytest.mark.parametrize("profile", ["python", "rust"])
+async def test_select_pane_each_direction_selects_the_pane_drawn_there(
+    tmux: TmuxServer, profile: str
+) -> None:
+    grid = tmux.grid()
+    async with open_client(tmux.server_env(), profile) as client:
+        for (start, direction), expected in NEIGHBOURS.items():
+            chosen = await select(client, grid[start], direction)
+            assert chosen == grid[expected], f"{direction} of {start}"
+            assert tmux.active_pane() == grid[expected]
+
+
+@pytest.mark.parametrize("profile", ["python", "rust"])
+async def test_select_pane_by_id_makes_it_active(tmux: TmuxServer, profile: str) -> None:
+    grid = tmux.grid()
+    async with open_client(tmux.server_env(), profile) as client:
+        for corner in ("bottom-right", "top-left", "bottom-left"):
+            assert await select(client, grid[corner]) == grid[corner]
+            assert tmux.active_pane() == grid[corner]
+
+
+@pytest.mark.parametrize("profile", ["python", "rust"])
+async def test_select_pane_last_returns_to_the_previous_pane(
+    tmux: TmuxServer, profile: str
+) -> None:
+    grid = tmux.grid()
+    async with open_client(tmux.server_env(), profile) as client:
+        await select(client, grid["top-left"])
+        await select(client, grid["bottom-right"])
+        assert await select(client, grid["bottom-right"], "last") == grid["top-left"]
+        assert tmux.active_pane() == grid["top-left"]
+
+
+@pytest.mark.parametrize("profile", ["python", "rust"])
+async def test_select_pane_next_and_previous_step_in_tmux_order_and_wrap(
+    tmux: TmuxServer, profile: str
+) -> None:
+    tmux.grid()
+    order = [
+        line.split()[1]
+        for line in sorted(
+            tmux.lines("list-panes", "-t", "main:0", "-F", "#{pane_index} #{pane_id}"),
+            key=lambda line: int(line.split()[0]),
+        )
+    ]
+    async with open_client(tmux.server_env(), profile) as client:
+        for i, pane in enumerate(order):
+            assert await select(client, pane, "next") == order[(i + 1) % len(order)]
+            assert await select(client, pane, "previous") == order[(i - 1) % len(order)]
+        # The last pane's next is the first: the order wraps.
+        assert await select(client, order[-1], "next") == order[0]
+
+
+async def test_python_select_pane_direction_in_a_window_uses_its_active_pane(
+    tmux: TmuxServer,
+) -> None:
+    grid = tmux.grid()
+    window_id = tmux.tmux("display-message", "-p", "-t", "main:0", "#{window_id}").strip()
+    tmux.tmux("select-pane", "-t", grid["top-left"])
+    async with open_client(tmux.server_env()) as client:
+        by_id = await client.ok("select_pane", {"window_id": window_id, "direction": "right"})
+        assert by_id["pane_id"] == grid["top-right"]
+        by_index = await client.ok(
+            "select_pane", {"session_name": "main", "window_index": "0", "direction": "down"}
+        )
+        assert by_index["pane_id"] == grid["bottom-right"]
+        default = await client.ok("select_pane", {"direction": "left"})
+        assert default["pane_id"] == grid["bottom-left"]
+    assert tmux.active_pane() == grid["bottom-left"]
+
+
+async def test_python_select_pane_fills_every_field_from_tmux(tmux: TmuxServer) -> None:
+    grid = tmux.grid()
+    fmt = (
+        "#{pane_index}|#{pane_current_command}|#{pane_current_path}|#{pane_pid}|#{pane_title}|"
+        "#{pane_width}|#{pane_height}|#{pane_tty}|#{pane_left}|#{pane_top}|#{pane_right}|"
+        "#{pane_bottom}|#{window_id}|#{session_id}"
+    )
+    async with open_client(tmux.server_env()) as client:
+        result = await client.ok("select_pane", {"pane_id": grid["bottom-right"]})
+    fields = tmux.tmux("display-message", "-p", "-t", grid["bottom-right"], fmt).strip().split("|")
+    (index, command, path, pid, title, width, height, tty, left, top, right, bottom, wid, sid) = fields
+    assert result == {
+        "pane_id": grid["bottom-right"],
+        "pane_index": index,
+        "pane_active": "1",
+        "pane_current_command": command,
+        "pane_current_path": path,
+        "pane_pid": pid,
+        "pane_title": title,
+        "pane_width": width,
+        "pane_height": height,
+        "pane_tty": tty,
+        "pane_left": int(left),
+        "pane_top": int(top),
+        "pane_right": int(right),
+        "pane_bottom": int(bottom),
+        "pane_at_top": False,
+        "pane_at_bottom": True,
+        "pane_at_left": False,
+        "pane_at_right": True,
+        "window_id": wid,
+        "session_id": sid,
+        "is_caller": None,
+    }

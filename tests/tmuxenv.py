@@ -1,0 +1,116 @@
+"""A private tmux server for tests: own TMUX_TMPDIR, own socket, killed afterwards."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TMUX = shutil.which("tmux") or "tmux"
+
+
+@dataclass
+class TmuxServer:
+    """One throwaway tmux server. Only ever talks to its own socket."""
+
+    tmpdir: Path
+    name: str
+    env: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def start(cls, width: int = 200, height: int = 50) -> TmuxServer:
+        # Short paths: a unix socket path must stay under ~100 bytes.
+        tmpdir = Path(tempfile.mkdtemp(prefix="tcm-", dir="/tmp"))
+        server = cls(tmpdir, f"t{uuid.uuid4().hex[:8]}")
+        server.env = {
+            "TMUX_TMPDIR": str(tmpdir),
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": os.environ.get("HOME", "/root"),
+        }
+        server.tmux(
+            "-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", str(width), "-y", str(height)
+        )
+        server.tmux("set-option", "-g", "default-shell", "/bin/sh")
+        return server
+
+    @property
+    def socket_path(self) -> str:
+        return str(self.tmpdir / f"tmux-{os.getuid()}" / self.name)
+
+    def tmux(self, *args: str, check: bool = True) -> str:
+        env = {**os.environ, **self.env}
+        env.pop("TMUX", None)
+        done = subprocess.run(
+            [TMUX, "-L", self.name, *args], capture_output=True, text=True, env=env, timeout=20
+        )
+        if check and done.returncode != 0:
+            raise RuntimeError(f"tmux {' '.join(args)}: {done.stderr.strip()}")
+        return done.stdout
+
+    def lines(self, *args: str) -> list[str]:
+        return [line for line in self.tmux(*args).splitlines() if line]
+
+    def server_env(self, **extra: str) -> dict[str, str]:
+        """The environment an MCP server under test needs to reach this tmux server."""
+        return {**self.env, "LIBTMUX_SOCKET": self.name, **extra}
+
+    def state(self) -> list[str]:
+        """Everything an invalid call must leave as it was."""
+        return self.lines(
+            "list-panes",
+            "-a",
+            "-F",
+            "#{session_name} #{window_id} #{window_active} #{window_layout} "
+            "#{pane_id} #{pane_active} #{pane_title}",
+        )
+
+    def count_commands(self) -> None:
+        """Count the commands this server runs from now on (read back with ``commands_run``)."""
+        self.tmux("set-option", "-g", "@ran", "0")
+        for command in ("list-panes", "select-pane", "list-sessions", "display-message", "list-windows"):
+            self.tmux(
+                "set-hook", "-g", f"after-{command}",
+                "set-option -gF @ran '#{e|+:#{@ran},1}'",
+            )
+
+    def commands_run(self) -> int:
+        return int(self.tmux("show-options", "-gv", "@ran").strip() or 0)
+
+    def grid(self) -> dict[str, str]:
+        """Split the first window into a 2x2 grid; corner name -> pane id."""
+        self.tmux("split-window", "-h", "-t", "main:0")
+        self.tmux("split-window", "-v", "-t", "main:0.0")
+        self.tmux("split-window", "-v", "-t", "main:0.2")
+        self.tmux("select-layout", "-t", "main:0", "tiled")
+        return self.corners("main:0")
+
+    def corners(self, window: str) -> dict[str, str]:
+        rows = [
+            line.split()
+            for line in self.lines(
+                "list-panes", "-t", window, "-F",
+                "#{pane_id} #{pane_at_top} #{pane_at_bottom} #{pane_at_left} #{pane_at_right}",
+            )
+        ]
+        found: dict[str, str] = {}
+        for pane, top, bottom, left, right in rows:
+            for vertical, v in (("top", top), ("bottom", bottom)):
+                for horizontal, h in (("left", left), ("right", right)):
+                    if v == "1" and h == "1":
+                        found[f"{vertical}-{horizontal}"] = pane
+        return found
+
+    def active_pane(self, window: str = "main:0") -> str:
+        for line in self.lines("list-panes", "-t", window, "-F", "#{pane_active} #{pane_id}"):
+            active, pane = line.split()
+            if active == "1":
+                return pane
+        raise AssertionError("no active pane")
+
+    def kill(self) -> None:
+        self.tmux("kill-server", check=False)
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
