@@ -11,8 +11,10 @@ env: $(STAMP)
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH" >&2; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@echo "installing the environment into $(VENV) (log: $(VENV)/install.log)"
+	@$(BIN)/python -m pip install --upgrade pip >$(VENV)/install.log 2>&1 && \
+	$(BIN)/python -m pip install -e '.[dev]' >>$(VENV)/install.log 2>&1 || \
+	{ tail -40 $(VENV)/install.log >&2; exit 1; }
 	@touch $@
 
 # Extract the vendored contracts from the seed documents in contracts/upstream/.
@@ -38,8 +40,16 @@ lint: env
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# mypy cannot follow the editable install's package-dir mapping, so it checks
+# a copy laid out as the installed package (generated code included); errors
+# under build/typecheck/tmux_contract_mcp/X point at runtime/, generated/ or handlers/.
+TYPECHECK := build/typecheck
 typecheck: env
-	$(BIN)/mypy runtime handlers codegen
+	@rm -rf $(TYPECHECK) && mkdir -p $(TYPECHECK)
+	@cp -r runtime $(TYPECHECK)/tmux_contract_mcp
+	@cp -r generated $(TYPECHECK)/tmux_contract_mcp/generated
+	@cp -r handlers $(TYPECHECK)/tmux_contract_mcp/handlers
+	MYPYPATH=$(TYPECHECK) $(BIN)/mypy -p tmux_contract_mcp -p codegen -p tests
 
 test: env
 	$(BIN)/python -m pytest -q

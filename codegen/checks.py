@@ -51,7 +51,9 @@ def check_tool(tool: Tool) -> None:
         if key not in contract:
             raise ContractError(f"{where}: no {key!r}")
     if tool.path.stem != tool.name:
-        raise ContractError(f"{where}: the file is named for {tool.path.stem!r}, the tool is {tool.name!r}")
+        raise ContractError(
+            f"{where}: the file is named for {tool.path.stem!r}, the tool is {tool.name!r}"
+        )
     if tool.metadata.get("toolset") not in TOOLSETS:
         raise ContractError(f"{where}: {METADATA_KEY}.toolset must be one of {TOOLSETS}")
     for key in ("inputSchema", "outputSchema"):
@@ -61,7 +63,9 @@ def check_tool(tool: Tool) -> None:
         try:
             Draft202012Validator.check_schema(schema)
         except SchemaError as exc:
-            raise ContractError(f"{where}: {key} is not valid JSON Schema 2020-12: {exc.message}") from exc
+            raise ContractError(
+                f"{where}: {key} is not valid JSON Schema 2020-12: {exc.message}"
+            ) from exc
         for path, default, subschema in _defaults(schema, key):
             if path.endswith("/properties/default"):
                 continue  # a property named "default", not a default value
@@ -70,7 +74,9 @@ def check_tool(tool: Tool) -> None:
                 local = {**local, "$defs": schema["$defs"]}
             errors = list(Draft202012Validator(local).iter_errors(default))
             if errors:
-                raise ContractError(f"{where}: default at {path} breaks its own schema: {errors[0].message}")
+                raise ContractError(
+                    f"{where}: default at {path} breaks its own schema: {errors[0].message}"
+                )
     unknown_annotations = set(contract["annotations"]) - ANNOTATION_KEYS
     if unknown_annotations:
         raise ContractError(f"{where}: unknown annotations {sorted(unknown_annotations)}")

@@ -48,8 +48,9 @@ def environment() -> jinja2.Environment:
 
 def model_source(tool: Tool) -> str:
     """Pydantic v2 input and output models for one tool."""
-    from datamodel_code_generator import DataModelType, InputFileType, PythonVersion, generate
-    from datamodel_code_generator.format import Formatter
+    from datamodel_code_generator import LiteralType, generate
+    from datamodel_code_generator.enums import DataModelType, InputFileType, NamingStrategy
+    from datamodel_code_generator.format import Formatter, PythonVersion
 
     header = f'"""Input and output models of {tool.name} ({tool.profile} profile).\n\n{DO_NOT_EDIT.format(sources=tool.relpath)}\n"""'
     mcp_tool = {
@@ -67,17 +68,21 @@ def model_source(tool: Tool) -> str:
             target_python_version=PythonVersion.PY_311,
             disable_timestamp=True,
             use_annotated=True,
-            enum_field_as_literal="all",
+            enum_field_as_literal=LiteralType.All,
             use_schema_description=True,
             field_extra_keys={"x-libtmux-max-utf8-bytes"},
             use_double_quotes=True,
-            naming_strategy="full-path",
+            naming_strategy=NamingStrategy.FullPath,
             use_missing_sentinel=True,
             formatters=[Formatter.BUILTIN],
             custom_file_header=header,
         )
     if not isinstance(code, str):
         raise RuntimeError(f"{tool.relpath}: expected one module from the model generator")
+    # The generator still imports the sentinel from its pre-2.14 experimental home.
+    code = code.replace(
+        "from pydantic.experimental.missing_sentinel import MISSING", "from pydantic import MISSING"
+    )
     for cls in (tool.input_class, tool.output_class):
         if f"class {cls}(" not in code:
             raise RuntimeError(f"{tool.relpath}: the model generator wrote no {cls}")
@@ -108,7 +113,9 @@ def format_tree(out: Path) -> None:
     """One formatter pass over everything generated (ruff pinned in pyproject)."""
     ruff = Path(sys.executable).parent / "ruff"
     command = [str(ruff) if ruff.exists() else "ruff"]
-    subprocess.run([*command, "check", "--quiet", "--fix", "--select", "I,F401", str(out)], check=True)
+    subprocess.run(
+        [*command, "check", "--quiet", "--fix", "--select", "I,F401", str(out)], check=True
+    )
     subprocess.run([*command, "format", "--quiet", str(out)], check=True)
 
 
@@ -122,14 +129,18 @@ def generate_all(contracts_root: Path, out: Path, base: Path = ROOT) -> list[Pat
     with tempfile.TemporaryDirectory(prefix="regen-") as tmp:
         staging = Path(tmp) / "generated"
         staging.mkdir()
-        (staging / "__init__.py").write_text(env.get_template("generated_init.py.j2").render(profiles=profiles))
+        (staging / "__init__.py").write_text(
+            env.get_template("generated_init.py.j2").render(profiles=profiles)
+        )
         for profile in profiles:
             render_profile(profile, staging, env)
         format_tree(staging)
         if out.exists():
             shutil.rmtree(out)
         shutil.copytree(staging, out)
-    return sorted(path for path in out.rglob("*") if path.is_file() and "__pycache__" not in path.parts)
+    return sorted(
+        path for path in out.rglob("*") if path.is_file() and "__pycache__" not in path.parts
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -120,7 +120,8 @@ class Tool:
         properties = self.input_schema.get("properties", {})
         schema = self.input_schema
         return [
-            Argument(name, properties[name], name in required, schema) for name in sorted(properties)
+            Argument(name, properties[name], name in required, schema)
+            for name in sorted(properties)
         ]
 
     @property

@@ -45,13 +45,9 @@ VENDORED: tuple[Vendored, ...] = (
         "manage",
         ("000_bf8c68d719f0db61.txt", "001_60ccaf28378a7ec3.txt"),
     ),
-    Vendored(
-        "swift", "call_read_tools_batch", "inspect", ("002_01fc082bec1ea19d.txt",)
-    ),
+    Vendored("swift", "call_read_tools_batch", "inspect", ("002_01fc082bec1ea19d.txt",)),
     Vendored("python", "select_pane", "manage", ("003_94e15889dca86bdb.txt",)),
-    Vendored(
-        "python", "find_pane_by_position", "inspect", ("004_db5d5c6ba6c575fd.txt",)
-    ),
+    Vendored("python", "find_pane_by_position", "inspect", ("004_db5d5c6ba6c575fd.txt",)),
 )
 
 
@@ -193,7 +189,9 @@ ORDER = ("name", "title", "description", "inputSchema", "outputSchema", "annotat
 
 def extract(entry: Vendored, upstream: Path = UPSTREAM) -> dict[str, Any]:
     """The contract file for one vendored tool, metadata included."""
-    parts = [parse_seed((upstream / source).read_text(encoding="utf-8")) for source in entry.sources]
+    parts = [
+        parse_seed((upstream / source).read_text(encoding="utf-8")) for source in entry.sources
+    ]
     merged = merge(parts)
     if merged["name"] != entry.tool:
         raise SeedFormatError(f"{entry.sources} describe {merged['name']!r}, not {entry.tool!r}")

@@ -37,7 +37,9 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     name = args.profile or os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="tmux-contract-mcp: %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="tmux-contract-mcp: %(message)s"
+    )
     try:
         profile = load_profile(name)
         if args.list_tools:

@@ -40,20 +40,24 @@ def _model_errors(exc: ValidationError) -> list[str]:
     return [f"`{json_path(e['loc'])}`: {e['msg']} (rule: {e['type']})" for e in exc.errors()]
 
 
-async def call_tool(tool: Tool, handlers: Any, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
+async def call_tool(
+    tool: Tool, handlers: Any, arguments: Mapping[str, Any] | None
+) -> types.CallToolResult:
     name = tool.entry.name
     args = dict(arguments or {})
     problems = argument_errors(tool.input_validator, args)
     if problems:
         return error_result(
-            f"Invalid arguments for {name}: " + "; ".join(problems)
+            f"Invalid arguments for {name}: "
+            + "; ".join(problems)
             + ". Nothing was run; fix the arguments (see the tool's input schema) and call again."
         )
     try:
         params = tool.input_model.model_validate(args, strict=True)
     except ValidationError as exc:
         return error_result(
-            f"Invalid arguments for {name}: " + "; ".join(_model_errors(exc))
+            f"Invalid arguments for {name}: "
+            + "; ".join(_model_errors(exc))
             + ". Nothing was run; fix the arguments and call again."
         )
 

@@ -92,9 +92,7 @@ def _import_attr(spec: str) -> Any:
 def load_profile(name: str) -> Profile:
     """The registry and contracts of a profile (no handlers, no models yet)."""
     if name not in PROFILES:
-        raise ProfileUnavailable(
-            f"unknown profile {name!r}: choose one of {', '.join(PROFILES)}"
-        )
+        raise ProfileUnavailable(f"unknown profile {name!r}: choose one of {', '.join(PROFILES)}")
     package = f"{__package__}.generated.{name}"
     registry = importlib.import_module(f"{package}.registry")
     contracts = json.loads(resources.files(package).joinpath("tools.json").read_text("utf-8"))
@@ -126,7 +124,9 @@ def create_handlers(profile: Profile, environ: Mapping[str, str]) -> Any:
             f"{profile.interface.__name__}"
         )
     abstract = set(getattr(cls, "__abstractmethods__", ()))
-    missing = sorted(tool.entry.name for tool in profile.tools.values() if tool.entry.method in abstract)
+    missing = sorted(
+        tool.entry.name for tool in profile.tools.values() if tool.entry.method in abstract
+    )
     if missing:
         raise ProfileUnavailable(f"profile {profile.name!r}: no handler for {', '.join(missing)}")
     return factory(environ)

@@ -26,9 +26,7 @@ def _max_utf8_bytes(
             yield ValidationError(f"is {size} bytes in UTF-8, more than the {limit} allowed")
 
 
-ContractValidator = validators.extend(
-    Draft202012Validator, {UTF8_KEYWORD: _max_utf8_bytes}
-)
+ContractValidator = validators.extend(Draft202012Validator, {UTF8_KEYWORD: _max_utf8_bytes})
 
 
 def compile_schema(schema: Mapping[str, Any]) -> Any:
@@ -51,7 +49,11 @@ def _leaf(error: ValidationError) -> ValidationError:
     from jsonschema.exceptions import best_match
 
     if error.context:
-        return _leaf(best_match(error.context))
+        # ``X | null`` fails twice; the null branch's complaint says nothing useful.
+        telling = [
+            e for e in error.context if not (e.validator == "type" and e.validator_value == "null")
+        ]
+        return _leaf(best_match(telling or error.context))
     return error
 
 
@@ -91,6 +93,9 @@ def describe(error: ValidationError, properties: Mapping[str, Any]) -> str:
 
 def argument_errors(validator: Any, arguments: Mapping[str, Any]) -> list[str]:
     """Every violation of the input schema, one line each, sorted by field path."""
-    errors = sorted(validator.iter_errors(arguments), key=lambda e: (json_path(e.absolute_path), str(e.validator)))
+    errors = sorted(
+        validator.iter_errors(arguments),
+        key=lambda e: (json_path(e.absolute_path), str(e.validator)),
+    )
     properties = validator.schema.get("properties", {})
     return [describe(error, properties) for error in errors]

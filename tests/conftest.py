@@ -22,9 +22,9 @@ def tmux() -> Iterator[TmuxServer]:
 
 
 @pytest.fixture
-def other_tmux() -> Iterator[TmuxServer]:
-    """A second, unrelated server: ids on it collide with the first one's."""
-    server = TmuxServer.start()
+def other_tmux(tmux: TmuxServer) -> Iterator[TmuxServer]:
+    """A second server in the same TMUX_TMPDIR: its ids collide with the first one's."""
+    server = TmuxServer.start(beside=tmux)
     try:
         yield server
     finally:

@@ -45,7 +45,9 @@ class Client:
         self.session = session
         self.profile = profile
 
-    async def call(self, tool: str, arguments: dict[str, Any] | None = None) -> types.CallToolResult:
+    async def call(
+        self, tool: str, arguments: dict[str, Any] | None = None
+    ) -> types.CallToolResult:
         result = await self.session.call_tool(tool, arguments or {})
         if not result.is_error:
             schema = contracts(self.profile)[tool]["outputSchema"]
@@ -60,7 +62,7 @@ class Client:
         result = await self.call(tool, arguments)
         assert not result.is_error, error_text(result)
         assert result.structured_content is not None
-        return result.structured_content
+        return dict(result.structured_content)
 
     async def error(self, tool: str, arguments: dict[str, Any] | None = None) -> str:
         result = await self.call(tool, arguments)

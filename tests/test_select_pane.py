@@ -116,7 +116,9 @@ async def test_python_select_pane_fills_every_field_from_tmux(tmux: TmuxServer) 
     async with open_client(tmux.server_env()) as client:
         result = await client.ok("select_pane", {"pane_id": grid["bottom-right"]})
     fields = tmux.tmux("display-message", "-p", "-t", grid["bottom-right"], fmt).strip().split("|")
-    (index, command, path, pid, title, width, height, tty, left, top, right, bottom, wid, sid) = fields
+    (index, command, path, pid, title, width, height, tty, left, top, right, bottom, wid, sid) = (
+        fields
+    )
     assert result == {
         "pane_id": grid["bottom-right"],
         "pane_index": index,

@@ -20,19 +20,36 @@ class TmuxServer:
     tmpdir: Path
     name: str
     env: dict[str, str] = field(default_factory=dict)
+    owns_tmpdir: bool = True
 
     @classmethod
-    def start(cls, width: int = 200, height: int = 50) -> TmuxServer:
+    def start(
+        cls, width: int = 200, height: int = 50, beside: TmuxServer | None = None
+    ) -> TmuxServer:
+        """A new server; ``beside`` puts its socket in that server's TMUX_TMPDIR."""
         # Short paths: a unix socket path must stay under ~100 bytes.
-        tmpdir = Path(tempfile.mkdtemp(prefix="tcm-", dir="/tmp"))
-        server = cls(tmpdir, f"t{uuid.uuid4().hex[:8]}")
+        if beside is not None:
+            server = cls(beside.tmpdir, f"t{uuid.uuid4().hex[:8]}", owns_tmpdir=False)
+        else:
+            tmpdir = Path(tempfile.mkdtemp(prefix="tcm-", dir="/tmp"))
+            server = cls(tmpdir, f"t{uuid.uuid4().hex[:8]}")
+        tmpdir = server.tmpdir
         server.env = {
             "TMUX_TMPDIR": str(tmpdir),
             "PATH": os.environ.get("PATH", ""),
             "HOME": os.environ.get("HOME", "/root"),
         }
         server.tmux(
-            "-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", str(width), "-y", str(height)
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "main",
+            "-x",
+            str(width),
+            "-y",
+            str(height),
         )
         server.tmux("set-option", "-g", "default-shell", "/bin/sh")
         return server
@@ -71,9 +88,17 @@ class TmuxServer:
     def count_commands(self) -> None:
         """Count the commands this server runs from now on (read back with ``commands_run``)."""
         self.tmux("set-option", "-g", "@ran", "0")
-        for command in ("list-panes", "select-pane", "list-sessions", "display-message", "list-windows"):
+        for command in (
+            "list-panes",
+            "select-pane",
+            "list-sessions",
+            "display-message",
+            "list-windows",
+        ):
             self.tmux(
-                "set-hook", "-g", f"after-{command}",
+                "set-hook",
+                "-g",
+                f"after-{command}",
                 "set-option -gF @ran '#{e|+:#{@ran},1}'",
             )
 
@@ -92,7 +117,10 @@ class TmuxServer:
         rows = [
             line.split()
             for line in self.lines(
-                "list-panes", "-t", window, "-F",
+                "list-panes",
+                "-t",
+                window,
+                "-F",
                 "#{pane_id} #{pane_at_top} #{pane_at_bottom} #{pane_at_left} #{pane_at_right}",
             )
         ]
@@ -113,4 +141,5 @@ class TmuxServer:
 
     def kill(self) -> None:
         self.tmux("kill-server", check=False)
-        shutil.rmtree(self.tmpdir, ignore_errors=True)
+        if self.owns_tmpdir:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)

@@ -46,7 +46,9 @@ async def select(
     rows = await server.list_panes("-t", window.window_id)
     active = [row for row in rows if row.active and row.window_id == window.window_id]
     if not active:
-        raise TmuxError(f"Window {window.window_id} on tmux {server.socket} vanished while selecting.")
+        raise TmuxError(
+            f"Window {window.window_id} on tmux {server.socket} vanished while selecting."
+        )
     return active[0]
 
 

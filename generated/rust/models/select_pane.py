@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
-from pydantic.experimental.missing_sentinel import MISSING
+from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
 
 
 class SelectPaneInputSelectPaneDirectionSchema(

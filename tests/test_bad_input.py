@@ -1,0 +1,155 @@
+"""Bad input gets a clear error naming the field or target, and changes nothing in tmux."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from tests.mcpclient import open_client
+from tests.tmuxenv import TmuxServer
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+# (arguments, words the message must contain). None of these may run a tmux command.
+PYTHON_REJECTED_BEFORE_TMUX: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
+    "extra argument": (
+        "select_pane",
+        {"pane_id": "%0", "bogus": 1},
+        ("bogus", "additionalProperties"),
+    ),
+    "wrong type": ("select_pane", {"pane_id": 5}, ("pane_id", "type")),
+    "bad enum": ("select_pane", {"direction": "sideways"}, ("direction", "sideways", "enum")),
+    "missing required": ("find_pane_by_position", {}, ("corner", "required")),
+    "bad corner": ("find_pane_by_position", {"corner": "middle"}, ("corner", "middle")),
+    "malformed pane id": ("select_pane", {"pane_id": "abc"}, ("pane_id", "abc", "list_panes")),
+    "malformed window id": (
+        "select_pane",
+        {"window_id": "1", "direction": "up"},
+        ("window_id", "'1'"),
+    ),
+    "malformed session id": (
+        "find_pane_by_position",
+        {"corner": "top-left", "session_id": "main"},
+        ("session_id", "main"),
+    ),
+    "malformed window index": (
+        "find_pane_by_position",
+        {"corner": "top-left", "session_name": "main", "window_index": "first"},
+        ("window_index", "first"),
+    ),
+    "window index alone": (
+        "select_pane",
+        {"window_index": "0", "direction": "up"},
+        ("window_index", "session_name"),
+    ),
+    "socket name with a slash": (
+        "select_pane",
+        {"pane_id": "%0", "socket_name": "../x"},
+        ("socket_name", "../x"),
+    ),
+    "null for a required enum": ("find_pane_by_position", {"corner": None}, ("corner",)),
+}
+
+RUST_REJECTED_BEFORE_TMUX: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
+    "extra argument": ({"pane": "%0", "pane_id": "%0"}, ("pane_id", "additionalProperties")),
+    "wrong type": ({"pane": 0}, ("pane", "type")),
+    "bad enum": ({"pane": "%0", "direction": "diagonal"}, ("direction", "diagonal")),
+    "missing required": ({}, ("pane", "required")),
+    "malformed pane id": ({"pane": "abc"}, ("pane", "abc")),
+    "lax boolean-like string": ({"pane": "%0", "direction": 1}, ("direction",)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PYTHON_REJECTED_BEFORE_TMUX))
+async def test_python_invalid_call_names_the_field_and_runs_no_tmux_command(
+    tmux: TmuxServer, case: str
+) -> None:
+    tool, arguments, words = PYTHON_REJECTED_BEFORE_TMUX[case]
+    tmux.grid()
+    before = tmux.state()
+    tmux.count_commands()
+    async with open_client(tmux.server_env()) as client:
+        message = await client.error(tool, arguments)
+    for word in words:
+        assert word in message, (word, message)
+    assert tmux.commands_run() == 0
+    assert tmux.state() == before
+
+
+@pytest.mark.parametrize("case", sorted(RUST_REJECTED_BEFORE_TMUX))
+async def test_rust_invalid_call_names_the_field_and_runs_no_tmux_command(
+    tmux: TmuxServer, case: str
+) -> None:
+    arguments, words = RUST_REJECTED_BEFORE_TMUX[case]
+    tmux.grid()
+    before = tmux.state()
+    tmux.count_commands()
+    async with open_client(tmux.server_env(), "rust") as client:
+        message = await client.error("select_pane", arguments)
+    for word in words:
+        assert word in message, (word, message)
+    assert tmux.commands_run() == 0
+    assert tmux.state() == before
+
+
+async def test_command_counter_sees_a_valid_call(tmux: TmuxServer) -> None:
+    """The counter the tests above rely on does count what a call runs."""
+    tmux.count_commands()
+    async with open_client(tmux.server_env()) as client:
+        await client.ok("find_pane_by_position", {"corner": "top-left"})
+    assert tmux.commands_run() > 0
+
+
+@pytest.mark.parametrize("profile", ["python", "rust"])
+async def test_unknown_targets_name_the_target_and_socket_and_change_nothing(
+    tmux: TmuxServer, profile: str
+) -> None:
+    tmux.grid()
+    before = tmux.state()
+    async with open_client(tmux.server_env(), profile) as client:
+        if profile == "rust":
+            message = await client.error("select_pane", {"pane": "%999", "direction": "up"})
+            assert "%999" in message and tmux.name in message and "list_panes" in message
+        else:
+            cases: list[tuple[dict[str, Any], tuple[str, ...]]] = [
+                ({"pane_id": "%999"}, ("%999",)),
+                ({"window_id": "@99", "direction": "up"}, ("@99", "list_windows")),
+                ({"session_name": "nosuch", "direction": "up"}, ("'nosuch'", "list_sessions")),
+                ({"session_id": "$42", "direction": "up"}, ("$42",)),
+                ({"session_name": "main", "window_index": "7", "direction": "up"}, ("7", "main")),
+            ]
+            for arguments, words in cases:
+                message = await client.error("select_pane", arguments)
+                for word in (*words, tmux.name):
+                    assert word in message, (arguments, word, message)
+    assert tmux.state() == before
+
+
+async def test_python_unknown_socket_names_the_socket(tmux: TmuxServer) -> None:
+    async with open_client(tmux.server_env()) as client:
+        message = await client.error("select_pane", {"pane_id": "%0", "socket_name": "nosuch"})
+    assert "nosuch" in message and "no tmux server" in message
+
+
+async def test_rust_unknown_socket_names_the_socket(tmux: TmuxServer) -> None:
+    async with open_client(tmux.server_env(LIBTMUX_SOCKET="nosuch"), "rust") as client:
+        message = await client.error("select_pane", {"pane": "%0"})
+    assert "nosuch" in message and "no tmux server" in message
+
+
+async def test_last_with_no_previous_pane_says_so(tmux: TmuxServer) -> None:
+    async with open_client(tmux.server_env(), "rust") as client:
+        message = await client.error("select_pane", {"pane": "%0", "direction": "last"})
+    assert "no previously active pane" in message
+
+
+@pytest.mark.parametrize("profile", ["python", "rust"])
+async def test_unknown_tool_is_a_protocol_error(tmux: TmuxServer, profile: str) -> None:
+    async with open_client(tmux.server_env(), profile) as client:
+        for name in ("no_such_tool", "call_read_tools_batch"):
+            with pytest.raises(MCPError) as caught:
+                await client.session.call_tool(name, {})
+            assert caught.value.error.code == -32602
+            assert name in caught.value.error.message

@@ -1,0 +1,93 @@
+"""tools/list advertises each contract exactly; the CLI reports the same tools."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import Any
+
+import pytest
+from pytest_regressions.file_regression import FileRegressionFixture
+
+from tests.mcpclient import COMMAND, contracts, open_client
+from tests.tmuxenv import TmuxServer
+
+SERVED = ["python", "rust"]
+
+
+def advertised(profile: str) -> list[dict[str, Any]]:
+    return [
+        {key: value for key, value in contract.items() if key != "x-tmux-contract-mcp"}
+        for contract in contracts(profile).values()
+    ]
+
+
+@pytest.mark.anyio
+@pytest.mark.e2e
+@pytest.mark.parametrize("profile", SERVED)
+async def test_tools_list_equals_the_contracts(
+    tmux: TmuxServer, profile: str, file_regression: FileRegressionFixture
+) -> None:
+    async with open_client(tmux.server_env(), profile) as client:
+        listed = await client.session.list_tools()
+    wire = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed.tools]
+    by_name = {tool["name"]: tool for tool in wire}
+    assert sorted(by_name) == sorted(contracts(profile))
+    for contract in advertised(profile):
+        assert by_name[contract["name"]] == contract, contract["name"]
+    text = json.dumps(sorted(wire, key=lambda t: t["name"]), indent=2, sort_keys=True) + "\n"
+    file_regression.check(text, basename=f"tools_list_{profile}", extension=".json")
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([COMMAND, *args], capture_output=True, text=True, timeout=30)
+
+
+@pytest.mark.parametrize("profile", SERVED)
+def test_list_tools_prints_every_tool_with_its_toolset(profile: str) -> None:
+    done = run_cli("--profile", profile, "--list-tools")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()]
+    expected = {
+        name: contract["x-tmux-contract-mcp"]["toolset"]
+        for name, contract in contracts(profile).items()
+    }
+    assert dict((name, toolset) for name, toolset in rows) == expected
+
+
+def test_profile_comes_from_the_environment_when_not_given() -> None:
+    import os
+
+    env = {**os.environ, "TMUX_CONTRACT_MCP_PROFILE": "rust"}
+    done = subprocess.run(
+        [COMMAND, "--list-tools"], capture_output=True, text=True, timeout=30, env=env
+    )
+    assert done.stdout.split() == ["select_pane", "manage"]
+
+
+def test_version_and_help_exit_cleanly() -> None:
+    version = run_cli("--version")
+    assert version.returncode == 0 and version.stdout.startswith("tmux-contract-mcp ")
+    help_text = run_cli("--help")
+    assert help_text.returncode == 0
+    for word in ("--profile", "--list-tools", "LIBTMUX_SOCKET"):
+        assert word in help_text.stdout
+
+
+def test_a_profile_with_an_unimplemented_tool_refuses_to_start() -> None:
+    done = subprocess.run(
+        [COMMAND, "--profile", "swift"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert "call_read_tools_batch" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_an_unknown_profile_is_refused() -> None:
+    done = run_cli("--profile", "perl")
+    assert done.returncode != 0
+    assert "perl" in done.stderr
