@@ -4,9 +4,16 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: env vendor regen check lint typecheck test demo bench clean
+.PHONY: env tmux vendor regen check lint typecheck test demo clean
 
 env: $(STAMP)
+
+# The tests and the demo need a tmux binary; install Debian's when it is missing.
+tmux:
+	@command -v tmux >/dev/null || { \
+	  command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] || { echo "install tmux (3.3 or newer) first" >&2; exit 1; }; \
+	  echo "installing tmux with apt-get"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null; }
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH" >&2; exit 1; }
@@ -51,11 +58,12 @@ typecheck: env
 	@cp -r handlers $(TYPECHECK)/tmux_contract_mcp/handlers
 	MYPYPATH=$(TYPECHECK) $(BIN)/mypy -p tmux_contract_mcp -p codegen -p tests
 
-test: env
+# The whole gate: generated code and contracts up to date, lint, types, then every test.
+test: env tmux check
 	$(BIN)/python -m pytest -q
 
-demo: env
-	$(BIN)/python -m tests.demo
+demo: env tmux
+	$(BIN)/python -m scripts.demo
 
 clean:
 	rm -rf $(VENV) build *.egg-info

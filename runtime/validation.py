@@ -7,11 +7,13 @@ code points), so the schema runs first and the model only gives typed access.
 
 from __future__ import annotations
 
+import ast
+import contextlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError
+from jsonschema.exceptions import ValidationError, best_match
 
 UTF8_KEYWORD = "x-libtmux-max-utf8-bytes"
 
@@ -44,10 +46,14 @@ def json_path(parts: Any) -> str:
     return text
 
 
+def _show(value: Any, limit: int = 80) -> str:
+    """A value as the agent sent it, cut short: an error must stay readable."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 5]}...{text[-1]}"
+
+
 def _leaf(error: ValidationError) -> ValidationError:
     """For a oneOf/anyOf failure, the most telling sub-error (the best-matching branch)."""
-    from jsonschema.exceptions import best_match
-
     if error.context:
         # ``X | null`` fails twice; the null branch's complaint says nothing useful.
         telling = [
@@ -57,7 +63,7 @@ def _leaf(error: ValidationError) -> ValidationError:
     return error
 
 
-def describe(error: ValidationError, properties: Mapping[str, Any]) -> str:
+def describe(error: ValidationError) -> str:
     """One line naming the field path, the rule and what would be accepted."""
     error = _leaf(error)
     path = json_path(error.absolute_path)
@@ -76,26 +82,36 @@ def describe(error: ValidationError, properties: Mapping[str, Any]) -> str:
             f"accepted arguments: {accepted}"
         )
     if rule == "required":
-        missing = str(error.message).split("'")[1] if "'" in error.message else error.message
-        field = f"{path}.{missing}" if path else missing
-        return f"`{field}` is missing (rule: required)"
+        return f"`{field_path(error)}` is missing (rule: required)"
     if rule == "enum":
         allowed = ", ".join(repr(value) for value in error.validator_value)
-        return f"`{path}`: {error.instance!r} is not one of {allowed} (rule: enum)"
+        return f"`{path}`: {_show(error.instance)} is not one of {allowed} (rule: enum)"
     if rule == "type":
         expected = error.validator_value
-        return f"`{path}`: {error.instance!r} is not of type {expected!r} (rule: type)"
+        return f"`{path}`: {_show(error.instance)} is not of type {expected!r} (rule: type)"
     if rule == UTF8_KEYWORD:
         return f"`{path}` {error.message} (rule: {UTF8_KEYWORD} {error.validator_value})"
     label = f"`{path}`" if path else "the arguments"
-    return f"{label}: {error.message} (rule: {rule} {error.validator_value!r})"
+    message = error.message.replace(repr(error.instance), _show(error.instance))
+    return f"{label}: {message} (rule: {rule} {_show(error.validator_value)})"
+
+
+def field_path(error: ValidationError) -> str:
+    """The path of the field an error is about; for ``required``, the missing field's own."""
+    path = json_path(error.absolute_path)
+    if error.validator == "required":
+        # jsonschema reports one error per missing property: "'name' is a required property".
+        name = error.message.removesuffix(" is a required property")
+        with contextlib.suppress(ValueError, SyntaxError):
+            name = str(ast.literal_eval(name))
+        return f"{path}.{name}" if path else name
+    return path
 
 
 def argument_errors(validator: Any, arguments: Mapping[str, Any]) -> list[str]:
     """Every violation of the input schema, one line each, sorted by field path."""
     errors = sorted(
-        validator.iter_errors(arguments),
-        key=lambda e: (json_path(e.absolute_path), str(e.validator)),
+        (_leaf(error) for error in validator.iter_errors(arguments)),
+        key=lambda e: (field_path(e), str(e.validator)),
     )
-    properties = validator.schema.get("properties", {})
-    return [describe(error, properties) for error in errors]
+    return [describe(error) for error in errors]

@@ -153,3 +153,15 @@ async def test_unknown_tool_is_a_protocol_error(tmux: TmuxServer, profile: str) 
                 await client.session.call_tool(name, {})
             assert caught.value.error.code == -32602
             assert name in caught.value.error.message
+
+
+async def test_python_pane_id_with_a_window_that_does_not_hold_it_is_refused(
+    tmux: TmuxServer,
+) -> None:
+    tmux.tmux("new-window", "-t", "main:")
+    second = tmux.tmux("display-message", "-p", "-t", "main:1", "#{window_id}").strip()
+    before = tmux.state()
+    async with open_client(tmux.server_env()) as client:
+        message = await client.error("select_pane", {"pane_id": "%0", "window_id": second})
+    assert "window_id" in message and second in message and "%0" in message
+    assert tmux.state() == before

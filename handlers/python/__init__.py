@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..tmux.core import Tmux
 from .handlers import PythonHandlers
 
 Handlers = PythonHandlers
 
 
 def create_handlers(environ: Mapping[str, str]) -> PythonHandlers:
-    from ..tmux.core import Tmux
-
     return PythonHandlers(Tmux(environ))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import InvalidArgument
 from ...generated.python.interface import PythonProfileHandlers
 from ...generated.python.models.find_pane_by_position import (
     FindPaneByPositionInput,
@@ -62,6 +63,13 @@ class PythonHandlers(PythonProfileHandlers):
         window: Window
         if pane_id is not None:
             window = await window_of_pane(server, pane_id)
+            if selector.window_id is not None and selector.window_id != window.window_id:
+                raise InvalidArgument(
+                    "window_id",
+                    selector.window_id,
+                    f"does not hold pane {pane_id} (it is in {window.window_id})",
+                    "Pass only pane_id, or a window_id that holds it.",
+                )
             anchor = window.pane(pane_id) or window.active_pane
         else:
             window = await resolve_window(server, selector)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..tmux.core import Tmux
 from .handlers import RustHandlers
 
 Handlers = RustHandlers
 
 
 def create_handlers(environ: Mapping[str, str]) -> RustHandlers:
-    from ..tmux.core import Tmux
-
     return RustHandlers(Tmux(environ))

@@ -59,7 +59,3 @@ class Tmux:
             transport = SubprocessTransport(socket, self.tmux_bin, self.environ)
             server = self._servers[socket.path] = Server(transport, self.caller)
         return server
-
-    async def aclose(self) -> None:
-        for server in self._servers.values():
-            await server.transport.aclose()

@@ -28,27 +28,26 @@ class Relation(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """Where this process runs; ``pane_id`` None means outside tmux."""
+    """Where this process runs, from ``TMUX`` and ``TMUX_PANE``."""
 
     socket_path: str | None
     pane_id: str | None
+    inside_tmux: bool
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Caller:
         tmux = environ.get("TMUX", "")
-        pane = environ.get("TMUX_PANE", "")
-        if not tmux or not pane:
-            return cls(None, None)
-        return cls(tmux.split(",", 1)[0] or None, pane)
-
-    @property
-    def inside_tmux(self) -> bool:
-        return self.pane_id is not None
+        if not tmux:
+            return cls(None, None, inside_tmux=False)
+        # Inside tmux but with no pane (e.g. run-shell): no pane can be ours.
+        return cls(
+            tmux.split(",", 1)[0] or None, environ.get("TMUX_PANE") or None, inside_tmux=True
+        )
 
     def relation(self, socket: Socket, pane_id: str) -> Relation:
         if not self.inside_tmux:
             return Relation.UNKNOWN
-        if pane_id != self.pane_id or self.socket_path is None:
+        if self.pane_id is None or pane_id != self.pane_id or self.socket_path is None:
             return Relation.OTHER
         caller_socket = os.path.realpath(self.socket_path)
         if not os.path.exists(caller_socket):

@@ -66,9 +66,10 @@ class SubprocessTransport:
                 done = await anyio.run_process(
                     argv, check=False, stdin=subprocess.DEVNULL, env=self.env
                 )
-        except FileNotFoundError:
+        except OSError as exc:  # missing, not executable, a directory...
             raise TmuxUnavailable(
-                f"the tmux binary {self.tmux_bin!r} was not found; install tmux or set LIBTMUX_TMUX_BIN"
+                f"the tmux binary {self.tmux_bin!r} cannot be run ({exc.strerror or exc}); "
+                "install tmux, or set LIBTMUX_TMUX_BIN to the path of a working tmux"
             ) from None
         except TimeoutError:
             raise TmuxUnavailable(
