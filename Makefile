@@ -56,7 +56,7 @@ typecheck: env
 	@cp -r runtime $(TYPECHECK)/tmux_contract_mcp
 	@cp -r generated $(TYPECHECK)/tmux_contract_mcp/generated
 	@cp -r handlers $(TYPECHECK)/tmux_contract_mcp/handlers
-	MYPYPATH=$(TYPECHECK) $(BIN)/mypy -p tmux_contract_mcp -p codegen -p tests
+	MYPYPATH=$(TYPECHECK) $(BIN)/mypy -p tmux_contract_mcp -p codegen -p tests -p scripts
 
 # The whole gate: generated code and contracts up to date, lint, types, then every test.
 test: env tmux check

@@ -102,8 +102,11 @@ def render_profile(profile: Profile, out: Path, env: jinja2.Environment) -> None
     write("interface.py", env.get_template("interface.py.j2").render(context))
     write("registry.py", env.get_template("registry.py.j2").render(context))
     write("models/__init__.py", env.get_template("models_init.py.j2").render(context))
-    tools = [tool.advertised for tool in profile.tools]
-    write("tools.json", json.dumps(tools, indent=2, ensure_ascii=False) + "\n")
+    listing = {
+        "generated": DO_NOT_EDIT.format(sources=", ".join(profile.sources)),
+        "tools": [tool.advertised for tool in profile.tools],
+    }
+    write("tools.json", json.dumps(listing, indent=2, ensure_ascii=False) + "\n")
     for tool in profile.tools:
         write(f"models/{tool.module}.py", model_source(tool))
         write(f"docs/{tool.name}.md", env.get_template("page.md.j2").render(tool=tool))

@@ -95,8 +95,8 @@ def load_profile(name: str) -> Profile:
         raise ProfileUnavailable(f"unknown profile {name!r}: choose one of {', '.join(PROFILES)}")
     package = f"{__package__}.generated.{name}"
     registry = importlib.import_module(f"{package}.registry")
-    contracts = json.loads(resources.files(package).joinpath("tools.json").read_text("utf-8"))
-    by_name = {contract["name"]: contract for contract in contracts}
+    listing = json.loads(resources.files(package).joinpath("tools.json").read_text("utf-8"))
+    by_name = {contract["name"]: contract for contract in listing["tools"]}
     tools = {entry.name: Tool(entry, by_name[entry.name]) for entry in registry.TOOLS}
     return Profile(name, _import_attr(registry.INTERFACE), tools)
 

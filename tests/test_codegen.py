@@ -220,7 +220,10 @@ def test_python_reference_page_carries_the_seeds_annotations(
 def test_tools_json_lists_the_advertised_contracts_by_name(regen: Regen, profile: str) -> None:
     contracts = [read_contract(path) for path in (CONTRACTS / profile).glob("*.json")]
     expected = sorted((advertised(contract) for contract in contracts), key=lambda c: c["name"])
-    listed = json.loads((regen.root / profile / "tools.json").read_text(encoding="utf-8"))
+    listing = json.loads((regen.root / profile / "tools.json").read_text(encoding="utf-8"))
+    assert set(listing) == {"generated", "tools"}
+    assert "do not edit" in listing["generated"]
+    listed = listing["tools"]
     assert listed == expected
     assert [list(tool) for tool in listed] == [list(tool) for tool in expected]
 
