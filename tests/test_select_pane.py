@@ -142,3 +142,14 @@ async def test_python_select_pane_fills_every_field_from_tmux(tmux: TmuxServer) 
         "session_id": sid,
         "is_caller": None,
     }
+
+
+@pytest.mark.parametrize("profile", ["python", "rust"])
+async def test_select_pane_with_a_null_direction_selects_the_pane_itself(
+    tmux: TmuxServer, profile: str
+) -> None:
+    grid = tmux.grid()
+    key = "pane" if profile == "rust" else "pane_id"
+    async with open_client(tmux.server_env(), profile) as client:
+        await client.ok("select_pane", {key: grid["bottom-left"], "direction": None})
+    assert tmux.active_pane() == grid["bottom-left"]
