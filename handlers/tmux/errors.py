@@ -13,7 +13,6 @@ class CommandFailed(TmuxError):
     """tmux ran and answered with an error; ``stderr`` is tmux's own text."""
 
     def __init__(self, args: tuple[str, ...], stderr: str, socket_label: str) -> None:
-        self.args_run = args
         self.stderr = stderr.strip()
         super().__init__(f"tmux {args[0] if args else ''} failed on {socket_label}: {self.stderr}")
 

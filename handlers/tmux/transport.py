@@ -27,8 +27,6 @@ class Transport(Protocol):
 
     async def run(self, args: Sequence[str]) -> list[str]: ...
 
-    async def aclose(self) -> None: ...
-
 
 def protect_argument(arg: str) -> str:
     """Keep tmux from reading a trailing ``;`` as a command separator."""
@@ -84,6 +82,3 @@ class SubprocessTransport:
                 )
             raise CommandFailed(tuple(args), stderr, str(self.socket))
         return split_lines(done.stdout.decode("utf-8", "replace"))
-
-    async def aclose(self) -> None:
-        return None
