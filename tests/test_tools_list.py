@@ -9,17 +9,15 @@ from typing import Any
 import pytest
 from pytest_regressions.file_regression import FileRegressionFixture
 
+from codegen.contract_file import METADATA_KEY, advertised
 from tests.mcpclient import COMMAND, contracts, open_client
 from tests.tmuxenv import TmuxServer
 
 SERVED = ["python", "rust"]
 
 
-def advertised(profile: str) -> list[dict[str, Any]]:
-    return [
-        {key: value for key, value in contract.items() if key != "x-tmux-contract-mcp"}
-        for contract in contracts(profile).values()
-    ]
+def advertised_contracts(profile: str) -> list[dict[str, Any]]:
+    return [advertised(contract) for contract in contracts(profile).values()]
 
 
 @pytest.mark.anyio
@@ -33,7 +31,7 @@ async def test_tools_list_equals_the_contracts(
     wire = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed.tools]
     by_name = {tool["name"]: tool for tool in wire}
     assert sorted(by_name) == sorted(contracts(profile))
-    for contract in advertised(profile):
+    for contract in advertised_contracts(profile):
         assert by_name[contract["name"]] == contract, contract["name"]
     text = json.dumps(sorted(wire, key=lambda t: t["name"]), indent=2, sort_keys=True) + "\n"
     file_regression.check(text, basename=f"tools_list_{profile}", extension=".json")
@@ -49,8 +47,7 @@ def test_list_tools_prints_every_tool_with_its_toolset(profile: str) -> None:
     assert done.returncode == 0, done.stderr
     rows = [line.split() for line in done.stdout.splitlines()]
     expected = {
-        name: contract["x-tmux-contract-mcp"]["toolset"]
-        for name, contract in contracts(profile).items()
+        name: contract[METADATA_KEY]["toolset"] for name, contract in contracts(profile).items()
     }
     assert dict((name, toolset) for name, toolset in rows) == expected
 
