@@ -14,10 +14,12 @@ from collections.abc import Mapping
 from typing import Any
 
 import mcp.types as types
+from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ValidationError
 
 from .errors import ToolError
 from .profiles import Tool
+from .reply import Reply
 from .validation import argument_errors, json_path
 
 log = logging.getLogger(__name__)
@@ -29,8 +31,14 @@ def error_result(message: str) -> types.CallToolResult:
     )
 
 
-def success_result(structured: dict[str, Any]) -> types.CallToolResult:
-    text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+def compact_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def success_result(structured: dict[str, Any], text: str | None = None) -> types.CallToolResult:
+    """The result as sent: structured content, and as text its JSON unless a text is given."""
+    if text is None:
+        text = compact_json(structured)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)], structured_content=structured
     )
@@ -65,10 +73,15 @@ async def call_tool(
         output = await getattr(handlers, tool.entry.method)(params)
     except ToolError as exc:
         return error_result(exc.message)
+    except MCPError:  # a handler's deliberate protocol-level answer
+        raise
     except Exception as exc:  # a bug: tell the agent, keep the server up
         log.exception("%s failed", name)
         return error_result(f"{name} failed inside the server ({type(exc).__name__}: {exc}).")
 
+    text: str | None = None
+    if isinstance(output, Reply):
+        output, text = output.model, output.text
     if not isinstance(output, BaseModel) or not isinstance(output, tool.output_model):
         log.error("%s returned %r, not %s", name, type(output), tool.entry.output_model)
         return error_result(f"{name} produced a result of the wrong type; this is a server bug.")
@@ -80,4 +93,4 @@ async def call_tool(
             f"{name} produced a result that breaks its output schema ({'; '.join(broken)}); "
             "this is a server bug."
         )
-    return success_result(structured)
+    return success_result(structured, text)

@@ -11,6 +11,7 @@ from mcp.shared.exceptions import MCPError
 from . import __version__
 from .dispatch import call_tool
 from .profiles import Profile
+from .wire import request_id
 
 INVALID_PARAMS = -32602
 
@@ -30,6 +31,7 @@ def build_server(profile: Profile, handlers: Any) -> Server[Any]:
                 code=INVALID_PARAMS,
                 message=f"Unknown tool: {params.name!r} is not served by the {profile.name} profile",
             )
+        request_id.set(ctx.request_id)
         return await call_tool(tool, handlers, params.arguments)
 
     return Server(

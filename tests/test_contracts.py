@@ -219,3 +219,126 @@ def test_python_seed_contract_matches_the_python_profile_skeleton(name: str) -> 
         skeleton = json.loads(SKELETON.read_text(encoding="utf-8"))
         (reference,) = (tool for tool in skeleton["tools"] if tool["name"] == name)
         assert actual == surface(reference["toolset"], reference)
+
+
+SWIFT = CONTRACTS / "swift"
+BATCH = "call_read_tools_batch"
+SWIFT_CONTRACT_FILES = sorted(SWIFT.glob("*.json"))
+FAMILY_ANNOTATIONS = MUTATING_OPEN_WORLD
+# get_server_info reports only `running` when it cannot say more.
+OPEN_TOP_LEVEL = {"get_server_info": ["running"]}
+
+
+def batch_arguments() -> dict[str, dict[str, Any]]:
+    """Each inner tool's `arguments` schema as the batch contract embeds it."""
+    batch = read_contract(SWIFT / f"{BATCH}.json")
+    operations = batch["inputSchema"]["properties"]["operations"]["items"]["oneOf"]
+    return {op["properties"]["tool"]["const"]: op["properties"]["arguments"] for op in operations}
+
+
+BATCH_ARGUMENTS = batch_arguments()
+
+
+def object_schemas(schema: Any, path: str) -> list[tuple[str, dict[str, Any]]]:
+    """Every object schema in an output schema, walking properties, items and map values."""
+    if not isinstance(schema, dict):
+        return []
+    kind = schema.get("type")
+    found: list[tuple[str, dict[str, Any]]] = []
+    if "object" in (kind if isinstance(kind, list) else [kind]):
+        found.append((path, schema))
+    for name, value in schema.get("properties", {}).items():
+        found.extend(object_schemas(value, f"{path}/properties/{name}"))
+    found.extend(object_schemas(schema.get("items"), f"{path}/items"))
+    found.extend(object_schemas(schema.get("additionalProperties"), f"{path}/additionalProperties"))
+    return found
+
+
+def unclosed_objects(output_schema: dict[str, Any], top_required: list[str] | None) -> list[str]:
+    """Paths of object schemas that are open or leave a property optional.
+
+    A map (``additionalProperties`` is a schema) must declare no properties and
+    require none; ``top_required`` overrides what the top level must require.
+    """
+    problems = []
+    for where, schema in object_schemas(output_schema, "outputSchema"):
+        properties = sorted(schema.get("properties", {}))
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict):
+            if properties or schema.get("required") != []:
+                problems.append(f"{where}: a map with fixed properties")
+            continue
+        if extra is not False:
+            problems.append(f"{where}: additionalProperties is not false")
+        required = schema.get("required")
+        if where == "outputSchema" and top_required is not None:
+            if required != top_required:
+                problems.append(f"{where}: requires {required}, not {top_required}")
+        elif sorted(required or []) != properties:
+            problems.append(f"{where}: requires {required}, not every property")
+    return problems
+
+
+def test_swift_inner_contracts_are_exactly_the_tools_the_batch_may_call() -> None:
+    inner = {path.stem for path in SWIFT_CONTRACT_FILES} - {BATCH}
+    assert len(BATCH_ARGUMENTS) == 16
+    assert inner == set(BATCH_ARGUMENTS)
+
+
+@pytest.mark.parametrize("tool", sorted(BATCH_ARGUMENTS))
+def test_swift_inner_input_schema_equals_the_batchs_embedded_arguments(tool: str) -> None:
+    contract = read_contract(SWIFT / f"{tool}.json")
+    assert contract["name"] == tool
+    assert contract[METADATA_KEY]["toolset"] == "inspect"
+    assert contract["inputSchema"] == BATCH_ARGUMENTS[tool]
+    assert json.dumps(contract["inputSchema"]) == json.dumps(BATCH_ARGUMENTS[tool])
+
+
+@pytest.mark.parametrize("path", SWIFT_CONTRACT_FILES, ids=contract_id)
+def test_swift_output_objects_are_closed_and_require_every_property(path: Path) -> None:
+    output_schema = read_contract(path)["outputSchema"]
+    assert object_schemas(output_schema, "outputSchema")[0][0] == "outputSchema"
+    assert unclosed_objects(output_schema, OPEN_TOP_LEVEL.get(path.stem)) == []
+
+
+@pytest.mark.parametrize(
+    ("breakage", "message"),
+    [
+        (
+            lambda s: s["properties"]["pane"].pop("additionalProperties"),
+            "outputSchema/properties/pane: additionalProperties is not false",
+        ),
+        (
+            lambda s: s["properties"]["capture"]["required"].remove("droppedLines"),
+            "outputSchema/properties/capture: requires ['paneId', 'lines'], not every property",
+        ),
+        (
+            lambda s: s.update(required=["pane"]),
+            "outputSchema: requires ['pane'], not every property",
+        ),
+    ],
+    ids=["open-nested-object", "optional-nested-property", "optional-top-level-property"],
+)
+def test_closure_check_finds_an_open_or_optional_object_at_any_depth(
+    breakage: Callable[[dict[str, Any]], object], message: str
+) -> None:
+    output_schema = copy.deepcopy(read_contract(SWIFT / "snapshot_pane.json")["outputSchema"])
+    breakage(output_schema)
+    assert unclosed_objects(output_schema, None) == [message]
+
+
+def test_closure_check_holds_get_server_info_to_requiring_exactly_running() -> None:
+    output_schema = copy.deepcopy(read_contract(SWIFT / "get_server_info.json")["outputSchema"])
+    assert unclosed_objects(output_schema, None) != []
+    output_schema["required"].append("version")
+    assert unclosed_objects(output_schema, ["running"]) == [
+        "outputSchema: requires ['running', 'version'], not ['running']"
+    ]
+
+
+@pytest.mark.parametrize("path", SWIFT_CONTRACT_FILES, ids=contract_id)
+def test_swift_annotations_follow_the_family_convention(path: Path) -> None:
+    contract = read_contract(path)
+    annotations = dict(contract["annotations"])
+    assert annotations.pop("title") == contract["title"]
+    assert annotations == FAMILY_ANNOTATIONS
