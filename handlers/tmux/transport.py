@@ -21,11 +21,19 @@ DEFAULT_TIMEOUT = 10.0
 
 
 class Transport(Protocol):
-    """Runs one tmux command on one server and returns its output lines."""
+    """Runs one tmux command on one server and returns its output lines.
+
+    ``retry=True`` marks a read: a transport whose connection died while the
+    command was in flight may run it again rather than fail.
+    """
 
     socket: Socket
 
-    async def run(self, args: Sequence[str]) -> list[str]: ...
+    async def run(self, args: Sequence[str], *, retry: bool = False) -> list[str]: ...
+
+    def own_client_pids(self) -> frozenset[int]:
+        """Pids of tmux clients this transport keeps attached (hidden from reports)."""
+        ...
 
 
 def protect_argument(arg: str) -> str:
@@ -57,7 +65,12 @@ class SubprocessTransport:
         env.pop("TMUX", None)  # the socket is always explicit (-S)
         self.env = env
 
-    async def run(self, args: Sequence[str]) -> list[str]:
+    def own_client_pids(self) -> frozenset[int]:
+        """None: every process ends with its command."""
+        return frozenset()
+
+    async def run(self, args: Sequence[str], *, retry: bool = False) -> list[str]:
+        """``retry`` is accepted for the protocol; a fresh process has nothing to retry."""
         argv = [self.tmux_bin, "-S", self.socket.path, *(protect_argument(a) for a in args)]
         try:
             with anyio.fail_after(self.timeout):

@@ -1,0 +1,582 @@
+"""tmux control mode: one long-lived ``tmux -C`` client instead of a process per command.
+
+A control client answers each command line with a ``%begin T N F`` … ``%end T N F``
+(or ``%error T N F``) block, in the order the lines were written, so commands can
+be pipelined and matched first-in first-out. Blocks with flag 0 belong to commands
+tmux queued itself (hooks, the attach): they are skipped. Lines starting with ``%``
+between blocks are notifications and go to listeners. Command output inside a block
+is not escaped: only the exact guard line of the open block closes it.
+
+Not every command may travel over it (see ``CONTROL_COMMANDS``): one that queues
+other commands with the caller's state (``if-shell``, ``source-file``…) answers with
+more than one flag-1 block; ``run-shell`` and ``wait-for`` return at once instead of
+waiting (3.3a); and an attached client changes what "the current client, session
+or directory" means. Commands outside the list use a subprocess.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import re
+import subprocess
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import anyio
+import anyio.abc
+
+from .errors import CommandFailed, TmuxError, TmuxUnavailable
+from .sockets import Socket
+from .transport import DEFAULT_TIMEOUT, SubprocessTransport
+
+log = logging.getLogger(__name__)
+
+DEFAULT_FLAGS = ("ignore-size", "no-output")
+CLOSE_GRACE = 2.0  # seconds a client gets to leave on stdin EOF before it is killed
+
+Listener = Callable[[str], None]
+
+# Commands whose reply over a control client is one flag-1 block, arrives without
+# waiting, and does not depend on which client or working directory ran it.
+CONTROL_COMMANDS = frozenset(
+    {
+        "break-pane",
+        "capture-pane",
+        "clear-history",
+        "delete-buffer",
+        "display-message",
+        "has-session",
+        "join-pane",
+        "kill-pane",
+        "kill-session",
+        "kill-window",
+        "last-pane",
+        "last-window",
+        "link-window",
+        "list-buffers",
+        "list-clients",
+        "list-commands",
+        "list-keys",
+        "list-panes",
+        "list-sessions",
+        "list-windows",
+        "move-pane",
+        "move-window",
+        "next-layout",
+        "next-window",
+        "paste-buffer",
+        "previous-layout",
+        "previous-window",
+        "rename-session",
+        "rename-window",
+        "resize-pane",
+        "resize-window",
+        "rotate-window",
+        "select-layout",
+        "select-pane",
+        "select-window",
+        "send-keys",
+        "set-buffer",
+        "set-environment",
+        "set-option",
+        "set-window-option",
+        "show-environment",
+        "show-options",
+        "show-window-options",
+        "swap-pane",
+        "swap-window",
+        "unlink-window",
+    }
+)
+
+
+class ControlClientGone(TmuxError):
+    """The control client ended; ``sent`` tells whether the command may have reached tmux."""
+
+    def __init__(self, message: str, *, sent: bool) -> None:
+        super().__init__(message)
+        self.sent = sent
+
+
+def _escape_byte(byte: int) -> str:
+    """One byte inside a double-quoted tmux string.
+
+    ``\\ " $`` are special in double quotes and ``~`` expands at a token's start even
+    there (3.3a); octal escapes keep the line printable ASCII, so no newline, tab or
+    non-UTF-8 byte ever reaches the control stream raw.
+    """
+    if chr(byte) in '\\"$~':
+        return "\\" + chr(byte)
+    if 0x20 <= byte < 0x7F:
+        return chr(byte)
+    return f"\\{byte:03o}"
+
+
+_QUOTE_TABLE = {byte: _escape_byte(byte) for byte in range(1, 256)}
+
+
+def quote_argument(arg: str) -> str:
+    """One argument as a double-quoted tmux string that the parser reads back literally."""
+    data = arg.encode("utf-8", "surrogateescape")
+    if b"\0" in data:
+        raise ValueError("embedded null byte")  # as in argv: tmux strings end at NUL
+    return '"' + data.decode("latin-1").translate(_QUOTE_TABLE) + '"'
+
+
+def command_line(args: Sequence[str]) -> bytes:
+    """The line written for one command: every argument quoted, one trailing newline."""
+    if not args:
+        raise ValueError("a tmux command needs a name")
+    return (" ".join(quote_argument(arg) for arg in args) + "\n").encode("ascii")
+
+
+_OCTAL = re.compile(rb"\\([0-7]{3})")
+
+
+def unescape_output(data: str) -> bytes:
+    """The bytes of a ``%output`` payload: tmux writes ``\\NNN`` for control bytes and ``\\``."""
+    raw = data.encode("utf-8", "surrogateescape")
+    return _OCTAL.sub(lambda match: bytes([int(match.group(1), 8)]), raw)
+
+
+def output_event(line: str) -> tuple[str, bytes] | None:
+    """``(pane_id, data)`` for a ``%output %N data`` notification, else None."""
+    if not line.startswith("%output "):
+        return None
+    _, _, rest = line.partition(" ")
+    pane, _, data = rest.partition(" ")
+    return pane, unescape_output(data)
+
+
+@dataclass(eq=False)
+class _Pending:
+    """One command written to tmux and not yet answered."""
+
+    args: tuple[str, ...]
+    done: anyio.Event = field(default_factory=anyio.Event)
+    lines: list[str] = field(default_factory=list)
+    failed: bool = False
+    gone: ControlClientGone | None = None
+
+
+@dataclass(eq=False)
+class _Block:
+    """The reply block being read: its guard's ``T N F`` and whose reply it is."""
+
+    tail: str
+    pending: _Pending | None
+    lines: list[str] = field(default_factory=list)
+
+
+def _guard(line: str, names: tuple[str, ...]) -> tuple[str, str] | None:
+    """``(name, "T N F")`` when ``line`` is a ``%begin/%end/%error T N F`` guard."""
+    name, _, tail = line.partition(" ")
+    parts = tail.split(" ")
+    if name not in names or len(parts) != 3 or not all(p.lstrip("-").isdigit() for p in parts):
+        return None
+    return name, tail
+
+
+class ControlClient:
+    """One ``tmux -C attach-session`` process; ``run`` may be called from many tasks at once.
+
+    Start with ``await ControlClient.start(...)`` and end with ``aclose()``. Its reader is
+    a task of its own, so it outlives whichever request happened to start it.
+    """
+
+    def __init__(
+        self,
+        socket: Socket,
+        process: anyio.abc.Process,
+        session_id: str,
+        write_timeout: float,
+    ) -> None:
+        self.socket = socket
+        self._process = process
+        self._session_id = session_id
+        self._write_timeout = write_timeout
+        self._queue: deque[_Pending] = deque()
+        self._block: _Block | None = None
+        self._write_lock = anyio.Lock()
+        self._listeners: list[Listener] = []
+        self._ready = anyio.Event()
+        self._attach_error: str | None = None
+        self._exit_line: str | None = None
+        self._closing = False
+        self._gone_reason: str | None = None
+        self._reader_done = anyio.Event()
+        self._reader: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def start(
+        cls,
+        socket: Socket,
+        tmux_bin: str,
+        session_id: str,
+        *,
+        environ: Mapping[str, str] | None = None,
+        output: bool = False,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> ControlClient:
+        """Attach to ``session_id`` and wait for the attach's own reply.
+
+        ``output=True`` drops ``no-output`` so ``%output`` arrives for the session's panes.
+        ``-N`` keeps the client from starting a server on an empty socket.
+        """
+        flags = ",".join(f for f in DEFAULT_FLAGS if output is False or f != "no-output")
+        env = dict(environ if environ is not None else os.environ)
+        env.pop("TMUX", None)
+        argv = [tmux_bin, "-N", "-S", socket.path, "-C", "attach-session", "-t", session_id]
+        try:
+            process = await anyio.open_process(
+                [*argv, "-f", flags],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+            )
+        except OSError as exc:
+            raise TmuxUnavailable(
+                f"the tmux binary {tmux_bin!r} cannot be run ({exc.strerror or exc})"
+            ) from None
+        client = cls(socket, process, session_id, timeout)
+        client._reader = asyncio.get_running_loop().create_task(client._read_loop())
+        with anyio.move_on_after(timeout):
+            await client._ready.wait()
+        if not client._ready.is_set():
+            await client.aclose()
+            raise TmuxUnavailable(
+                f"a tmux control client did not attach within {timeout:g}s on {socket}"
+            )
+        problem = client._attach_error or client._gone_reason
+        if problem is not None:
+            await client.aclose()
+            raise ControlClientGone(
+                f"a tmux control client could not attach to session {session_id} on "
+                f"{socket}: {problem}",
+                sent=False,
+            )
+        return client
+
+    @property
+    def pid(self) -> int:
+        """The tmux client process, as ``#{client_pid}`` shows it in ``list-clients``."""
+        return self._process.pid
+
+    @property
+    def session_id(self) -> str:
+        """The session the client is attached to now (it follows ``%session-changed``)."""
+        return self._session_id
+
+    @property
+    def usable(self) -> bool:
+        """True until the client is known to have ended or to be ending."""
+        return self._gone_reason is None and self._exit_line is None and not self._closing
+
+    @property
+    def running(self) -> bool:
+        """True while the tmux client process has not been reaped."""
+        return self._process.returncode is None
+
+    def add_listener(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(line)`` for each notification; returns a function that removes it.
+
+        Listeners run in the reader task: they must be quick and must not block
+        (set an event, ``send_nowait`` on a memory stream). ``%output`` payloads keep
+        their bytes (decoded with surrogateescape): see ``output_event``.
+        """
+        self._listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return remove
+
+    async def run(self, args: Sequence[str]) -> list[str]:
+        """Run one command; its output lines, or ``CommandFailed`` with tmux's error text."""
+        line = command_line(args)
+        pending = _Pending(tuple(args))
+        async with self._write_lock:
+            if not self.usable:
+                raise self._gone_error(pending.args, sent=False)
+            self._queue.append(pending)
+            await self._send(line)
+        await pending.done.wait()
+        if pending.gone is not None:
+            raise pending.gone
+        if pending.failed:
+            raise CommandFailed(pending.args, "\n".join(pending.lines), str(self.socket))
+        return pending.lines
+
+    async def wait_closed(self) -> None:
+        """Return once the client has ended and its reader has stopped."""
+        await self._reader_done.wait()
+
+    async def aclose(self) -> None:
+        """Detach (stdin EOF), kill if it lingers, reap the process and stop the reader."""
+        with anyio.CancelScope(shield=True):
+            self._closing = True
+            self._die("it was closed by its owner")
+            if self._process.stdin is not None:
+                with contextlib.suppress(OSError, anyio.BrokenResourceError):
+                    await self._process.stdin.aclose()
+            await self._reap()
+            with anyio.move_on_after(CLOSE_GRACE):
+                await self._reader_done.wait()
+            if self._reader is not None and not self._reader.done():
+                self._reader.cancel()
+
+    async def _send(self, line: bytes) -> None:
+        """Write a whole line or end the client: a half-written command would shift every reply."""
+        stdin = self._process.stdin
+        assert stdin is not None
+        with anyio.CancelScope(shield=True), anyio.move_on_after(self._write_timeout) as scope:
+            try:
+                await stdin.send(line)
+            except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+                self._die(f"writing a command to it failed ({exc or type(exc).__name__})")
+                return
+        if scope.cancelled_caught:
+            self._die(f"it accepted no command for {self._write_timeout:g}s")
+            self._kill()
+
+    async def _read_loop(self) -> None:
+        """Read lines until EOF, then fail everything pending and reap the process."""
+        reason = "its output ended"
+        try:
+            buffer = b""
+            assert self._process.stdout is not None
+            async for chunk in self._process.stdout:
+                *lines, buffer = (buffer + chunk).split(b"\n")
+                for raw in lines:
+                    self._dispatch(raw)
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            reason = f"reading its output failed ({exc or type(exc).__name__})"
+        finally:
+            try:
+                self._die(self._exit_line or await self._stderr_reason() or reason)
+                await self._reap()
+            finally:
+                self._reader_done.set()
+
+    def _dispatch(self, raw: bytes) -> None:
+        if self._block is not None:
+            self._block_line(self._block, raw)
+            return
+        line = raw.decode("utf-8", "surrogateescape")
+        begin = _guard(line, ("%begin",))
+        if begin is not None:
+            self._open_block(begin[1])
+        elif line.startswith("%"):
+            self._notify(line)
+
+    def _open_block(self, tail: str) -> None:
+        """Flag 1 marks the reply to a line this client wrote; anything else is tmux's own."""
+        ours = int(tail.rsplit(" ", 1)[1]) & 1 == 1
+        pending = self._queue.popleft() if ours and self._queue else None
+        if ours and pending is None and self._gone_reason is None:
+            log.warning("tmux control client on %s: a reply nobody asked for", self.socket)
+        self._block = _Block(tail, pending)
+
+    def _block_line(self, block: _Block, raw: bytes) -> None:
+        line = raw.decode("utf-8", "replace")
+        end = _guard(line, ("%end", "%error")) if line.startswith("%e") else None
+        if end is None or end[1] != block.tail:
+            block.lines.append(line)
+            return
+        self._block = None
+        failed = end[0] == "%error"
+        if block.pending is not None:
+            block.pending.lines, block.pending.failed = block.lines, failed
+            block.pending.done.set()
+        elif not self._ready.is_set():  # the attach's own reply
+            self._attach_error = "\n".join(block.lines) if failed else None
+            self._ready.set()
+
+    def _notify(self, line: str) -> None:
+        if line == "%exit" or line.startswith("%exit "):
+            self._exit_line = f"tmux sent {line!r}"
+        elif line.startswith("%session-changed "):
+            self._session_id = line.split(" ")[1]
+        for listener in list(self._listeners):
+            try:
+                listener(line)
+            except Exception:
+                log.exception("tmux control listener failed on %r", line)
+
+    def _die(self, reason: str) -> None:
+        """Record why the client ended and fail every command still waiting for a reply."""
+        if self._gone_reason is not None:
+            return
+        if self._attach_error is not None:
+            reason = self._attach_error
+        self._gone_reason = reason
+        waiting = list(self._queue)
+        if self._block is not None and self._block.pending is not None:
+            waiting.insert(0, self._block.pending)
+            self._block.pending = None  # the rest of the block is still read, then dropped
+        self._queue.clear()
+        for pending in waiting:
+            pending.gone = self._gone_error(pending.args, sent=True)
+            pending.done.set()
+        self._ready.set()
+
+    def _gone_error(self, args: tuple[str, ...], *, sent: bool) -> ControlClientGone:
+        reason = self._gone_reason or self._exit_line or "it ended"
+        what = "may or may not have run" if sent else "was not sent"
+        return ControlClientGone(
+            f"tmux {args[0] if args else ''} on {self.socket}: the control connection to "
+            f"tmux ended ({reason}); the command {what}",
+            sent=sent,
+        )
+
+    async def _stderr_reason(self) -> str:
+        """What the client wrote to stderr (e.g. 'no server running'), read briefly."""
+        stderr = self._process.stderr
+        if stderr is None:
+            return ""
+        chunks: list[bytes] = []
+        with anyio.move_on_after(0.5):
+            try:
+                async for chunk in stderr:
+                    chunks.append(chunk)
+            except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                pass
+        return b"".join(chunks).decode("utf-8", "replace").strip()
+
+    async def _reap(self) -> None:
+        """Wait for the process to exit, killing it after a grace period: no zombie is left."""
+        with anyio.CancelScope(shield=True):
+            with anyio.move_on_after(CLOSE_GRACE):
+                await self._process.wait()
+            if self._process.returncode is None:
+                self._kill()
+            await self._process.aclose()  # closes the pipes; the process has exited
+
+    def _kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            self._process.kill()
+
+
+def runs_in_control(args: Sequence[str]) -> bool:
+    """Whether a command gives the same answer over a control client as in a subprocess."""
+    return bool(args) and args[0] in CONTROL_COMMANDS
+
+
+class ControlTransport:
+    """``Transport`` over one control client per socket, with a subprocess fallback.
+
+    The client starts on the first call, attached to some session of the server.
+    With no session (nothing to attach to) each call runs as a subprocess, and
+    control mode is tried again on the next call. A client that ends (its session
+    or the server was killed) is replaced on the next call. Commands outside
+    ``CONTROL_COMMANDS``, or shadowed by a user's ``command-alias``, use a subprocess.
+    """
+
+    def __init__(
+        self,
+        socket: Socket,
+        tmux_bin: str,
+        environ: Mapping[str, str] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.socket = socket
+        self.tmux_bin = tmux_bin
+        self.timeout = timeout
+        self.fallback = SubprocessTransport(socket, tmux_bin, environ, timeout)
+        self._client: ControlClient | None = None
+        self._clients: list[ControlClient] = []
+        self._shadowed: frozenset[str] = frozenset()
+        self._start_lock = anyio.Lock()
+        self._closed = False
+
+    async def run(self, args: Sequence[str], *, retry: bool = False) -> list[str]:
+        """Run one command. ``retry=True`` (reads) repeats it once if the client died under it."""
+        if not runs_in_control(args) or self._closed:
+            return await self.fallback.run(args)
+        try:
+            return await self._attempt(args)
+        except ControlClientGone as exc:
+            if exc.sent and not retry:
+                raise
+            return await self._attempt(args, last=True)
+
+    def own_client_pids(self) -> frozenset[int]:
+        """Pids of this transport's control clients still running (to hide them from reports)."""
+        self._clients = [c for c in self._clients if c.running]
+        return frozenset(c.pid for c in self._clients)
+
+    async def aclose(self) -> None:
+        """End every control client; later calls use subprocesses."""
+        self._closed = True
+        self._client = None
+        clients, self._clients = self._clients, []
+        for client in clients:
+            await client.aclose()
+
+    async def client(self) -> ControlClient | None:
+        """The live client, starting one if needed; None when there is no session to attach to."""
+        client = self._client
+        if client is not None and client.usable:
+            return client
+        async with self._start_lock:
+            client = self._client
+            if client is None or not client.usable:
+                client = self._client = await self._start()
+            return client
+
+    async def _attempt(self, args: Sequence[str], *, last: bool = False) -> list[str]:
+        """One try within the timeout. On the ``last`` try, a client that ended before the
+        command was written hands it to a subprocess instead of trying once more."""
+        client: ControlClient | None = None
+        with anyio.move_on_after(self.timeout) as scope:
+            client = await self.client()
+            if client is None or args[0] in self._shadowed:
+                return await self.fallback.run(args)
+            try:
+                return await client.run(args)
+            except ControlClientGone as exc:
+                if exc.sent or not last:
+                    raise
+                return await self.fallback.run(args)
+        assert scope.cancelled_caught
+        if client is not None:
+            await self._discard(client)
+        raise TmuxUnavailable(f"tmux did not answer within {self.timeout:g}s on {self.socket}")
+
+    async def _start(self) -> ControlClient | None:
+        """Attach to the server's first session; None if it has none (or it went away)."""
+        sessions = await self.fallback.run(["list-sessions", "-F", "#{session_id}"])
+        if not sessions or self._closed:
+            return None
+        try:
+            client = await ControlClient.start(
+                self.socket,
+                self.tmux_bin,
+                sessions[0],
+                environ=self.fallback.env,
+                timeout=self.timeout,
+            )
+        except ControlClientGone:
+            return None  # the session went away meanwhile: this call uses a subprocess
+        self._clients.append(client)
+        aliases: list[str] | None = None
+        with anyio.move_on_after(self.timeout), contextlib.suppress(ControlClientGone):
+            aliases = await client.run(["show-options", "-sv", "command-alias"])
+        if aliases is None or self._closed:
+            await client.aclose()
+            return None
+        # An alias may make a listed name run if-shell or the like: one reply would
+        # then be several blocks, so such names go to a subprocess.
+        self._shadowed = frozenset(a.partition("=")[0] for a in aliases) & CONTROL_COMMANDS
+        return client
+
+    async def _discard(self, client: ControlClient) -> None:
+        if self._client is client:
+            self._client = None
+        await client.aclose()
