@@ -12,6 +12,8 @@ from . import __version__
 from .profiles import DEFAULT_PROFILE, PROFILES, ProfileUnavailable, create_handlers, load_profile
 
 PROFILE_ENV = "TMUX_CONTRACT_MCP_PROFILE"
+TRANSPORT_ENV = "TMUX_CONTRACT_MCP_TRANSPORT"
+TRANSPORTS = ("control", "subprocess")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -28,6 +30,15 @@ def parser() -> argparse.ArgumentParser:
         choices=PROFILES,
         default=None,
         help=f"contract family to serve (default: ${PROFILE_ENV} or {DEFAULT_PROFILE})",
+    )
+    p.add_argument(
+        "--transport",
+        choices=TRANSPORTS,
+        default=None,
+        help=(
+            f"how tmux is reached: one long-lived control-mode client per server, or one "
+            f"process per command (default: ${TRANSPORT_ENV} or control)"
+        ),
     )
     p.add_argument("--list-tools", action="store_true", help="print the profile's tools and exit")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -47,7 +58,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             for tool in profile.tools.values():
                 print(f"{tool.entry.name:<{width}}  {tool.entry.toolset}")
             return 0
-        handlers = create_handlers(profile, os.environ)
+        transport = args.transport or os.environ.get(TRANSPORT_ENV) or TRANSPORTS[0]
+        if transport not in TRANSPORTS:
+            print(
+                f"tmux-contract-mcp: {TRANSPORT_ENV}={transport!r} is not a transport; "
+                f"choose one of {', '.join(TRANSPORTS)}",
+                file=sys.stderr,
+            )
+            return 2
+        handlers = create_handlers(profile, {**os.environ, TRANSPORT_ENV: transport})
     except ProfileUnavailable as exc:
         print(f"tmux-contract-mcp: {exc}", file=sys.stderr)
         return 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import mcp.types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
@@ -11,7 +12,7 @@ from mcp.shared.exceptions import MCPError
 from . import __version__
 from .dispatch import call_tool
 from .profiles import Profile
-from .wire import request_id
+from .wire import Outgoing, answering
 
 INVALID_PARAMS = -32602
 
@@ -31,21 +32,30 @@ def build_server(profile: Profile, handlers: Any) -> Server[Any]:
                 code=INVALID_PARAMS,
                 message=f"Unknown tool: {params.name!r} is not served by the {profile.name} profile",
             )
-        request_id.set(ctx.request_id)
+        rid = 0 if ctx.request_id is None else ctx.request_id
+        answering.set(Outgoing(rid, ctx.protocol_version, stamp))
         return await call_tool(tool, handlers, params.arguments)
 
-    return Server(
+    server: Server[Any] = Server(
         "tmux-contract-mcp",
         version=__version__,
         instructions=f"tmux tools ({profile.name} profile).",
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )
+    stamp = server.server_info_stamp  # fixed for the server's life; read-only from here on
+    return server
 
 
 async def serve_stdio(profile: Profile, handlers: Any) -> None:
     from mcp.server.stdio import stdio_server
 
     server = build_server(profile, handlers)
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    try:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+    finally:
+        close = getattr(handlers, "aclose", None)  # handlers may hold connections
+        if close is not None:
+            with anyio.CancelScope(shield=True):
+                await close()

@@ -142,12 +142,21 @@ async def test_per_call_socket_name_overrides_the_process_default(
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("transport", "expected"),
+    [
+        ("subprocess", {"list-panes", "select-pane"}),
+        # Commands travel over the control client's stdin; the binary runs to attach it.
+        ("control", {"list-sessions", "attach-session"}),
+    ],
+)
 async def test_tmux_bin_env_is_the_binary_run_and_always_gets_the_socket_path(
-    tmux: TmuxServer,
+    tmux: TmuxServer, transport: str, expected: set[str]
 ) -> None:
     grid = tmux.grid()
     wrapper, log = logging_wrapper(tmux)
-    async with open_client(tmux.server_env(LIBTMUX_TMUX_BIN=str(wrapper))) as client:
+    env = tmux.server_env(LIBTMUX_TMUX_BIN=str(wrapper), TMUX_CONTRACT_MCP_TRANSPORT=transport)
+    async with open_client(env) as client:
         found = await client.ok("find_pane_by_position", {"corner": "bottom-left"})
         selected = await client.ok("select_pane", {"pane_id": grid["top-right"]})
     assert_is_pane_of(found, tmux, grid["bottom-left"])
@@ -157,11 +166,13 @@ async def test_tmux_bin_env_is_the_binary_run_and_always_gets_the_socket_path(
     calls = read_calls(log)
     assert calls, "the wrapper never ran"
     socket = os.path.realpath(tmux.socket_path)
+    commands = set()
     for call in calls:
-        assert call[0] == "-S", call
-        assert os.path.realpath(call[1]) == socket, call
-    commands = {call[2] for call in calls}
-    assert {"list-panes", "select-pane"} <= commands, commands
+        at = call.index("-S")
+        assert os.path.realpath(call[at + 1]) == socket, call
+        command = call[at + 2 :]
+        commands.add(command[1] if command[0] == "-C" else command[0])
+    assert expected <= commands, commands
 
 
 @pytest.mark.anyio

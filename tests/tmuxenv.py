@@ -39,9 +39,18 @@ class TmuxServer:
             "PATH": os.environ.get("PATH", ""),
             "HOME": os.environ.get("HOME", "/root"),
         }
+        # One invocation: the shell is set before the first pane starts, so no pane runs
+        # the user's login shell (slow to start, and noisy with their rc files).
         server.tmux(
             "-f",
             "/dev/null",
+            "start-server",
+            ";",
+            "set-option",
+            "-g",
+            "default-shell",
+            "/bin/sh",
+            ";",
             "new-session",
             "-d",
             "-s",
@@ -51,7 +60,6 @@ class TmuxServer:
             "-y",
             str(height),
         )
-        server.tmux("set-option", "-g", "default-shell", "/bin/sh")
         return server
 
     @property

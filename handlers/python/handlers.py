@@ -12,7 +12,7 @@ from ...generated.python.models.find_pane_by_position import (
 )
 from ...generated.python.models.select_pane import SelectPaneInput, SelectPaneOutput
 from ..tmux import panes
-from ..tmux.core import Server, Tmux
+from ..tmux.core import Server, TmuxHandlers
 from ..tmux.formats import PaneRow
 from ..tmux.targets import (
     Window,
@@ -50,10 +50,7 @@ def pane_fields(server: Server, row: PaneRow) -> dict[str, Any]:
     }
 
 
-class PythonHandlers(PythonProfileHandlers):
-    def __init__(self, tmux: Tmux) -> None:
-        self.tmux = tmux
-
+class PythonHandlers(TmuxHandlers, PythonProfileHandlers):
     async def select_pane(self, params: SelectPaneInput) -> SelectPaneOutput:
         server = self.tmux.server(params.socket_name)
         pane_id = check_pane_id(params.pane_id) if params.pane_id is not None else None

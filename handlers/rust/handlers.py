@@ -10,14 +10,11 @@ from ...generated.rust.models.select_pane import (
     SelectPaneOutputRelation,
 )
 from ..tmux import panes
-from ..tmux.core import Tmux
+from ..tmux.core import TmuxHandlers
 from ..tmux.targets import check_pane_id, window_of_pane
 
 
-class RustHandlers(RustProfileHandlers):
-    def __init__(self, tmux: Tmux) -> None:
-        self.tmux = tmux
-
+class RustHandlers(TmuxHandlers, RustProfileHandlers):
     async def select_pane(self, params: SelectPaneInput) -> SelectPaneOutput:
         server = self.tmux.server()
         pane_id = check_pane_id(params.pane, field="pane")

@@ -7,30 +7,104 @@ hands out ``Server`` objects that speak to exactly one tmux server.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager
 
-from .formats import PANE_FORMAT, PaneRow, pane_rows
+from .control import ControlTransport
+from .formats import (
+    LINK_FORMAT,
+    PANE_FORMAT,
+    SEP,
+    SESSION_FORMAT,
+    LinkRow,
+    PaneRow,
+    SessionRow,
+    link_rows,
+    pane_rows,
+    session_rows,
+)
 from .identity import Caller, Relation
 from .sockets import Socket, default_socket, socket_for_name, tmux_binary
 from .transport import SubprocessTransport, Transport
+from .waits import OutputWatchers, Watch
+
+TRANSPORT_ENV = "TMUX_CONTRACT_MCP_TRANSPORT"
+TRANSPORTS = ("control", "subprocess")
+
+# Commands that only read: safe to run again if the connection died under them.
+READS = frozenset(
+    {
+        "capture-pane",
+        "display-message",
+        "list-buffers",
+        "list-clients",
+        "list-panes",
+        "list-sessions",
+        "list-windows",
+        "show-buffer",
+        "show-environment",
+        "show-hooks",
+        "show-options",
+    }
+)
+
+
+class UnknownTransport(ValueError):
+    pass
 
 
 class Server:
     """One tmux server, reached through its transport."""
 
-    def __init__(self, transport: Transport, caller: Caller) -> None:
+    def __init__(self, transport: Transport, caller: Caller, watchers: OutputWatchers) -> None:
         self.transport = transport
         self.caller = caller
+        self.watchers = watchers
 
     @property
     def socket(self) -> Socket:
         return self.transport.socket
 
     async def run(self, *args: str) -> list[str]:
-        return await self.transport.run(args)
+        return await self.transport.run(args, retry=bool(args) and args[0] in READS)
+
+    def output_watch(self, pane: PaneRow) -> AbstractAsyncContextManager[Watch]:
+        """Wake on ``pane``'s output while the block runs (see ``waits``)."""
+        return self.watchers.watch(pane.session_id, pane.pane_id)
 
     async def list_panes(self, *scope: str) -> list[PaneRow]:
         """``list-panes`` with every pane field; ``scope`` is ``-a``, ``-s``, ``-t``…"""
         return pane_rows(await self.run("list-panes", *scope, "-F", PANE_FORMAT))
+
+    async def pane(self, pane_id: str) -> PaneRow | None:
+        """One pane's row, or None when it does not exist.
+
+        ``display-message -t`` does not fail for a missing pane (tmux 3.3a):
+        it expands the format with no pane, so the empty ``pane_id`` tells.
+        """
+        rows = pane_rows(await self.run("display-message", "-p", "-t", pane_id, PANE_FORMAT))
+        return rows[0] if rows and rows[0].pane_id == pane_id else None
+
+    async def list_sessions(self) -> list[SessionRow]:
+        return session_rows(await self.run("list-sessions", "-F", SESSION_FORMAT))
+
+    async def list_links(self, *scope: str) -> list[LinkRow]:
+        """``list-windows`` rows: one per (session, index) a window is linked at."""
+        return link_rows(await self.run("list-windows", *scope, "-F", LINK_FORMAT))
+
+    async def attached_clients(self) -> dict[str, int]:
+        """Clients attached per session id, not counting this process's own control clients."""
+        own = self.own_client_pids()
+        counts: dict[str, int] = {}
+        lines = await self.run("list-clients", "-F", f"#{{client_pid}}{SEP}#{{session_id}}")
+        for line in lines:
+            pid, _, session_id = line.partition(SEP)
+            if pid.isdigit() and int(pid) not in own and session_id:
+                counts[session_id] = counts.get(session_id, 0) + 1
+        return counts
+
+    def own_client_pids(self) -> frozenset[int]:
+        """Pids of the tmux clients this process keeps attached (none over subprocesses)."""
+        return self.transport.own_client_pids() | self.watchers.client_pids()
 
     def relation(self, pane_id: str) -> Relation:
         return self.caller.relation(self.socket, pane_id)
@@ -41,8 +115,24 @@ class Tmux:
         self.environ = dict(environ)
         self.caller = Caller.from_environ(environ)
         self.tmux_bin = tmux_binary(environ)
+        self.transport_kind = environ.get(TRANSPORT_ENV) or "control"
+        if self.transport_kind not in TRANSPORTS:
+            raise UnknownTransport(
+                f"{TRANSPORT_ENV}={self.transport_kind!r} is not a transport; "
+                f"choose one of {', '.join(TRANSPORTS)}"
+            )
         self._default: Socket | None = None
         self._servers: dict[str, Server] = {}
+
+    async def aclose(self) -> None:
+        """End every long-lived tmux client this process started."""
+        servers = list(self._servers.values())
+        self._servers.clear()
+        for server in servers:
+            close = getattr(server.transport, "aclose", None)
+            if close is not None:
+                await close()
+            await server.watchers.aclose()
 
     def socket(self, socket_name: str | None = None) -> Socket:
         if socket_name is not None:
@@ -56,6 +146,18 @@ class Tmux:
         socket = self.socket(socket_name)
         server = self._servers.get(socket.path)
         if server is None:
-            transport = SubprocessTransport(socket, self.tmux_bin, self.environ)
-            server = self._servers[socket.path] = Server(transport, self.caller)
+            kind = ControlTransport if self.transport_kind == "control" else SubprocessTransport
+            transport = kind(socket, self.tmux_bin, self.environ)
+            watchers = OutputWatchers(socket, self.tmux_bin, self.environ)
+            server = self._servers[socket.path] = Server(transport, self.caller, watchers)
         return server
+
+
+class TmuxHandlers:
+    """What every profile's handlers share: one ``Tmux``, closed when the server stops."""
+
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
+
+    async def aclose(self) -> None:
+        await self.tmux.aclose()

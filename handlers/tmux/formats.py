@@ -41,6 +41,10 @@ def as_flag(value: str) -> bool | None:
     return {"1": True, "0": False}.get(value)
 
 
+SERVER_FIELDS: tuple[str, ...] = ("pid", "start_time")
+"""Asked with every listing: ids restart with the server, so a ref names its server too."""
+
+
 PANE_FIELDS: tuple[str, ...] = (
     "pane_id",
     "pane_index",
@@ -68,18 +72,46 @@ PANE_FIELDS: tuple[str, ...] = (
     "window_active",
     "session_id",
     "session_name",
+    "history_size",
+    "history_limit",
+    "cursor_y",
+    *SERVER_FIELDS,
 )
 PANE_FORMAT = format_of(PANE_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
-class PaneRow:
-    """One pane as tmux reported it, with the window and session it was listed under."""
+class Row:
+    """One object as tmux reported it: raw field values, with typed readers."""
 
     raw: dict[str, str]
 
     def __getitem__(self, field: str) -> str:
         return self.raw[field]
+
+    def flag(self, field: str) -> bool | None:
+        return as_flag(self.raw[field])
+
+    def number(self, field: str) -> int | None:
+        return as_int(self.raw[field])
+
+    def count(self, field: str) -> int:
+        """A number tmux always gives; 0 when it had nothing to say."""
+        return as_int(self.raw[field]) or 0
+
+    def text(self, field: str) -> str | None:
+        """A string field, or None where tmux had nothing to say."""
+        return self.raw[field] or None
+
+    @property
+    def server_tag(self) -> str:
+        """Which server run this row came from: its pid and start time."""
+        return f"{self.raw.get('pid', '')}.{self.raw.get('start_time', '')}"
+
+
+@dataclass(frozen=True, slots=True)
+class PaneRow(Row):
+    """One pane, with the window and session it was listed under."""
 
     @property
     def pane_id(self) -> str:
@@ -95,7 +127,7 @@ class PaneRow:
 
     @property
     def index(self) -> int:
-        return as_int(self.raw["pane_index"]) or 0
+        return self.count("pane_index")
 
     @property
     def active(self) -> bool:
@@ -105,15 +137,73 @@ class PaneRow:
     def window_active(self) -> bool:
         return self.raw["window_active"] == "1"
 
-    def flag(self, field: str) -> bool | None:
-        return as_flag(self.raw[field])
 
-    def number(self, field: str) -> int | None:
-        return as_int(self.raw[field])
+SESSION_FIELDS: tuple[str, ...] = (
+    "session_id",
+    "session_name",
+    "session_windows",
+    "session_attached",
+    "session_created",
+    "session_activity",
+    *SERVER_FIELDS,
+)
+SESSION_FORMAT = format_of(SESSION_FIELDS)
 
-    def text(self, field: str) -> str | None:
-        """A string field, or None where tmux had nothing to say."""
-        return self.raw[field] or None
+
+@dataclass(frozen=True, slots=True)
+class SessionRow(Row):
+    @property
+    def session_id(self) -> str:
+        return self.raw["session_id"]
+
+    @property
+    def name(self) -> str:
+        return self.raw["session_name"]
+
+
+LINK_FIELDS: tuple[str, ...] = (
+    "session_id",
+    "session_name",
+    "window_id",
+    "window_index",
+    "window_name",
+    "window_panes",
+    "window_width",
+    "window_height",
+    "window_active",
+    "window_layout",
+    *SERVER_FIELDS,
+)
+LINK_FORMAT = format_of(LINK_FIELDS)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRow(Row):
+    """A window as linked into one session at one index (a window may have several)."""
+
+    @property
+    def session_id(self) -> str:
+        return self.raw["session_id"]
+
+    @property
+    def window_id(self) -> str:
+        return self.raw["window_id"]
+
+    @property
+    def index(self) -> int:
+        return self.count("window_index")
+
+    @property
+    def target(self) -> str:
+        return f"{self.session_id}:{self.index}"
+
+
+def session_rows(lines: Iterable[str]) -> list[SessionRow]:
+    return [SessionRow(raw) for raw in parse_rows(lines, SESSION_FIELDS)]
+
+
+def link_rows(lines: Iterable[str]) -> list[LinkRow]:
+    return [LinkRow(raw) for raw in parse_rows(lines, LINK_FIELDS)]
 
 
 def pane_rows(lines: Iterable[str]) -> list[PaneRow]:

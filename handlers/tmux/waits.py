@@ -1,0 +1,112 @@
+"""Waking on pane output instead of polling for it.
+
+tmux sends ``%output`` only to control clients attached to the pane's session
+and not started with ``no-output``, so waits get their own clients: one per
+session, shared by every wait on that session's panes and closed when the
+last wait ends. A wait wakes on an ``%output`` line for its pane, never on a
+timer; what changed is then read the ordinary way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import anyio
+
+from .control import ControlClient, output_event
+from .sockets import Socket
+
+
+class WatchLost(Exception):
+    """The client delivering output ended (its session or server went away)."""
+
+
+class Watch:
+    """Output events of one pane, remembered until ``changed`` consumes them."""
+
+    def __init__(self, client: ControlClient, pane_id: str) -> None:
+        self.client = client
+        self.pane_id = pane_id
+        self._event = anyio.Event()
+
+    def on_line(self, line: str) -> None:
+        event = output_event(line)
+        if event is not None and event[0] == self.pane_id:
+            self._event.set()
+
+    async def changed(self) -> None:
+        """Return once the pane has printed since the last call (or since the watch began)."""
+        async with anyio.create_task_group() as group:
+
+            async def client_ended() -> None:
+                await self.client.wait_closed()
+                group.cancel_scope.cancel()
+
+            group.start_soon(client_ended)
+            await self._event.wait()
+            group.cancel_scope.cancel()
+        if not self._event.is_set():
+            raise WatchLost(f"the tmux client watching {self.pane_id} ended")
+        self._event = anyio.Event()
+
+
+@dataclass
+class _Shared:
+    client: ControlClient
+    users: int = 0
+
+
+class OutputWatchers:
+    """The output clients of one tmux server, one per session being waited on."""
+
+    def __init__(self, socket: Socket, tmux_bin: str, environ: Mapping[str, str]) -> None:
+        self.socket = socket
+        self.tmux_bin = tmux_bin
+        self.environ = dict(environ)
+        self._shared: dict[str, _Shared] = {}
+        self._lock = anyio.Lock()
+
+    def client_pids(self) -> frozenset[int]:
+        return frozenset(shared.client.pid for shared in self._shared.values())
+
+    @asynccontextmanager
+    async def watch(self, session_id: str, pane_id: str) -> AsyncIterator[Watch]:
+        """Output events for ``pane_id`` (of ``session_id``) while the block runs."""
+        shared = await self._acquire(session_id)
+        watch = Watch(shared.client, pane_id)
+        remove = shared.client.add_listener(watch.on_line)
+        try:
+            yield watch
+        finally:
+            remove()
+            with anyio.CancelScope(shield=True):
+                await self._release(session_id, shared)
+
+    async def _acquire(self, session_id: str) -> _Shared:
+        async with self._lock:
+            shared = self._shared.get(session_id)
+            if shared is None or not shared.client.usable:
+                client = await ControlClient.start(
+                    self.socket, self.tmux_bin, session_id, environ=self.environ, output=True
+                )
+                shared = self._shared[session_id] = _Shared(client)
+            shared.users += 1
+            return shared
+
+    async def _release(self, session_id: str, shared: _Shared) -> None:
+        async with self._lock:
+            shared.users -= 1
+            if shared.users > 0:
+                return
+            if self._shared.get(session_id) is shared:
+                del self._shared[session_id]
+        await shared.client.aclose()
+
+    async def aclose(self) -> None:
+        async with self._lock:
+            clients = [shared.client for shared in self._shared.values()]
+            self._shared.clear()
+        for client in clients:
+            await client.aclose()
