@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
@@ -17,7 +17,7 @@ from typing import Any
 import mcp.types as types
 
 from .toolspec import ToolEntry
-from .validation import compile_schema
+from .validation import compile_check, compile_schema
 
 PROFILES = ("python", "rust", "swift")
 DEFAULT_PROFILE = "python"
@@ -56,6 +56,10 @@ class Tool:
     @cached_property
     def output_validator(self) -> Any:
         return compile_schema(self.contract["outputSchema"])
+
+    @cached_property
+    def output_check(self) -> Callable[[Any], bool]:
+        return compile_check(self.contract["outputSchema"])
 
     @cached_property
     def _models(self) -> Any:

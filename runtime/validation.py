@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import ast
 import contextlib
-from collections.abc import Iterator, Mapping
+import json
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+import fastjsonschema
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
@@ -35,6 +37,28 @@ def compile_schema(schema: Mapping[str, Any]) -> Any:
     return ContractValidator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
+def compile_check(schema: Mapping[str, Any]) -> Callable[[Any], bool]:
+    """A fast yes/no check of ``schema`` (schema compiled to Python code).
+
+    Used on results, where a pass is the common case; ``argument_errors`` with
+    the full validator explains a failure. Schemas using this project's own
+    keyword (which the compiler ignores) keep the full validator.
+    """
+    if UTF8_KEYWORD in json.dumps(schema):
+        full = compile_schema(schema)
+        return lambda value: bool(full.is_valid(value))
+    compiled = fastjsonschema.compile(dict(schema))
+
+    def check(value: Any) -> bool:
+        try:
+            compiled(value)
+        except fastjsonschema.JsonSchemaException:
+            return False
+        return True
+
+    return check
+
+
 def json_path(parts: Any) -> str:
     """``['operations', 3, 'arguments', 'maxLines']`` -> ``operations[3].arguments.maxLines``."""
     text = ""
@@ -53,14 +77,49 @@ def _show(value: Any, limit: int = 80) -> str:
 
 
 def _leaf(error: ValidationError) -> ValidationError:
-    """For a oneOf/anyOf failure, the most telling sub-error (the best-matching branch)."""
-    if error.context:
-        # ``X | null`` fails twice; the null branch's complaint says nothing useful.
-        telling = [
-            e for e in error.context if not (e.validator == "type" and e.validator_value == "null")
-        ]
-        return _leaf(best_match(telling or error.context))
-    return error
+    """For a oneOf/anyOf failure, the most telling sub-error.
+
+    Branches told apart by a ``const`` (the batch's ``tool``) are judged by the
+    branch whose constant matched: its complaint is the one that helps. When no
+    branch's constant matched, the complaint is that the value is none of them.
+    """
+    if not error.context:
+        return error
+    branches: dict[Any, list[ValidationError]] = {}
+    for sub in error.context:
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    keyed = {key: errs for key, errs in branches.items() if any(_is_key(e) for e in errs)}
+    if keyed:
+        matched = [errs for key, errs in branches.items() if key not in keyed]
+        if len(matched) == 1:
+            return _leaf(best_match(matched[0]))
+        if not matched:
+            return _no_branch(error, [e for errs in keyed.values() for e in errs if _is_key(e)])
+    # ``X | null`` fails twice; the null branch's complaint says nothing useful.
+    telling = [
+        e for e in error.context if not (e.validator == "type" and e.validator_value == "null")
+    ]
+    return _leaf(best_match(telling or error.context))
+
+
+def _is_key(error: ValidationError) -> bool:
+    return bool(error.validator == "const")
+
+
+def _no_branch(error: ValidationError, keys: list[ValidationError]) -> ValidationError:
+    """One ``enum``-style error listing every constant the value could have had."""
+    first = keys[0]
+    allowed = [
+        e.validator_value for e in keys if list(e.absolute_path) == list(first.absolute_path)
+    ]
+    return ValidationError(
+        f"{first.instance!r} is not one of {allowed!r}",
+        validator="enum",
+        validator_value=allowed,
+        instance=first.instance,
+        path=list(first.absolute_path),
+        schema={"enum": allowed},
+    )
 
 
 def describe(error: ValidationError) -> str:

@@ -1,39 +1,64 @@
-"""What a response costs on the wire, measured the way the stdio transport writes it.
+"""What a response costs on the wire, measured the way the SDK writes it.
 
 A tool that must keep its answer under a byte cap (the batch) needs the exact
-size of the JSON-RPC line its result becomes, request id included. The server
-records the id of the request being answered; this module serialises a result
-exactly as the SDK's stdio writer does.
+size of the JSON-RPC line its result becomes: the request id, the per-version
+shaping of the result and the server-info stamp of 2026-era protocols all
+count. The server records those facts for the request being answered; this
+module replays the SDK's outbound steps (mcp 2.3: ``ServerRunner`` result
+shaping, then the stdio writer) on a result.
 """
 
 from __future__ import annotations
 
 import contextvars
+from dataclasses import dataclass, field
+from typing import Any
 
 import mcp.types as types
+from mcp_types import SERVER_INFO_META_KEY, methods
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 LINE_CAP = 1_000_000
 """The most bytes one response line may take, newline included."""
 
-request_id: contextvars.ContextVar[types.RequestId | None] = contextvars.ContextVar(
-    "request_id", default=None
+
+@dataclass(frozen=True)
+class Outgoing:
+    """What shapes the response to the request being answered."""
+
+    request_id: types.RequestId = 0
+    protocol_version: str | None = None
+    server_info: dict[str, Any] = field(default_factory=dict)
+
+
+answering: contextvars.ContextVar[Outgoing | None] = contextvars.ContextVar(
+    "answering", default=None
 )
 
 
-def response_line(result: types.CallToolResult, rid: types.RequestId | None = None) -> bytes:
+def _shaped(result: types.CallToolResult, out: Outgoing) -> dict[str, Any]:
+    dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    version = out.protocol_version
+    if version is None:
+        return dumped
+    dumped = methods.serialize_server_result("tools/call", version, dumped)
+    if version in MODERN_PROTOCOL_VERSIONS:
+        if dumped.get("resultType") is None:
+            dumped["resultType"] = "complete"
+        meta = dumped.get("_meta")
+        if meta is None:
+            dumped["_meta"] = {SERVER_INFO_META_KEY: out.server_info}
+        elif isinstance(meta, dict) and meta.get(SERVER_INFO_META_KEY) is None:
+            dumped["_meta"] = {**meta, SERVER_INFO_META_KEY: out.server_info}
+    return dumped
+
+
+def response_line(result: types.CallToolResult) -> bytes:
     """The bytes the stdio transport writes for ``result``, newline included."""
-    body = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-    if rid is None:
-        rid = request_id.get()
-    message = types.JSONRPCResponse(jsonrpc="2.0", id=0 if rid is None else rid, result=body)
+    out = answering.get() or Outgoing()
+    message = types.JSONRPCResponse(jsonrpc="2.0", id=out.request_id, result=_shaped(result, out))
     return message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8") + b"\n"
 
 
 def response_line_bytes(result: types.CallToolResult) -> int:
     return len(response_line(result))
-
-
-def overhead_bytes() -> int:
-    """Bytes of the line that do not depend on the result: the envelope and the request id."""
-    empty = types.CallToolResult(content=[])
-    return len(response_line(empty))

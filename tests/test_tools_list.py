@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import abc
+import importlib
 import json
+import os
 import subprocess
 from typing import Any
 
@@ -12,8 +15,9 @@ from pytest_regressions.file_regression import FileRegressionFixture
 from codegen.contract_file import METADATA_KEY, advertised
 from tests.mcpclient import COMMAND, contracts, open_client
 from tests.tmuxenv import TmuxServer
+from tmux_contract_mcp.profiles import ProfileUnavailable, create_handlers, load_profile
 
-SERVED = ["python", "rust"]
+SERVED = ["python", "rust", "swift"]
 
 
 def advertised_contracts(profile: str) -> list[dict[str, Any]]:
@@ -71,17 +75,38 @@ def test_version_and_help_exit_cleanly() -> None:
         assert word in help_text.stdout
 
 
-def test_a_profile_with_an_unimplemented_tool_refuses_to_start() -> None:
+def test_a_profile_with_an_unimplemented_tool_refuses_to_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    module = importlib.import_module("tmux_contract_mcp.handlers.swift")
+
+    class Partial(module.Handlers):  # type: ignore[name-defined,misc]
+        @abc.abstractmethod
+        async def capture_pane(self, params: Any) -> Any: ...
+
+    monkeypatch.setattr(module, "Handlers", Partial)
+    with pytest.raises(ProfileUnavailable, match="no handler for capture_pane"):
+        create_handlers(load_profile("swift"), {})
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [(["--transport", "bogus"], {}), ([], {"TMUX_CONTRACT_MCP_TRANSPORT": "bogus"})],
+)
+def test_an_unknown_transport_stops_startup_with_one_line(
+    args: list[str], env: dict[str, str]
+) -> None:
     done = subprocess.run(
-        [COMMAND, "--profile", "swift"],
+        [COMMAND, "--profile", "swift", *args],
         capture_output=True,
         text=True,
         timeout=30,
         stdin=subprocess.DEVNULL,
+        env={**os.environ, **env},
     )
     assert done.returncode == 2
-    assert "call_read_tools_batch" in done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1
+    assert "bogus" in done.stderr
+    assert done.stderr.strip().splitlines()[-1].count("bogus") == 1
 
 
 def test_an_unknown_profile_is_refused() -> None:

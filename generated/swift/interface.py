@@ -51,7 +51,7 @@ class SwiftProfileHandlers(abc.ABC):
     async def capture_since(
         self, params: CaptureSinceInput
     ) -> CaptureSinceOutput | Reply[CaptureSinceOutput]:
-        """Read only the lines a pane has printed since an earlier call, to follow a running command's output without re-reading what was already seen. Each result carries an opaque `cursor`; pass it back unchanged to continue from there, and set `waitMs` (0 to 10000, i.e. at most 10 s) to let the call wait for new output. Returns the new lines (at most `maxLines`, 200 when omitted, up to 2000), the next cursor, `linesMissed` for output that could no longer be read, `restarted` when reading started over instead of continuing from the cursor, and `droppedLines`. `paneId` takes a raw tmux pane id such as `%3` or a `ref` returned by another tool."""
+        """Read only the lines a pane has printed since an earlier call, to follow a running command's output without re-reading what was already seen. Each result carries an opaque `cursor`; pass it back unchanged to continue from there, and set `waitMs` (0 to 10000, i.e. at most 10 s) to let the call wait for new output: it wakes on the pane's output, not on a timer. A line is returned once it is complete (the cursor has moved below it). Returns the new lines (at most `maxLines`, 200 when omitted, up to 2000; `droppedLines` counts older new lines left out), the next cursor, `linesMissed` (a lower bound on lines that scrolled out of history before they could be read), and `restarted` when reading started over because the pane was respawned or the server restarted. A cursor is only valid for the pane and the server process that issued it. `paneId` takes a raw tmux pane id such as `%3` or a `ref` returned by another tool."""
 
     @abc.abstractmethod
     async def find_pane_by_position(
@@ -81,7 +81,7 @@ class SwiftProfileHandlers(abc.ABC):
     async def get_tmux_variables(
         self, params: GetTmuxVariablesInput
     ) -> GetTmuxVariablesOutput | Reply[GetTmuxVariablesOutput]:
-        """Read tmux format variables such as `session_name` or `pane_current_path` by name; each name is evaluated as the format `#{name}`, for the pane `paneId` when one is given. Give 1 to 32 names, each matching `^[A-Za-z][A-Za-z0-9_]*$`; the names are checked before tmux is called, which is what keeps `#(...)` shell commands out. Returns a map from each name to its value, or null when tmux has no value for it. `paneId` takes a raw tmux pane id such as `%3` or a `ref` returned by another tool."""
+        """Read tmux format variables such as `session_name` or `pane_current_path` by name; each name is evaluated as the format `#{name}`, for the pane `paneId` when one is given, otherwise for the active pane of the first session. Give 1 to 32 names, each matching `^[A-Za-z][A-Za-z0-9_]*$`; the names are checked before tmux is called, which is what keeps `#(...)` shell commands out. Returns a map from each name to its value, or null when tmux has no value for it (unknown and empty variables read the same). `paneId` takes a raw tmux pane id such as `%3` or a `ref` returned by another tool."""
 
     @abc.abstractmethod
     async def get_window_info(
@@ -109,7 +109,7 @@ class SwiftProfileHandlers(abc.ABC):
     async def search_panes(
         self, params: SearchPanesInput
     ) -> SearchPanesOutput | Reply[SearchPanesOutput]:
-        """Search the text of panes for `pattern` (at most 4096 bytes of UTF-8), read as a literal string or, when `regex` is true, as a regular expression; an invalid regular expression is an error. `scrollbackLines` (1 to 2000) sets how far back into each pane's output to look, `maxMatchesPerPane` (1 to 200) caps the matches per pane, and `session` (a session id such as `$1`, a `ref`, or a name) limits the search to one session. Returns the matching lines with their pane's ref and id and line number, how many panes were searched out of how many were available, and whether the results were cut short and by which limit."""
+        """Search the text of panes for `pattern` (at most 4096 bytes of UTF-8), read as a literal string or, when `regex` is true, as a regular expression; an invalid regular expression is an error. `scrollbackLines` (1 to 2000, 500 when omitted) sets how many history lines of each pane are searched besides its screen, `maxMatchesPerPane` (1 to 200, 20 when omitted) caps the matches per pane, and `session` (a session id such as `$1`, a `ref`, or a name) limits the search to one session. Returns the matching lines with their pane's ref and id and the tmux line number (0 is the top of the screen, negative numbers are history; pass it as capture_pane's `start` and `end` to read around a match), how many panes were searched out of how many were available, and whether the results were cut short and by which limit. A whole call stops at 500 matches, 256 KiB of matched text, 200 panes or 2 seconds of regex time."""
 
     @abc.abstractmethod
     async def show_environment(

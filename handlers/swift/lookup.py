@@ -1,0 +1,127 @@
+"""Finding the pane, window or session a swift-profile argument names.
+
+Every id argument takes the raw tmux id or a ref. Shapes are checked before
+tmux runs; a ref from an earlier server run is refused, because tmux hands
+the same ids out again after a restart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..tmux.core import Server
+from ..tmux.errors import CommandFailed, UnknownTarget
+from ..tmux.formats import LinkRow, PaneRow, Row, SessionRow
+from ..tmux.refs import Ref, Refs
+from ..tmux.targets import SESSION_ID, check_pane_id, check_window_id
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """An id to look up, and the server run a ref pinned it to (None for a raw id)."""
+
+    object_id: str
+    server_tag: str | None
+    field: str
+    given: str
+
+
+class Lookup:
+    def __init__(self, server: Server, refs: Refs) -> None:
+        self.server = server
+        self.refs = refs
+
+    def _ref(self, value: str, field: str, kinds: tuple[str, ...]) -> Ref | None:
+        return self.refs.parse(value, field, kinds) if self.refs.is_ref(value) else None
+
+    def _check_run(self, wanted: Wanted, row: Row, what: str) -> None:
+        if wanted.server_tag is not None and wanted.server_tag != row.server_tag:
+            raise UnknownTarget(
+                f"`{wanted.field}` {wanted.given!r} names {what} {wanted.object_id} of an earlier "
+                f"run of the tmux server on {self.server.socket}, which has restarted since. "
+                "List again to get current refs."
+            )
+
+    def pane_id(self, value: str, field: str = "paneId") -> Wanted:
+        ref = self._ref(value, field, ("pane",))
+        if ref is not None:
+            return Wanted(ref.object_id, ref.server_tag, field, value)
+        return Wanted(check_pane_id(value, field), None, field, value)
+
+    async def pane(self, value: str, field: str = "paneId") -> PaneRow:
+        wanted = self.pane_id(value, field)
+        row = await self.server.pane(wanted.object_id)
+        if row is None:
+            raise self._missing("pane", wanted, "list_panes")
+        self._check_run(wanted, row, "pane")
+        return row
+
+    def window_id(self, value: str, field: str = "windowId") -> Wanted:
+        ref = self._ref(value, field, ("window", "link"))
+        if ref is not None:
+            object_id = ref.object_id.rpartition("|")[2] if ref.kind == "link" else ref.object_id
+            return Wanted(object_id, ref.server_tag, field, value)
+        return Wanted(check_window_id(value, field), None, field, value)
+
+    async def window_panes(self, value: str, field: str = "windowId") -> list[PaneRow]:
+        """The panes of a window, in tmux's order."""
+        wanted = self.window_id(value, field)
+        rows = [
+            row
+            for row in await self._listing("window", wanted, "list_windows", "-t")
+            if row.window_id == wanted.object_id
+        ]
+        if not rows:
+            raise self._missing("window", wanted, "list_windows")
+        self._check_run(wanted, rows[0], "window")
+        seen: dict[str, PaneRow] = {}
+        for row in rows:
+            seen.setdefault(row.pane_id, row)
+        return sorted(seen.values(), key=lambda row: row.index)
+
+    async def window_links(self, value: str, field: str = "windowId") -> list[LinkRow]:
+        """Every (session, index) the window is linked at."""
+        wanted = self.window_id(value, field)
+        links = [
+            row for row in await self.server.list_links("-a") if row.window_id == wanted.object_id
+        ]
+        if not links:
+            raise self._missing("window", wanted, "list_windows")
+        self._check_run(wanted, links[0], "window")
+        return links
+
+    async def session(self, value: str, field: str = "session") -> SessionRow:
+        """A session by id (``$1``), ref, or exact name."""
+        ref = self._ref(value, field, ("session",))
+        sessions = await self.server.list_sessions()
+        if ref is not None:
+            wanted = Wanted(ref.object_id, ref.server_tag, field, value)
+            row = next((r for r in sessions if r.session_id == ref.object_id), None)
+        else:
+            wanted = Wanted(value, None, field, value)
+            row = None
+            if SESSION_ID.match(value):
+                row = next((r for r in sessions if r.session_id == value), None)
+            if row is None:
+                row = next((r for r in sessions if r.name == value), None)
+        if row is None:
+            raise UnknownTarget(
+                f"No session {value!r} (from `{field}`) on tmux {self.server.socket}. "
+                "Call list_sessions to see the sessions that exist."
+            )
+        self._check_run(wanted, row, "session")
+        return row
+
+    async def _listing(self, kind: str, wanted: Wanted, lister: str, *flag: str) -> list[PaneRow]:
+        try:
+            return await self.server.list_panes(*flag, wanted.object_id)
+        except CommandFailed as exc:
+            if "can't find" in exc.stderr:
+                raise self._missing(kind, wanted, lister) from None
+            raise
+
+    def _missing(self, kind: str, wanted: Wanted, lister: str) -> UnknownTarget:
+        return UnknownTarget(
+            f"No {kind} {wanted.object_id} (from `{wanted.field}`) on tmux {self.server.socket}. "
+            f"Call {lister} to see the {kind}s that exist."
+        )

@@ -1,0 +1,216 @@
+"""Reading what a pane shows: bounded captures, and reads that continue from a cursor.
+
+Rows are counted in content coordinates: history rows first (0 is the oldest
+kept), then the screen. Everything above the cursor's row is complete output;
+the cursor's own row may still be growing (a prompt, a progress bar), so a
+continued read hands it out only once the cursor has moved past it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from ...errors import InvalidArgument
+from .core import Server
+from .formats import PaneRow
+from .refs import Refs
+
+DEFAULT_MAX_LINES = 200
+ANCHOR_LINES = 3
+
+
+@dataclass(frozen=True)
+class Capture:
+    lines: list[str]
+    dropped: int
+
+
+def newest(lines: list[str], max_lines: int) -> Capture:
+    """Keep the newest ``max_lines``; say how many older ones were left out."""
+    if len(lines) <= max_lines:
+        return Capture(lines, 0)
+    return Capture(lines[-max_lines:], len(lines) - max_lines)
+
+
+def trim_blank_tail(lines: list[str]) -> list[str]:
+    """The empty rows below the last output are screen, not content."""
+    end = len(lines)
+    while end and not lines[end - 1].strip():
+        end -= 1
+    return lines[:end]
+
+
+async def capture_lines(
+    server: Server,
+    pane_id: str,
+    start: int | str | None = None,
+    end: int | str | None = None,
+    join_wrapped: bool = False,
+) -> list[str]:
+    """``capture-pane -p``: tmux line numbers (0 = top of the screen, negative = history)."""
+    args = ["capture-pane", "-p", "-t", pane_id]
+    if join_wrapped:
+        args.append("-J")
+    if start is not None:
+        args += ["-S", str(start)]
+    if end is not None:
+        args += ["-E", str(end)]
+    return await server.run(*args)
+
+
+async def capture_rows(server: Server, pane: PaneRow, first: int, last: int) -> list[str]:
+    """Rows ``first..last`` (content coordinates, inclusive) of a pane."""
+    if last < first:
+        return []
+    history = pane.count("history_size")
+    lines = await capture_lines(server, pane.pane_id, first - history, last - history)
+    wanted = last - first + 1
+    return (lines + [""] * wanted)[:wanted]
+
+
+def frontier(pane: PaneRow) -> int:
+    """The content row the cursor is on: every row above it is complete."""
+    return pane.count("history_size") + pane.count("cursor_y")
+
+
+def _fingerprint(lines: list[str]) -> str:
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """Where a continued read stopped, in one pane of one server run."""
+
+    pane_id: str
+    server_tag: str
+    pane_pid: str
+    row: int
+    anchor: str  # fingerprint of the complete rows just above ``row``
+    anchor_len: int
+
+    def to_json(self) -> bytes:
+        return json.dumps(
+            {
+                "v": 1,
+                "pane": self.pane_id,
+                "server": self.server_tag,
+                "pid": self.pane_pid,
+                "row": self.row,
+                "anchor": self.anchor,
+                "n": self.anchor_len,
+            },
+            separators=(",", ":"),
+        ).encode()
+
+    @classmethod
+    def from_json(cls, data: bytes) -> Cursor | None:
+        try:
+            raw = json.loads(data)
+            if raw.get("v") != 1:
+                return None
+            return cls(
+                str(raw["pane"]),
+                str(raw["server"]),
+                str(raw["pid"]),
+                int(raw["row"]),
+                str(raw["anchor"]),
+                int(raw["n"]),
+            )
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+
+def seal_cursor(refs: Refs, cursor: Cursor) -> str:
+    return refs.seal(cursor.to_json())
+
+
+def open_cursor(refs: Refs, token: str, pane_id: str, field: str = "cursor") -> Cursor:
+    """Decode a cursor from this process, for this pane; refuse anything else."""
+    payload = refs.unseal(token)
+    cursor = Cursor.from_json(payload) if payload is not None else None
+    if cursor is None:
+        raise InvalidArgument(
+            field,
+            token,
+            "is not a cursor this server process issued (cursors do not survive a restart)",
+            "Call again without a cursor to start reading afresh.",
+        )
+    if cursor.pane_id != pane_id:
+        raise InvalidArgument(
+            field,
+            token,
+            f"belongs to pane {cursor.pane_id}, not {pane_id}",
+            f"Pass the cursor returned for {pane_id}, or no cursor to start afresh.",
+        )
+    return cursor
+
+
+@dataclass(frozen=True)
+class Since:
+    """The rows written since a cursor, and the cursor to continue from."""
+
+    lines: list[str]
+    dropped: int
+    missed: int
+    restarted: bool
+    cursor: Cursor
+
+
+async def _anchor_of(server: Server, pane: PaneRow, row: int) -> tuple[str, int]:
+    count = min(ANCHOR_LINES, row)
+    lines = await capture_rows(server, pane, row - count, row - 1)
+    return _fingerprint(lines), count
+
+
+async def read_since(server: Server, pane: PaneRow, cursor: Cursor | None, max_lines: int) -> Since:
+    """Complete rows after ``cursor`` (all of them without one), newest ``max_lines`` kept."""
+    end = frontier(pane)
+    restarted = cursor is not None and (
+        cursor.server_tag != pane.server_tag or cursor.pane_pid != pane["pane_pid"]
+    )
+    start, missed = 0, 0
+    if cursor is not None and not restarted:
+        start, missed = await _locate(server, pane, cursor, end)
+    fresh = await capture_rows(server, pane, max(start, end - max_lines), end - 1)
+    dropped = max(0, end - start - max_lines)
+    anchor, anchor_len = await _anchor_of(server, pane, end)
+    return Since(
+        fresh,
+        dropped,
+        missed,
+        restarted,
+        Cursor(pane.pane_id, pane.server_tag, pane["pane_pid"], end, anchor, anchor_len),
+    )
+
+
+async def _locate(server: Server, pane: PaneRow, cursor: Cursor, end: int) -> tuple[int, int]:
+    """Where the cursor's row is now, and how many rows were lost before it could be read.
+
+    Rows only move up (history dropping its oldest rows), so the cursor's row
+    is found by its anchor at or above where it was. When the anchor is gone
+    the old position scrolled out of history (or history was cleared): every
+    row kept is new, and at least one row is counted as missed.
+    """
+    row = min(cursor.row, end)
+    if row == cursor.row and row >= cursor.anchor_len:
+        here, _ = _fingerprint_at(await _rows_before(server, pane, row, cursor.anchor_len))
+        if here == cursor.anchor:
+            return row, 0
+    if cursor.anchor_len == 0:
+        return 0, 0
+    kept = await capture_rows(server, pane, 0, max(0, min(cursor.row, end) - 1))
+    for candidate in range(len(kept), cursor.anchor_len - 1, -1):
+        window = kept[candidate - cursor.anchor_len : candidate]
+        if _fingerprint(window) == cursor.anchor:
+            return candidate, 0
+    return 0, 1
+
+
+async def _rows_before(server: Server, pane: PaneRow, row: int, count: int) -> list[str]:
+    return await capture_rows(server, pane, row - count, row - 1)
+
+
+def _fingerprint_at(lines: list[str]) -> tuple[str, int]:
+    return _fingerprint(lines), len(lines)
