@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: env tmux vendor regen check lint typecheck test demo clean
+.PHONY: env tmux vendor regen check lint typecheck test demo bench clean
 
 env: $(STAMP)
 
@@ -64,6 +64,12 @@ test: env tmux check
 
 demo: env tmux
 	$(BIN)/python -m scripts.demo
+
+# Latency against libtmux-mcp (installed into build/bench/peer-venv on first use),
+# both over stdio on one private tmux server; raw samples in build/bench/results.json.
+# Pass options with BENCH_ARGS, e.g. make bench BENCH_ARGS='--iterations 50'.
+bench: env tmux
+	$(BIN)/python -m scripts.bench $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
