@@ -158,30 +158,62 @@ class Since:
     cursor: Cursor
 
 
-async def _anchor_of(server: Server, pane: PaneRow, row: int) -> tuple[str, int]:
-    count = min(ANCHOR_LINES, row)
-    lines = await capture_rows(server, pane, row - count, row - 1)
-    return _fingerprint(lines), count
+class Rows:
+    """A captured span of rows, addressed by content row."""
+
+    def __init__(self, first: int, lines: list[str]) -> None:
+        self.first = first
+        self.lines = lines
+
+    def span(self, start: int, stop: int) -> list[str]:
+        return self.lines[max(0, start - self.first) : max(0, stop - self.first)]
+
+
+async def _rows(server: Server, pane: PaneRow, first: int, stop: int) -> Rows:
+    return Rows(first, await capture_rows(server, pane, first, stop - 1))
 
 
 async def read_since(server: Server, pane: PaneRow, cursor: Cursor | None, max_lines: int) -> Since:
-    """Complete rows after ``cursor`` (all of them without one), newest ``max_lines`` kept."""
+    """Complete rows after ``cursor`` (all of them without one), newest ``max_lines`` kept.
+
+    The usual case is one capture from the cursor's anchor to the frontier;
+    a long gap is read as two short spans instead of everything in between.
+    """
     end = frontier(pane)
     restarted = cursor is not None and (
         cursor.server_tag != pane.server_tag or cursor.pane_pid != pane["pane_pid"]
     )
+    tail = max(max_lines, ANCHOR_LINES)
     start, missed = 0, 0
-    if cursor is not None and not restarted:
+    if cursor is not None and not restarted and cursor.row <= end:
+        first = cursor.row - cursor.anchor_len
+        if end - first <= tail + 2 * ANCHOR_LINES:
+            rows = await _rows(server, pane, first, end)
+            anchored = _fingerprint(rows.span(first, cursor.row)) == cursor.anchor
+        else:
+            head = await _rows(server, pane, first, cursor.row)
+            anchored = _fingerprint(head.lines) == cursor.anchor
+            rows = await _rows(server, pane, end - tail, end)
+        if anchored:
+            start = cursor.row
+        else:
+            start, missed = await _locate(server, pane, cursor, end)
+            rows = await _rows(server, pane, max(start, end - tail), end)
+    elif cursor is not None and not restarted:
         start, missed = await _locate(server, pane, cursor, end)
-    fresh = await capture_rows(server, pane, max(start, end - max_lines), end - 1)
-    dropped = max(0, end - start - max_lines)
-    anchor, anchor_len = await _anchor_of(server, pane, end)
+        rows = await _rows(server, pane, max(start, end - tail), end)
+    else:
+        rows = await _rows(server, pane, max(0, end - tail), end)
+    fresh = rows.span(max(start, end - max_lines), end)
+    anchor = rows.span(end - ANCHOR_LINES, end)
     return Since(
         fresh,
-        dropped,
+        max(0, end - start - max_lines),
         missed,
         restarted,
-        Cursor(pane.pane_id, pane.server_tag, pane["pane_pid"], end, anchor, anchor_len),
+        Cursor(
+            pane.pane_id, pane.server_tag, pane["pane_pid"], end, _fingerprint(anchor), len(anchor)
+        ),
     )
 
 
@@ -193,24 +225,10 @@ async def _locate(server: Server, pane: PaneRow, cursor: Cursor, end: int) -> tu
     the old position scrolled out of history (or history was cleared): every
     row kept is new, and at least one row is counted as missed.
     """
-    row = min(cursor.row, end)
-    if row == cursor.row and row >= cursor.anchor_len:
-        here, _ = _fingerprint_at(await _rows_before(server, pane, row, cursor.anchor_len))
-        if here == cursor.anchor:
-            return row, 0
     if cursor.anchor_len == 0:
         return 0, 0
     kept = await capture_rows(server, pane, 0, max(0, min(cursor.row, end) - 1))
     for candidate in range(len(kept), cursor.anchor_len - 1, -1):
-        window = kept[candidate - cursor.anchor_len : candidate]
-        if _fingerprint(window) == cursor.anchor:
+        if _fingerprint(kept[candidate - cursor.anchor_len : candidate]) == cursor.anchor:
             return candidate, 0
     return 0, 1
-
-
-async def _rows_before(server: Server, pane: PaneRow, row: int, count: int) -> list[str]:
-    return await capture_rows(server, pane, row - count, row - 1)
-
-
-def _fingerprint_at(lines: list[str]) -> tuple[str, int]:
-    return _fingerprint(lines), len(lines)
