@@ -13,7 +13,7 @@ from .profiles import DEFAULT_PROFILE, PROFILES, ProfileUnavailable, create_hand
 
 PROFILE_ENV = "TMUX_CONTRACT_MCP_PROFILE"
 TRANSPORT_ENV = "TMUX_CONTRACT_MCP_TRANSPORT"
-TRANSPORTS = ("control", "subprocess")
+TRANSPORTS = ("control", "subprocess", "memo")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -37,7 +37,8 @@ def parser() -> argparse.ArgumentParser:
         default=None,
         help=(
             f"how tmux is reached: one long-lived control-mode client per server, or one "
-            f"process per command (default: ${TRANSPORT_ENV} or control)"
+            f"process per command; memo answers repeated reads from memory and is only "
+            f"for benchmarks (default: ${TRANSPORT_ENV} or control)"
         ),
     )
     p.add_argument("--list-tools", action="store_true", help="print the profile's tools and exit")

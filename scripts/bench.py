@@ -66,6 +66,11 @@ class Column:
     def is_peer(self) -> bool:
         return self.key == "peer"
 
+    @property
+    def is_floor(self) -> bool:
+        """Ours with tmux stubbed out (repeated reads answered from memory)."""
+        return self.key == "memo"
+
     def args(self, profile: str) -> list[str]:
         if self.is_peer:
             return []
@@ -512,6 +517,9 @@ async def bench_wait(
     calls: dict[str, Call] = {}
     for column in columns:
         cell = results["wait"][column.key]
+        if column.is_floor:  # a wait must see new output; memory never has any
+            cell.status, cell.note = "n/a", "a wait needs tmux"
+            continue
         call, why = wait_call(column, conns)
         if call is None:
             cell.status, cell.note = "n/a", why
@@ -571,6 +579,12 @@ async def bench_cold(
     The import runs once per interpreter and iteration; both of our columns share it.
     """
     cold = "cold_start" in rows
+    for column in columns:
+        if column.is_floor:  # the same process start as ours/control
+            for row in ("cold_start", "import_mcp"):
+                results[row][column.key].status = "n/a"
+                results[row][column.key].note = "same start as ours/control"
+    columns = [c for c in columns if not c.is_floor]
     pythons = {c.python for c in columns} if "import_mcp" in rows else set()
     for column in columns:
         profile = "peer" if column.is_peer else "python"
@@ -705,11 +719,11 @@ def make_columns(
     columns = [
         Column("peer", "libtmux-mcp", str(peer), peer_env, ("peer",), str(peer.parent / "python"))
     ]
-    for transport in ("control", "subprocess"):
+    for transport in ("control", "subprocess", "memo"):
         columns.append(
             Column(
                 transport,
-                f"ours/{transport}",
+                "ours/tmux stubbed" if transport == "memo" else f"ours/{transport}",
                 OURS,
                 {**env, TRANSPORT_ENV: transport},
                 ("python", "swift"),
@@ -764,17 +778,29 @@ def ratio(peer: Cell, ours: Cell) -> str:
     return f"{a['p50_ms'] / b['p50_ms']:.1f}x"
 
 
+def difference(ours: Cell, floor: Cell) -> str:
+    a, b = ours.summary(), floor.summary()
+    if not a or not b:
+        return "-"
+    return f"{a['p50_ms'] - b['p50_ms']:.2f} ms"
+
+
 def table(columns: Sequence[Column], rows: Sequence[str], results: Results) -> str:
     """Cells are p50 / p95 in ms; the ratios divide the peer's p50 by ours."""
-    ours = [c for c in columns if not c.is_peer]
+    ours = [c for c in columns if not c.is_peer and not c.is_floor]
+    floor = next((c for c in columns if c.is_floor), None)
     header = ["row (ms: p50 / p95)", *(c.label for c in columns)]
     header += [f"peer/{c.key}" for c in ours]
+    if floor is not None:
+        header.append("tmux part (control - stubbed, p50)")
     body = []
     for row in rows:
         cells = results[row]
         line = [ROW_TITLES[row], *(fmt(cells[c.key]) for c in columns)]
         # The import row is a floor beside the cold start, not a race.
         line += ["-" if row == "import_mcp" else ratio(cells["peer"], cells[c.key]) for c in ours]
+        if floor is not None:
+            line.append(difference(cells["control"], cells[floor.key]))
         body.append(line)
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
     rule = "  ".join("-" * w for w in widths)

@@ -6,7 +6,7 @@ hands out ``Server`` objects that speak to exactly one tmux server.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 
 from .control import ControlTransport
@@ -23,12 +23,13 @@ from .formats import (
     session_rows,
 )
 from .identity import Caller, Relation
+from .memo import MemoTransport
 from .sockets import Socket, default_socket, socket_for_name, tmux_binary
 from .transport import SubprocessTransport, Transport
 from .waits import OutputWatchers, Watch
 
 TRANSPORT_ENV = "TMUX_CONTRACT_MCP_TRANSPORT"
-TRANSPORTS = ("control", "subprocess")
+TRANSPORTS = ("control", "subprocess", "memo")
 
 # Commands that only read: safe to run again if the connection died under them.
 READS = frozenset(
@@ -48,6 +49,10 @@ READS = frozenset(
 )
 
 
+def is_read(args: Sequence[str]) -> bool:
+    return bool(args) and args[0] in READS
+
+
 class UnknownTransport(ValueError):
     pass
 
@@ -65,7 +70,7 @@ class Server:
         return self.transport.socket
 
     async def run(self, *args: str) -> list[str]:
-        return await self.transport.run(args, retry=bool(args) and args[0] in READS)
+        return await self.transport.run(args, retry=is_read(args))
 
     def output_watch(self, pane: PaneRow) -> AbstractAsyncContextManager[Watch]:
         """Wake on ``pane``'s output while the block runs (see ``waits``)."""
@@ -146,8 +151,13 @@ class Tmux:
         socket = self.socket(socket_name)
         server = self._servers.get(socket.path)
         if server is None:
-            kind = ControlTransport if self.transport_kind == "control" else SubprocessTransport
-            transport = kind(socket, self.tmux_bin, self.environ)
+            transport: Transport
+            if self.transport_kind == "subprocess":
+                transport = SubprocessTransport(socket, self.tmux_bin, self.environ)
+            else:
+                transport = ControlTransport(socket, self.tmux_bin, self.environ)
+            if self.transport_kind == "memo":
+                transport = MemoTransport(transport, is_read)
             watchers = OutputWatchers(socket, self.tmux_bin, self.environ)
             server = self._servers[socket.path] = Server(transport, self.caller, watchers)
         return server
