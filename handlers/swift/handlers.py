@@ -48,6 +48,16 @@ from .batch import Batch
 from .lookup import Lookup
 
 DEFAULT_SCROLLBACK = 500
+# Format variables that count clients: tmux would count this server's own control clients.
+CLIENT_COUNTS = frozenset(
+    {
+        "session_attached",
+        "session_many_attached",
+        "session_attached_list",
+        "window_active_clients",
+        "window_active_clients_list",
+    }
+)
 DEFAULT_MATCHES_PER_PANE = 20
 MAX_WAIT_MS = 10_000
 
@@ -267,26 +277,47 @@ class SwiftHandlers(TmuxHandlers, SwiftProfileHandlers):
         if not names:
             raise InvalidArgument("names", names, "is empty", "Pass 1 to 32 format variable names.")
         lookup = self.lookup
+        server = lookup.server
         pane = given(params.paneId)
-        fields = ("pane_id", *names)
+        fields = ("pane_id", "pane_active", *names)
         fmt = SEP.join(f"#{{{name}}}" for name in fields)  # names passed the schema's pattern
+        # list-panes, not display-message: the format then never sees a client, so
+        # nothing depends on which transport (or whose control client) asked.
         if pane is not None:
-            wanted = lookup.pane_id(pane)
-            row = await lookup.pane(pane)
-            lines = await lookup.server.run("list-panes", "-t", row.pane_id, "-F", fmt)
-            values = next(
-                (r for r in parse_rows(lines, fields) if r["pane_id"] == wanted.object_id), None
-            )
+            target = (await lookup.pane(pane)).pane_id
+            rows = parse_rows(await server.run("list-panes", "-t", target, "-F", fmt), fields)
+            values = next((r for r in rows if r["pane_id"] == target), {})
         else:
-            # Not tmux's "current" session, which differs between transports: the first one.
-            sessions = await lookup.server.list_sessions()
-            scope = ("-t", sessions[0].session_id) if sessions else ()
-            lines = await lookup.server.run("display-message", "-p", *scope, fmt)
-            values = next(iter(parse_rows(lines, fields)), None)
-        found = values or {}
+            sessions = await server.list_sessions()
+            if sessions:
+                scope = ("-t", sessions[0].session_id)
+                rows = parse_rows(await server.run("list-panes", *scope, "-F", fmt), fields)
+                values = next((r for r in rows if r["pane_active"] == "1"), {})
+            else:
+                lines = await server.run("display-message", "-p", fmt)
+                values = next(iter(parse_rows(lines, fields)), {})
+        if CLIENT_COUNTS.intersection(names) and values.get("pane_id"):
+            values.update(await self._client_counts(values["pane_id"]))
         return GetTmuxVariablesOutput.model_validate(
-            {"values": {name: found.get(name) or None for name in names}}
+            {"values": {name: values.get(name) or None for name in names}}
         )
+
+    async def _client_counts(self, pane_id: str) -> dict[str, str]:
+        """The client-counting variables recomputed without this process's own clients."""
+        server = self.tmux.server()
+        row = await server.pane(pane_id)
+        if row is None:
+            return {}
+        clients = await server.clients()
+        in_session = [c for c in clients if c.session_id == row.session_id]
+        on_window = [c for c in clients if c.window_id == row.window_id]
+        return {
+            "session_attached": str(len(in_session)),
+            "session_many_attached": "1" if len(in_session) > 1 else "0",
+            "session_attached_list": ",".join(c.name for c in in_session),
+            "window_active_clients": str(len(on_window)),
+            "window_active_clients_list": ",".join(c.name for c in on_window),
+        }
 
     async def show_environment(self, params: ShowEnvironmentInput) -> ShowEnvironmentOutput:
         session_id = await self._session_id(given(params.session))

@@ -11,13 +11,15 @@ from contextlib import AbstractAsyncContextManager
 
 from .control import ControlTransport
 from .formats import (
+    CLIENT_FORMAT,
     LINK_FORMAT,
     PANE_FORMAT,
-    SEP,
     SESSION_FORMAT,
+    ClientRow,
     LinkRow,
     PaneRow,
     SessionRow,
+    client_rows,
     link_rows,
     pane_rows,
     session_rows,
@@ -96,15 +98,17 @@ class Server:
         """``list-windows`` rows: one per (session, index) a window is linked at."""
         return link_rows(await self.run("list-windows", *scope, "-F", LINK_FORMAT))
 
+    async def clients(self) -> list[ClientRow]:
+        """The attached clients, without this process's own control clients."""
+        own = self.own_client_pids()
+        rows = client_rows(await self.run("list-clients", "-F", CLIENT_FORMAT))
+        return [row for row in rows if row.pid not in own]
+
     async def attached_clients(self) -> dict[str, int]:
         """Clients attached per session id, not counting this process's own control clients."""
-        own = self.own_client_pids()
         counts: dict[str, int] = {}
-        lines = await self.run("list-clients", "-F", f"#{{client_pid}}{SEP}#{{session_id}}")
-        for line in lines:
-            pid, _, session_id = line.partition(SEP)
-            if pid.isdigit() and int(pid) not in own and session_id:
-                counts[session_id] = counts.get(session_id, 0) + 1
+        for client in await self.clients():
+            counts[client.session_id] = counts.get(client.session_id, 0) + 1
         return counts
 
     def own_client_pids(self) -> frozenset[int]:

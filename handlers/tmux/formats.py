@@ -198,6 +198,35 @@ class LinkRow(Row):
         return f"{self.session_id}:{self.index}"
 
 
+CLIENT_FIELDS: tuple[str, ...] = ("client_pid", "client_name", "session_id", "window_id")
+CLIENT_FORMAT = format_of(CLIENT_FIELDS)
+
+
+@dataclass(frozen=True, slots=True)
+class ClientRow(Row):
+    """A tmux client attached to a session, looking at one of its windows."""
+
+    @property
+    def pid(self) -> int:
+        return self.count("client_pid")
+
+    @property
+    def name(self) -> str:
+        return self.raw["client_name"]
+
+    @property
+    def session_id(self) -> str:
+        return self.raw["session_id"]
+
+    @property
+    def window_id(self) -> str:
+        return self.raw["window_id"]
+
+
+def client_rows(lines: Iterable[str]) -> list[ClientRow]:
+    return [ClientRow(raw) for raw in parse_rows(lines, CLIENT_FIELDS)]
+
+
 def session_rows(lines: Iterable[str]) -> list[SessionRow]:
     return [SessionRow(raw) for raw in parse_rows(lines, SESSION_FIELDS)]
 
