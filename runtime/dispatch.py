@@ -53,7 +53,7 @@ async def call_tool(
 ) -> types.CallToolResult:
     name = tool.entry.name
     args = dict(arguments or {})
-    problems = argument_errors(tool.input_validator, args)
+    problems = [] if tool.input_check(args) else argument_errors(tool.input_validator, args)
     if problems:
         return error_result(
             f"Invalid arguments for {name}: "

@@ -54,6 +54,10 @@ class Tool:
         return compile_schema(self.contract["inputSchema"])
 
     @cached_property
+    def input_check(self) -> Callable[[Any], bool]:
+        return compile_check(self.contract["inputSchema"])
+
+    @cached_property
     def output_validator(self) -> Any:
         return compile_schema(self.contract["outputSchema"])
 

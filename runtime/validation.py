@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -38,16 +37,14 @@ def compile_schema(schema: Mapping[str, Any]) -> Any:
 
 
 def compile_check(schema: Mapping[str, Any]) -> Callable[[Any], bool]:
-    """A fast yes/no check of ``schema`` (schema compiled to Python code).
+    """A fast yes/no check of ``schema`` (the schema compiled to Python code).
 
-    Used on results, where a pass is the common case; ``argument_errors`` with
-    the full validator explains a failure. Schemas using this project's own
-    keyword (which the compiler ignores) keep the full validator.
+    The common case, a valid value, costs microseconds; ``argument_errors``
+    with the full validator explains a failure. The compiler knows nothing of
+    ``x-libtmux-max-utf8-bytes``, so the keyword is handed to it as a format.
     """
-    if UTF8_KEYWORD in json.dumps(schema):
-        full = compile_schema(schema)
-        return lambda value: bool(full.is_valid(value))
-    compiled = fastjsonschema.compile(dict(schema))
+    formats: dict[str, Callable[[str], bool]] = {}
+    compiled = fastjsonschema.compile(_compilable(schema, formats), formats=formats)
 
     def check(value: Any) -> bool:
         try:
@@ -57,6 +54,69 @@ def compile_check(schema: Mapping[str, Any]) -> Callable[[Any], bool]:
         return True
 
     return check
+
+
+def _compilable(node: Any, formats: dict[str, Callable[[str], bool]]) -> Any:
+    """An equivalent schema the compiler handles well.
+
+    Each byte limit becomes a named format. A ``oneOf`` whose branches are told
+    apart by a constant (the batch's ``tool``) becomes one ``if``/``then`` per
+    constant: the compiled ``oneOf`` would try every branch and build an
+    exception for each that fails.
+    """
+    if isinstance(node, list):
+        return [_compilable(item, formats) for item in node]
+    if not isinstance(node, Mapping):
+        return node
+    copy = {key: _compilable(value, formats) for key, value in node.items()}
+    limit = copy.pop(UTF8_KEYWORD, None)
+    if isinstance(limit, int) and "format" not in copy:
+        name = f"{UTF8_KEYWORD}-{limit}"
+        formats[name] = _byte_limit(limit)
+        copy["format"] = name
+    branches = copy.get("oneOf")
+    key = _discriminator(branches) if isinstance(branches, list) else None
+    if key is not None:
+        assert isinstance(branches, list)
+        del copy["oneOf"]
+        consts = [branch["properties"][key]["const"] for branch in branches]
+        switch = {
+            "type": "object",
+            "required": [key],
+            "properties": {key: {"enum": consts}},
+            "allOf": [
+                {"if": {"properties": {key: {"const": const}}}, "then": branch}
+                for const, branch in zip(consts, branches, strict=True)
+            ],
+        }
+        copy["allOf"] = [*copy.get("allOf", []), switch]
+    return copy
+
+
+def _byte_limit(limit: int) -> Callable[[str], bool]:
+    return lambda text: len(text.encode("utf-8", "surrogatepass")) <= limit
+
+
+def _discriminator(branches: list[Any]) -> str | None:
+    """The property every branch requires with a distinct constant, if there is one."""
+    if not branches or not all(
+        isinstance(b, Mapping) and b.get("type") == "object" for b in branches
+    ):
+        return None
+    first = branches[0]
+    for key in first.get("required", []):
+        consts = [
+            b.get("properties", {}).get(key, {}).get("const", _NONE)
+            if key in b.get("required", [])
+            else _NONE
+            for b in branches
+        ]
+        if _NONE not in consts and len({repr(c) for c in consts}) == len(consts):
+            return str(key)
+    return None
+
+
+_NONE = object()
 
 
 def json_path(parts: Any) -> str:
