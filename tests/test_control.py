@@ -354,6 +354,30 @@ async def test_fifty_pipelined_commands_each_get_their_own_reply(tmux: TmuxServe
     assert replies == {i: [f"{panes[i % len(panes)]} {i}"] for i in range(50)}
 
 
+@pytest.mark.anyio
+async def test_commands_written_together_run_in_order_and_report_the_first_failure(
+    tmux: TmuxServer,
+) -> None:
+    async with transport(tmux) as control_transport:
+        with anyio.fail_after(DEADLINE):
+            replies = await control_transport.run_many(
+                [
+                    ["set-option", "-g", "@step", "one"],
+                    ["show-options", "-gv", "@step"],
+                    ["set-option", "-g", "@step", "two"],
+                    ["show-options", "-gv", "@step"],
+                ]
+            )
+            assert replies == [[], ["one"], [], ["two"]]
+            with pytest.raises(CommandFailed, match="can't find pane"):
+                await control_transport.run_many(
+                    [["display-message", "-p", "-t", "%999999", "x"], ["kill-pane", "-t", "%999"]]
+                )
+            # The failure left the connection in step: the next reply is its own.
+            assert await control_transport.run(["show-options", "-gv", "@step"]) == ["two"]
+        assert len(control_transport.own_client_pids()) == 1
+
+
 # --- death and reconnection -------------------------------------------------------------
 
 

@@ -58,6 +58,13 @@ class PythonHandlers(TmuxHandlers, PythonProfileHandlers):
             params.window_id, params.window_index, params.session_name, params.session_id
         )
         window: Window
+        if (
+            pane_id is not None
+            and selector.window_id is None
+            and params.direction in panes.ONE_TRIP
+        ):
+            row = await panes.select_from(server, pane_id, params.direction)
+            return SelectPaneOutput(**pane_fields(server, row))
         if pane_id is not None:
             window = await window_of_pane(server, pane_id)
             if selector.window_id is not None and selector.window_id != window.window_id:

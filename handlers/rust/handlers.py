@@ -18,13 +18,16 @@ class RustHandlers(TmuxHandlers, RustProfileHandlers):
     async def select_pane(self, params: SelectPaneInput) -> SelectPaneOutput:
         server = self.tmux.server()
         pane_id = check_pane_id(params.pane, field="pane")
-        window = await window_of_pane(server, pane_id, field="pane")
-        anchor = window.pane(pane_id) or window.active_pane
         chosen = params.direction
         direction = (
             chosen.root if isinstance(chosen, SelectPaneInputSelectPaneDirectionSchema) else None
         )
-        row = await panes.select(server, window, anchor, direction)
+        if direction in panes.ONE_TRIP:
+            row = await panes.select_from(server, pane_id, direction)
+        else:
+            window = await window_of_pane(server, pane_id, field="pane")
+            anchor = window.pane(pane_id) or window.active_pane
+            row = await panes.select(server, window, anchor, direction)
         return SelectPaneOutput(
             id=row.pane_id,
             window_id=row.window_id,

@@ -114,17 +114,18 @@ class SwiftHandlers(TmuxHandlers, SwiftProfileHandlers):
 
     async def capture_pane(self, params: CapturePaneInput) -> CapturePaneOutput:
         lookup = self.lookup
-        row = await lookup.pane(params.paneId)
+        pane_id = await lookup.pane_target(params.paneId)
         end = given(params.end)
-        lines = await capture.capture_lines(
-            lookup.server, row.pane_id, given(params.start), end, given(params.joinWrapped, False)
+        lines = await lookup.on_pane(
+            pane_id,
+            capture.capture_lines(
+                lookup.server, pane_id, given(params.start), end, given(params.joinWrapped, False)
+            ),
         )
         if end is None:
             lines = capture.trim_blank_tail(lines)
         kept = capture.newest(lines, given(params.maxLines, capture.DEFAULT_MAX_LINES))
-        return CapturePaneOutput.model_validate(
-            shapes.capture(row.pane_id, kept.lines, kept.dropped)
-        )
+        return CapturePaneOutput.model_validate(shapes.capture(pane_id, kept.lines, kept.dropped))
 
     async def snapshot_pane(self, params: SnapshotPaneInput) -> SnapshotPaneOutput:
         lookup = self.lookup
@@ -243,18 +244,16 @@ class SwiftHandlers(TmuxHandlers, SwiftProfileHandlers):
 
     async def get_session_info(self, params: GetSessionInfoInput) -> GetSessionInfoOutput:
         lookup = self.lookup
-        row = await lookup.session(params.session)
-        attached = await lookup.server.attached_clients()
+        sessions, attached = await lookup.server.sessions_and_clients()
+        row = lookup.match_session(sessions, params.session, "session")
         return GetSessionInfoOutput.model_validate(
             {"session": shapes.session(self.refs, row, attached)}
         )
 
     async def list_sessions(self, params: ListSessionsInput) -> ListSessionsOutput:
-        server = self.tmux.server()
-        rows = await server.list_sessions()
-        attached = await server.attached_clients() if rows else {}
+        sessions, attached = await self.tmux.server().sessions_and_clients()
         return ListSessionsOutput.model_validate(
-            {"sessions": [shapes.session(self.refs, row, attached) for row in rows]}
+            {"sessions": [shapes.session(self.refs, row, attached) for row in sessions]}
         )
 
     # --- the server and its settings ----------------------------------------------------

@@ -7,13 +7,17 @@ the same ids out again after a restart.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..tmux.core import Server
 from ..tmux.errors import CommandFailed, UnknownTarget
 from ..tmux.formats import LinkRow, PaneRow, Row, SessionRow
 from ..tmux.refs import Ref, Refs
 from ..tmux.targets import SESSION_ID, check_pane_id, check_window_id
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,24 @@ class Lookup:
         self._check_run(wanted, row, "pane")
         return row
 
+    async def pane_target(self, value: str, field: str = "paneId") -> str:
+        """A pane id safe to hand to tmux: a raw id as is (tmux reports a missing pane
+        itself), a ref only once it is known to name a pane of this server run."""
+        wanted = self.pane_id(value, field)
+        if wanted.server_tag is None:
+            return wanted.object_id
+        return (await self.pane(value, field)).pane_id
+
+    async def on_pane(self, pane_id: str, work: Awaitable[T], field: str = "paneId") -> T:
+        """``work`` on a pane, with tmux's "can't find pane" worded for the agent."""
+        try:
+            return await work
+        except CommandFailed as exc:
+            if "can't find" in exc.stderr:
+                missing = Wanted(pane_id, None, field, pane_id)
+                raise self._missing("pane", missing, "list_panes") from None
+            raise
+
     def window_id(self, value: str, field: str = "windowId") -> Wanted:
         ref = self._ref(value, field, ("window", "link"))
         if ref is not None:
@@ -92,8 +114,11 @@ class Lookup:
 
     async def session(self, value: str, field: str = "session") -> SessionRow:
         """A session by id (``$1``), ref, or exact name."""
+        return self.match_session(await self.server.list_sessions(), value, field)
+
+    def match_session(self, sessions: list[SessionRow], value: str, field: str) -> SessionRow:
+        """The session of ``sessions`` that ``value`` names (id, ref or exact name)."""
         ref = self._ref(value, field, ("session",))
-        sessions = await self.server.list_sessions()
         if ref is not None:
             wanted = Wanted(ref.object_id, ref.server_tag, field, value)
             row = next((r for r in sessions if r.session_id == ref.object_id), None)

@@ -313,6 +313,28 @@ class ControlClient:
             raise CommandFailed(pending.args, "\n".join(pending.lines), str(self.socket))
         return pending.lines
 
+    async def run_many(self, commands: Sequence[Sequence[str]]) -> list[list[str]]:
+        """Several commands written at once and answered in order: one round trip.
+
+        tmux runs them in the order written, so a read placed after a change sees
+        it. The first failure is raised once every reply is in.
+        """
+        lines = b"".join(command_line(args) for args in commands)
+        pendings = [_Pending(tuple(args)) for args in commands]
+        async with self._write_lock:
+            if not self.usable:
+                raise self._gone_error(pendings[0].args, sent=False)
+            self._queue.extend(pendings)
+            await self._send(lines)
+        for pending in pendings:
+            await pending.done.wait()
+        for pending in pendings:
+            if pending.gone is not None:
+                raise pending.gone
+            if pending.failed:
+                raise CommandFailed(pending.args, "\n".join(pending.lines), str(self.socket))
+        return [pending.lines for pending in pendings]
+
     async def wait_closed(self) -> None:
         """Return once the client has ended and its reader has stopped."""
         await self._reader_done.wait()
@@ -505,6 +527,28 @@ class ControlTransport:
             if exc.sent and not retry:
                 raise
             return await self._attempt(args, last=True)
+
+    async def run_many(
+        self, commands: Sequence[Sequence[str]], *, retry: bool = False
+    ) -> list[list[str]]:
+        """Run commands in order, pipelined over the control client when all may use it."""
+        if self._closed or not all(runs_in_control(args) for args in commands):
+            return [await self.run(args, retry=retry) for args in commands]
+        client: ControlClient | None = None
+        with anyio.move_on_after(self.timeout) as scope:
+            client = await self.client()
+            if client is None or any(args[0] in self._shadowed for args in commands):
+                return [await self.fallback.run(args) for args in commands]
+            try:
+                return await client.run_many(commands)
+            except ControlClientGone as exc:
+                if exc.sent and not retry:
+                    raise
+            return [await self.run(args, retry=retry) for args in commands]
+        assert scope.cancelled_caught
+        if client is not None:
+            await self._discard(client)
+        raise TmuxUnavailable(f"tmux did not answer within {self.timeout:g}s on {self.socket}")
 
     def own_client_pids(self) -> frozenset[int]:
         """Pids of this transport's control clients still running (to hide them from reports)."""

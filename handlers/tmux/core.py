@@ -74,6 +74,10 @@ class Server:
     async def run(self, *args: str) -> list[str]:
         return await self.transport.run(args, retry=is_read(args))
 
+    async def run_many(self, *commands: Sequence[str]) -> list[list[str]]:
+        """Commands run in order and, where the transport can, in one round trip."""
+        return await self.transport.run_many(commands, retry=all(map(is_read, commands)))
+
     def output_watch(self, pane: PaneRow) -> AbstractAsyncContextManager[Watch]:
         """Wake on ``pane``'s output while the block runs (see ``waits``)."""
         return self.watchers.watch(pane.session_id, pane.pane_id)
@@ -100,16 +104,21 @@ class Server:
 
     async def clients(self) -> list[ClientRow]:
         """The attached clients, without this process's own control clients."""
-        own = self.own_client_pids()
-        rows = client_rows(await self.run("list-clients", "-F", CLIENT_FORMAT))
-        return [row for row in rows if row.pid not in own]
+        return self._others(await self.run("list-clients", "-F", CLIENT_FORMAT))
 
-    async def attached_clients(self) -> dict[str, int]:
-        """Clients attached per session id, not counting this process's own control clients."""
+    def _others(self, lines: list[str]) -> list[ClientRow]:
+        own = self.own_client_pids()
+        return [row for row in client_rows(lines) if row.pid not in own]
+
+    async def sessions_and_clients(self) -> tuple[list[SessionRow], dict[str, int]]:
+        """Every session, and its attached clients not counting ours (one round trip)."""
+        sessions, clients = await self.run_many(
+            ("list-sessions", "-F", SESSION_FORMAT), ("list-clients", "-F", CLIENT_FORMAT)
+        )
         counts: dict[str, int] = {}
-        for client in await self.clients():
+        for client in self._others(clients):
             counts[client.session_id] = counts.get(client.session_id, 0) + 1
-        return counts
+        return session_rows(sessions), counts
 
     def own_client_pids(self) -> frozenset[int]:
         """Pids of the tmux clients this process keeps attached (none over subprocesses)."""

@@ -30,6 +30,11 @@ class MemoTransport:
             self._memo[key] = list(lines)
         return lines
 
+    async def run_many(
+        self, commands: Sequence[Sequence[str]], *, retry: bool = False
+    ) -> list[list[str]]:
+        return [await self.run(args, retry=retry) for args in commands]
+
     def own_client_pids(self) -> frozenset[int]:
         return self.inner.own_client_pids()
 

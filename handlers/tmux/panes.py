@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Literal
 
 from .core import Server
-from .errors import CommandFailed, TmuxError
-from .formats import PaneRow
+from .errors import CommandFailed, TmuxError, UnknownTarget
+from .formats import PANE_FORMAT, PaneRow, pane_rows
 from .targets import Window
 
 Direction = Literal["up", "down", "left", "right", "last", "next", "previous"]
@@ -49,6 +49,42 @@ async def select(
         raise TmuxError(
             f"Window {window.window_id} on tmux {server.socket} vanished while selecting."
         )
+    return active[0]
+
+
+ONE_TRIP: frozenset[Direction | None] = frozenset({None, "up", "down", "left", "right", "last"})
+
+
+async def select_from(server: Server, pane_id: str, direction: Direction | None) -> PaneRow:
+    """Select ``pane_id`` (or the pane ``direction`` of it) and read back in one round trip.
+
+    Only for directions tmux resolves itself (``ONE_TRIP``): the selection and
+    the read of the window are written together, and tmux runs them in order.
+    """
+    select: tuple[str, ...]
+    if direction is None:
+        select = ("select-pane", "-t", pane_id)
+    elif direction == "last":
+        select = ("select-pane", "-l", "-t", pane_id)
+    else:
+        select = ("select-pane", "-t", pane_id, _LAYOUT_FLAGS[direction])
+    try:
+        _, lines = await server.run_many(select, ("list-panes", "-t", pane_id, "-F", PANE_FORMAT))
+    except CommandFailed as exc:
+        if "can't find" in exc.stderr:
+            raise UnknownTarget(
+                f"No pane {pane_id} on tmux {server.socket}. Call list_panes to see the panes "
+                "that exist."
+            ) from None
+        if "no last pane" in exc.stderr:
+            raise TmuxError(
+                f"The window of pane {pane_id} on tmux {server.socket} has no previously active "
+                "pane to return to. Select a pane by id or with up/down/left/right/next/previous."
+            ) from None
+        raise
+    active = [row for row in pane_rows(lines) if row.active]
+    if not active:
+        raise TmuxError(f"The window of pane {pane_id} on tmux {server.socket} vanished.")
     return active[0]
 
 

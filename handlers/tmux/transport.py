@@ -31,6 +31,12 @@ class Transport(Protocol):
 
     async def run(self, args: Sequence[str], *, retry: bool = False) -> list[str]: ...
 
+    async def run_many(
+        self, commands: Sequence[Sequence[str]], *, retry: bool = False
+    ) -> list[list[str]]:
+        """Run commands in order; a transport that can pipelines them."""
+        ...
+
     def own_client_pids(self) -> frozenset[int]:
         """Pids of tmux clients this transport keeps attached (hidden from reports)."""
         ...
@@ -68,6 +74,11 @@ class SubprocessTransport:
     def own_client_pids(self) -> frozenset[int]:
         """None: every process ends with its command."""
         return frozenset()
+
+    async def run_many(
+        self, commands: Sequence[Sequence[str]], *, retry: bool = False
+    ) -> list[list[str]]:
+        return [await self.run(args, retry=retry) for args in commands]
 
     async def run(self, args: Sequence[str], *, retry: bool = False) -> list[str]:
         """``retry`` is accepted for the protocol; a fresh process has nothing to retry."""
