@@ -50,10 +50,14 @@ def build_server(profile: Profile, handlers: Any) -> Server[Any]:
 async def serve_stdio(profile: Profile, handlers: Any) -> None:
     from mcp.server.stdio import stdio_server
 
+    from .stdio import loop_stdio
+
     server = build_server(profile, handlers)
     try:
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+        async with loop_stdio() as wire:
+            stdin, stdout = wire if wire is not None else (None, None)
+            async with stdio_server(stdin, stdout) as (read, write):
+                await server.run(read, write, server.create_initialization_options())
     finally:
         close = getattr(handlers, "aclose", None)  # handlers may hold connections
         if close is not None:

@@ -1,0 +1,86 @@
+"""The wire: pipes are driven by the event loop, anything else by the SDK's own reader."""
+
+from __future__ import annotations
+
+import json
+import select
+import subprocess
+from pathlib import Path
+from typing import IO
+
+from tests.mcpclient import COMMAND
+from tests.tmuxenv import TmuxServer
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+
+
+def read_line(stream: IO[bytes], timeout: float = 30.0) -> bytes:
+    """One line, or a failed test instead of a hang."""
+    ready, _, _ = select.select([stream], [], [], timeout)
+    assert ready, f"no answer within {timeout:g}s"
+    return stream.readline()
+
+
+def conversation(*messages: dict[str, object]) -> str:
+    return "".join(json.dumps(message) + "\n" for message in messages)
+
+
+def test_a_server_reading_a_regular_file_falls_back_to_the_sdk_reader(
+    tmux: TmuxServer, tmp_path: Path
+) -> None:
+    # A regular file cannot be watched by the event loop; the SDK's reader takes it. The
+    # file ends at once, and the SDK stops at end of input, so only initialize is sure
+    # to be answered.
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text(conversation(INITIALIZE))
+    answers = tmp_path / "answers.jsonl"
+    with requests.open("rb") as stdin, answers.open("wb") as stdout:
+        done = subprocess.run(
+            [COMMAND, "--profile", "swift"],
+            stdin=stdin,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            env=tmux.server_env(),
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr
+    replies = [json.loads(line) for line in answers.read_text().splitlines()]
+    assert [reply["id"] for reply in replies] == [1]
+    assert replies[0]["result"]["serverInfo"]["name"] == "tmux-contract-mcp"
+
+
+def test_a_request_line_far_over_the_default_stream_limit_is_read(tmux: TmuxServer) -> None:
+    long_id = "i" * 300_000  # asyncio's stream reader refuses lines over 64 KiB by default
+    server = subprocess.Popen(
+        [COMMAND, "--profile", "swift"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=tmux.server_env(),
+        bufsize=0,  # unbuffered, so select() sees every line still to be read
+    )
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        server.stdin.write(
+            conversation(
+                INITIALIZE,
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": long_id, "method": "tools/list"},
+            ).encode()
+        )
+        server.stdin.flush()
+        replies = [json.loads(read_line(server.stdout)) for _ in range(2)]
+    finally:
+        server.stdin.close()
+        server.wait(timeout=30)
+    assert [reply["id"] for reply in replies] == [1, long_id]
+    assert len(replies[1]["result"]["tools"]) == 17
