@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import json
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import fastjsonschema
@@ -44,52 +46,95 @@ def compile_check(schema: Mapping[str, Any]) -> Callable[[Any], bool]:
     ``x-libtmux-max-utf8-bytes``, so the keyword is handed to it as a format.
     """
     formats: dict[str, Callable[[str], bool]] = {}
-    compiled = fastjsonschema.compile(_compilable(schema, formats), formats=formats)
+    switches: list[_Switch] = []
+    compiled = fastjsonschema.compile(_compilable(schema, formats, switches, ()), formats=formats)
 
     def check(value: Any) -> bool:
         try:
             compiled(value)
         except fastjsonschema.JsonSchemaException:
             return False
-        return True
+        return all(switch.check(value) for switch in switches)
 
     return check
 
 
-def _compilable(node: Any, formats: dict[str, Callable[[str], bool]]) -> Any:
+Path = tuple[str, ...] | None  # where a schema node applies: "properties"/name and "items" steps
+
+
+@dataclass(frozen=True)
+class _Switch:
+    """A oneOf told apart by a constant, checked by picking the one branch it names."""
+
+    path: tuple[str, ...]
+    key: str
+    branches: dict[str, Callable[[Any], bool]]
+
+    def check(self, value: Any) -> bool:
+        return all(
+            self.branches[json.dumps(item[self.key])](item) for item in _at(value, self.path)
+        )
+
+
+def _at(value: Any, path: tuple[str, ...]) -> Iterator[Any]:
+    """The parts of ``value`` a schema node at ``path`` applies to."""
+    if not path:
+        yield value
+        return
+    step, rest = path[0], path[1:]
+    if step == "items":
+        if isinstance(value, list):
+            for item in value:
+                yield from _at(item, rest)
+    elif isinstance(value, Mapping) and step in value:
+        yield from _at(value[step], rest)
+
+
+def _compilable(
+    node: Any,
+    formats: dict[str, Callable[[str], bool]],
+    switches: list[_Switch],
+    path: Path,
+) -> Any:
     """An equivalent schema the compiler handles well.
 
     Each byte limit becomes a named format. A ``oneOf`` whose branches are told
-    apart by a constant (the batch's ``tool``) becomes one ``if``/``then`` per
-    constant: the compiled ``oneOf`` would try every branch and build an
-    exception for each that fails.
+    apart by a constant (the batch's ``tool``) is checked in Python by the one
+    branch the constant names, after the compiled check: the compiled ``oneOf``
+    would try every branch and build an exception for each that fails.
     """
     if isinstance(node, list):
-        return [_compilable(item, formats) for item in node]
+        return [_compilable(item, formats, switches, None) for item in node]
     if not isinstance(node, Mapping):
         return node
-    copy = {key: _compilable(value, formats) for key, value in node.items()}
+    copy: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "properties" and isinstance(value, Mapping) and path is not None:
+            copy[key] = {
+                name: _compilable(sub, formats, switches, (*path, name))
+                for name, sub in value.items()
+            }
+        elif key == "items" and path is not None:
+            copy[key] = _compilable(value, formats, switches, (*path, "items"))
+        else:
+            copy[key] = _compilable(value, formats, switches, None)
     limit = copy.pop(UTF8_KEYWORD, None)
     if isinstance(limit, int) and "format" not in copy:
         name = f"{UTF8_KEYWORD}-{limit}"
         formats[name] = _byte_limit(limit)
         copy["format"] = name
-    branches = copy.get("oneOf")
+    branches = node.get("oneOf")
     key = _discriminator(branches) if isinstance(branches, list) else None
-    if key is not None:
+    if key is not None and path is not None:
         assert isinstance(branches, list)
         del copy["oneOf"]
         consts = [branch["properties"][key]["const"] for branch in branches]
-        switch = {
-            "type": "object",
-            "required": [key],
-            "properties": {key: {"enum": consts}},
-            "allOf": [
-                {"if": {"properties": {key: {"const": const}}}, "then": branch}
-                for const, branch in zip(consts, branches, strict=True)
-            ],
-        }
-        copy["allOf"] = [*copy.get("allOf", []), switch]
+        checks = {json.dumps(c): compile_check(b) for c, b in zip(consts, branches, strict=True)}
+        switches.append(_Switch(path, key, checks))
+        copy["allOf"] = [
+            *copy.get("allOf", []),
+            {"type": "object", "required": [key], "properties": {key: {"enum": consts}}},
+        ]
     return copy
 
 
