@@ -36,6 +36,7 @@ from ...generated.swift.models.show_hooks import ShowHooksInput, ShowHooksOutput
 from ...generated.swift.models.show_option import ShowOptionInput, ShowOptionOutput
 from ...generated.swift.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
 from ...reply import Reply
+from ..batch import Batch
 from ..tmux import capture, panes, search, settings
 from ..tmux.core import Tmux, TmuxHandlers
 from ..tmux.errors import NoServer
@@ -44,7 +45,7 @@ from ..tmux.refs import Refs
 from ..tmux.targets import Window
 from ..tmux.waits import WatchLost
 from . import shapes
-from .batch import Batch
+from .batch import SwiftRows, run_batch
 from .lookup import Lookup
 
 DEFAULT_SCROLLBACK = 500
@@ -71,7 +72,7 @@ class SwiftHandlers(TmuxHandlers, SwiftProfileHandlers):
     def __init__(self, tmux: Tmux, refs: Refs | None = None) -> None:
         super().__init__(tmux)
         self.refs = refs or Refs()
-        self.batch = Batch("swift", self)
+        self.batch = Batch("swift", self, SwiftRows())
 
     @property
     def lookup(self) -> Lookup:
@@ -374,7 +375,7 @@ class SwiftHandlers(TmuxHandlers, SwiftProfileHandlers):
     async def call_read_tools_batch(
         self, params: CallReadToolsBatchInput
     ) -> Reply[CallReadToolsBatchOutput]:
-        return await self.batch.run(params, CallReadToolsBatchOutput)
+        return await run_batch(self.batch, params)
 
 
 def _scope_of(refs: Refs, target: str) -> str:

@@ -1,0 +1,209 @@
+"""Read batches: several inspect calls in one request, run in order, in one bounded answer.
+
+Each operation goes through the same dispatch as a direct call (its own
+contract, its own output check), so a row's result is exactly what the tool
+would have answered alone. The answer must fit one JSON-RPC line of at most
+1,000,000 bytes whatever the request id costs: row results are elided newest
+first while every row's metadata stays. The profiles differ only in the
+shape of a row and of the answer (``Flavour``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import mcp.types as types
+from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel
+
+from ..dispatch import call_tool, compact_json, success_result
+from ..profiles import Profile, load_profile
+from ..wire import LINE_CAP, response_line_bytes
+
+ERROR_CAP = 4096  # bytes of one row's error message
+SHORT_ERROR_CAP = 256  # when even metadata is tight (a huge request id)
+RUNNING_BUDGET = 900_000  # bytes of results kept while the batch runs
+INTERNAL_ERROR = -32603
+
+
+def cap_text(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes, marked when cut."""
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    marker = " [... cut]"
+    return data[: limit - len(marker)].decode("utf-8", "ignore") + marker
+
+
+def result_text(result: types.CallToolResult) -> str:
+    return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
+
+
+def texts(result: types.CallToolResult) -> list[dict[str, Any]]:
+    return [
+        {"type": "text", "text": block.text}
+        for block in result.content
+        if isinstance(block, types.TextContent)
+    ]
+
+
+@dataclass
+class Row:
+    """One executed operation: its metadata, and its result while it is kept."""
+
+    index: int
+    tool: str
+    error: str | None
+    result: types.CallToolResult | None
+    elapsed: float
+    size: int = 0  # encoded bytes of the row's result part, as the flavour shapes it
+    elided: bool = False
+
+    @property
+    def success(self) -> bool:
+        return self.error is None
+
+
+class Flavour(Protocol):
+    """How one profile shapes a batch's rows and answer."""
+
+    def row(self, row: Row) -> dict[str, Any]: ...
+
+    def result_part(self, row: Row) -> Any:
+        """The part of a row that elision removes (its encoded size is what is saved)."""
+        ...
+
+    def answer(self, batch: Answer) -> dict[str, Any]: ...
+
+    def text(self, batch: Answer, structured: dict[str, Any]) -> str | None:
+        """The text content beside the structured answer; None for its JSON."""
+        ...
+
+
+@dataclass
+class Answer:
+    rows: list[Row]
+    on_error: str
+    stopped_at: int | None
+    flavour: Flavour
+    truncated_bytes: int = 0
+
+    @property
+    def succeeded(self) -> int:
+        return sum(1 for row in self.rows if row.success)
+
+    @property
+    def elided(self) -> int:
+        return sum(1 for row in self.rows if row.elided)
+
+    def structured(self) -> dict[str, Any]:
+        return self.flavour.answer(self)
+
+    def rendered(self) -> tuple[dict[str, Any], str | None]:
+        structured = self.structured()
+        return structured, self.flavour.text(self, structured)
+
+    def line_bytes(self) -> int:
+        structured, text = self.rendered()
+        return response_line_bytes(success_result(structured, text))
+
+    def elide(self, row: Row) -> None:
+        """Drop a row's result; the bytes saved count as the reference says (minus ``null``)."""
+        if not row.elided:
+            self.truncated_bytes += max(0, row.size - len("null"))
+            row.elided = True
+            row.result = None
+
+    def fit(self) -> None:
+        """Elide results newest first until the exact response line fits the cap."""
+        while (size := self.line_bytes()) > LINE_CAP:
+            newest = next((r for r in reversed(self.rows) if not r.elided), None)
+            if newest is not None:
+                self.elide(newest)
+                continue
+            if self._shorten_errors():
+                continue
+            raise MCPError(
+                code=INTERNAL_ERROR,
+                message=(
+                    f"The batch ran {len(self.rows)} operations, but even its row metadata "
+                    f"({size} bytes with this request id) exceeds the {LINE_CAP:,}-byte "
+                    "response cap; use a shorter request id."
+                ),
+            )
+
+    def _shorten_errors(self) -> bool:
+        changed = False
+        for row in self.rows:
+            if row.error is not None and len(row.error.encode()) > SHORT_ERROR_CAP:
+                row.error = cap_text(row.error, SHORT_ERROR_CAP)
+                changed = True
+        return changed
+
+
+@dataclass(frozen=True)
+class Operation:
+    tool: str
+    arguments: dict[str, Any] | None
+
+
+class Batch:
+    """Runs operations through the dispatch of the profile the batch belongs to."""
+
+    def __init__(self, profile_name: str, handlers: Any, flavour: Flavour) -> None:
+        self.profile_name = profile_name
+        self.handlers = handlers
+        self.flavour = flavour
+        self._profile: Profile | None = None
+
+    @property
+    def profile(self) -> Profile:
+        if self._profile is None:
+            self._profile = load_profile(self.profile_name)
+        return self._profile
+
+    async def run(self, operations: Sequence[Operation], on_error: str) -> Answer:
+        """Run in order; with ``stop``, nothing after the first failed row runs."""
+        rows: list[Row] = []
+        stopped_at: int | None = None
+        kept = 0
+        answer = Answer(rows, on_error, None, self.flavour)
+        for index, operation in enumerate(operations):
+            rows.append(await self._run_one(index, operation))
+            row = rows[-1]
+            row.size = len(compact_json(self.flavour.result_part(row)).encode())
+            kept += row.size
+            if kept > RUNNING_BUDGET or any(r.elided for r in rows[:-1]):
+                answer.elide(row)  # newest first: once one result is out, every later one is
+            if not row.success and on_error == "stop":
+                stopped_at = index
+                break
+        answer.stopped_at = stopped_at
+        answer.fit()
+        return answer
+
+    async def _run_one(self, index: int, operation: Operation) -> Row:
+        started = time.perf_counter()
+        tool = self.profile.tool(operation.tool)
+        if tool is None:  # callers check names first; this keeps a stale name harmless
+            message = f"{operation.tool} is not served by the {self.profile_name} profile."
+            return Row(index, operation.tool, message, None, 0.0)
+        result = await call_tool(tool, self.handlers, operation.arguments or {})
+        elapsed = time.perf_counter() - started
+        error = cap_text(result_text(result), ERROR_CAP) if result.is_error else None
+        if error is not None:  # the row's own result carries the capped message too
+            result = types.CallToolResult(
+                content=[types.TextContent(type="text", text=error)], is_error=True
+            )
+        return Row(index, operation.tool, error, result, elapsed)
+
+
+def arguments_json(arguments: Any) -> dict[str, Any]:
+    """Arguments as the caller sent them, from a generated model or a plain mapping."""
+    if isinstance(arguments, BaseModel):
+        dumped: dict[str, Any] = arguments.model_dump(mode="json", by_alias=True)
+        return dumped
+    return dict(arguments)
