@@ -86,6 +86,11 @@ class Tool:
         return str(self.metadata["toolset"])
 
     @property
+    def tags(self) -> tuple[str, ...]:
+        """Project tags, e.g. ``self-bounded``: the tool waits on its own clock."""
+        return tuple(str(tag) for tag in self.metadata.get("tags", []))
+
+    @property
     def sources(self) -> list[str]:
         return list(self.metadata.get("source", []))
 

@@ -19,5 +19,11 @@ class InvalidArgument(ToolError):
     """An argument that passed the schema but cannot be used (e.g. ``pane_id: "abc"``)."""
 
     def __init__(self, field: str, value: object, rule: str, next_step: str) -> None:
-        super().__init__(f"Invalid argument `{field}`: {value!r} {rule}. {next_step}")
+        super().__init__(f"Invalid argument `{field}`: {shown(value)} {rule}. {next_step}")
         self.field = field
+
+
+def shown(value: object, limit: int = 80) -> str:
+    """A value as the agent sent it, cut short: an error must stay readable (and small)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 5]}...{text[-1]}"

@@ -12,6 +12,7 @@ from mcp.shared.exceptions import MCPError
 from . import __version__
 from .dispatch import call_tool
 from .profiles import Profile
+from .progress import reporter
 from .wire import Outgoing, answering
 
 INVALID_PARAMS = -32602
@@ -34,6 +35,7 @@ def build_server(profile: Profile, handlers: Any) -> Server[Any]:
             )
         rid = 0 if ctx.request_id is None else ctx.request_id
         answering.set(Outgoing(rid, ctx.protocol_version, stamp))
+        reporter.set(ctx.session.report_progress)
         return await call_tool(tool, handlers, params.arguments)
 
     server: Server[Any] = Server(

@@ -14,3 +14,4 @@ class ToolEntry:
     input_model: str
     output_model: str
     contract: str
+    tags: tuple[str, ...] = ()  # e.g. "self-bounded": waits on its own clock

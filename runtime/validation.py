@@ -10,13 +10,15 @@ from __future__ import annotations
 import ast
 import contextlib
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import fastjsonschema
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
+
+from .errors import shown
 
 UTF8_KEYWORD = "x-libtmux-max-utf8-bytes"
 
@@ -175,12 +177,6 @@ def json_path(parts: Any) -> str:
     return text
 
 
-def _show(value: Any, limit: int = 80) -> str:
-    """A value as the agent sent it, cut short: an error must stay readable."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[: limit - 5]}...{text[-1]}"
-
-
 def _leaf(error: ValidationError) -> ValidationError:
     """For a oneOf/anyOf failure, the most telling sub-error.
 
@@ -227,10 +223,13 @@ def _no_branch(error: ValidationError, keys: list[ValidationError]) -> Validatio
     )
 
 
-def describe(error: ValidationError) -> str:
-    """One line naming the field path, the rule and what would be accepted."""
+def describe(error: ValidationError, prefix: Sequence[str | int] = ()) -> str:
+    """One line naming the field path, the rule and what would be accepted.
+
+    ``prefix`` is where the validated value sits in a larger call (a batch operation).
+    """
     error = _leaf(error)
-    path = json_path(error.absolute_path)
+    path = json_path([*prefix, *error.absolute_path])
     rule = str(error.validator)
     if rule == "additionalProperties":
         extras = sorted(
@@ -246,23 +245,23 @@ def describe(error: ValidationError) -> str:
             f"accepted arguments: {accepted}"
         )
     if rule == "required":
-        return f"`{field_path(error)}` is missing (rule: required)"
+        return f"`{field_path(error, prefix)}` is missing (rule: required)"
     if rule == "enum":
         allowed = ", ".join(repr(value) for value in error.validator_value)
-        return f"`{path}`: {_show(error.instance)} is not one of {allowed} (rule: enum)"
+        return f"`{path}`: {shown(error.instance)} is not one of {allowed} (rule: enum)"
     if rule == "type":
         expected = error.validator_value
-        return f"`{path}`: {_show(error.instance)} is not of type {expected!r} (rule: type)"
+        return f"`{path}`: {shown(error.instance)} is not of type {expected!r} (rule: type)"
     if rule == UTF8_KEYWORD:
         return f"`{path}` {error.message} (rule: {UTF8_KEYWORD} {error.validator_value})"
     label = f"`{path}`" if path else "the arguments"
-    message = error.message.replace(repr(error.instance), _show(error.instance))
-    return f"{label}: {message} (rule: {rule} {_show(error.validator_value)})"
+    message = error.message.replace(repr(error.instance), shown(error.instance))
+    return f"{label}: {message} (rule: {rule} {shown(error.validator_value)})"
 
 
-def field_path(error: ValidationError) -> str:
+def field_path(error: ValidationError, prefix: Sequence[str | int] = ()) -> str:
     """The path of the field an error is about; for ``required``, the missing field's own."""
-    path = json_path(error.absolute_path)
+    path = json_path([*prefix, *error.absolute_path])
     if error.validator == "required":
         # jsonschema reports one error per missing property: "'name' is a required property".
         name = error.message.removesuffix(" is a required property")
@@ -272,10 +271,12 @@ def field_path(error: ValidationError) -> str:
     return path
 
 
-def argument_errors(validator: Any, arguments: Mapping[str, Any]) -> list[str]:
+def argument_errors(
+    validator: Any, arguments: Mapping[str, Any], prefix: Sequence[str | int] = ()
+) -> list[str]:
     """Every violation of the input schema, one line each, sorted by field path."""
     errors = sorted(
         (_leaf(error) for error in validator.iter_errors(arguments)),
         key=lambda e: (field_path(e), str(e.validator)),
     )
-    return [describe(error) for error in errors]
+    return [describe(error, prefix) for error in errors]
