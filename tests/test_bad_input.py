@@ -145,10 +145,15 @@ async def test_last_with_no_previous_pane_says_so(tmux: TmuxServer) -> None:
     assert "no previously active pane" in message
 
 
-@pytest.mark.parametrize("profile", ["python", "rust"])
-async def test_unknown_tool_is_a_protocol_error(tmux: TmuxServer, profile: str) -> None:
+@pytest.mark.parametrize(
+    ("profile", "other_profiles_tool"),
+    [("python", "get_tmux_variables"), ("rust", "call_read_tools_batch")],
+)
+async def test_unknown_tool_is_a_protocol_error(
+    tmux: TmuxServer, profile: str, other_profiles_tool: str
+) -> None:
     async with open_client(tmux.server_env(), profile) as client:
-        for name in ("no_such_tool", "call_read_tools_batch"):
+        for name in ("no_such_tool", other_profiles_tool):
             with pytest.raises(MCPError) as caught:
                 await client.session.call_tool(name, {})
             assert caught.value.error.code == -32602

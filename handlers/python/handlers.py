@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...errors import InvalidArgument
 from ...generated.python.interface import PythonProfileHandlers
 from ...generated.python.models.find_pane_by_position import (
@@ -12,8 +10,7 @@ from ...generated.python.models.find_pane_by_position import (
 )
 from ...generated.python.models.select_pane import SelectPaneInput, SelectPaneOutput
 from ..tmux import panes
-from ..tmux.core import Server, TmuxHandlers
-from ..tmux.formats import PaneRow
+from ..tmux.core import TmuxHandlers
 from ..tmux.targets import (
     Window,
     WindowSelector,
@@ -21,36 +18,23 @@ from ..tmux.targets import (
     resolve_window,
     window_of_pane,
 )
+from .batch import BatchTools
+from .config import ConfigTools
+from .listing import ListingTools
+from .reading import ReadingTools
+from .shapes import pane_fields
+from .waiting import WaitingTools
 
 
-def pane_fields(server: Server, row: PaneRow) -> dict[str, Any]:
-    """A pane in the libtmux-mcp shape (its mix of string and integer fields is the contract's)."""
-    return {
-        "pane_id": row.pane_id,
-        "pane_index": row["pane_index"],
-        "pane_active": row["pane_active"],
-        "pane_current_command": row["pane_current_command"],
-        "pane_current_path": row["pane_current_path"],
-        "pane_pid": row["pane_pid"],
-        "pane_title": row["pane_title"],
-        "pane_width": row["pane_width"],
-        "pane_height": row["pane_height"],
-        "pane_tty": row["pane_tty"],
-        "pane_left": row.number("pane_left"),
-        "pane_top": row.number("pane_top"),
-        "pane_right": row.number("pane_right"),
-        "pane_bottom": row.number("pane_bottom"),
-        "pane_at_top": row.flag("pane_at_top"),
-        "pane_at_bottom": row.flag("pane_at_bottom"),
-        "pane_at_left": row.flag("pane_at_left"),
-        "pane_at_right": row.flag("pane_at_right"),
-        "window_id": row.window_id,
-        "session_id": row.session_id,
-        "is_caller": server.relation(row.pane_id).as_bool,
-    }
-
-
-class PythonHandlers(TmuxHandlers, PythonProfileHandlers):
+class PythonHandlers(
+    ListingTools,
+    ReadingTools,
+    WaitingTools,
+    ConfigTools,
+    BatchTools,
+    TmuxHandlers,
+    PythonProfileHandlers,
+):
     async def select_pane(self, params: SelectPaneInput) -> SelectPaneOutput:
         server = self.tmux.server(params.socket_name)
         pane_id = check_pane_id(params.pane_id) if params.pane_id is not None else None

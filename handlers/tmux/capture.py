@@ -12,9 +12,12 @@ import hashlib
 import json
 from dataclasses import dataclass
 
+import anyio
+
 from ...errors import InvalidArgument
 from .core import Server
-from .formats import PaneRow
+from .errors import CommandFailed
+from .formats import SEP, PaneRow
 from .refs import Refs
 
 DEFAULT_MAX_LINES = 200
@@ -232,3 +235,123 @@ async def _locate(server: Server, pane: PaneRow, cursor: Cursor, end: int) -> tu
         if _fingerprint(kept[candidate - cursor.anchor_len : candidate]) == cursor.anchor:
             return candidate, 0
     return 0, 1
+
+
+def newest_within(lines: list[str], max_bytes: int) -> Capture:
+    """Keep the newest lines whose text (UTF-8, newlines not counted) fits in ``max_bytes``."""
+    size, keep = 0, 0
+    for line in reversed(lines):
+        size += len(line.encode("utf-8"))
+        if size > max_bytes:
+            break
+        keep += 1
+    return Capture(lines[len(lines) - keep :], len(lines) - keep)
+
+
+def captured_range(
+    start: int | None, end: int | None, history: int, height: int
+) -> tuple[int, int]:
+    """The tmux line numbers ``capture-pane -S start -E end`` covers, first and last.
+
+    tmux clamps each end to the history and screen it has (a start before the
+    oldest history line starts at the oldest, a line past the screen is its
+    last row) and swaps them when the end comes before the start.
+    """
+
+    def row(line: int | None, default: int) -> int:
+        if line is None:
+            return default
+        at = 0 if line < 0 and -line > history else history + line
+        return min(at, history + height - 1)
+
+    top, bottom = row(start, history), row(end, history + height - 1)
+    return min(top, bottom) - history, max(top, bottom) - history
+
+
+@dataclass(frozen=True)
+class Numbered:
+    """Captured lines and the tmux line number of the first (0 = top of the screen)."""
+
+    first: int
+    lines: list[str]
+
+
+CAPTURE_PIPELINES = 8
+_SIZE_FORMAT = SEP.join(("#{pane_id}", "#{history_size}", "#{pane_height}"))
+
+
+async def capture_numbered(
+    server: Server, pane_ids: list[str], start: int | None = None, end: int | None = None
+) -> dict[str, Numbered]:
+    """Lines ``start..end`` of many panes, numbered; a pane gone since it was listed is left out.
+
+    Each capture is pipelined right behind a read of the pane's history size,
+    so the numbers hold even while the pane prints. The panes go in a few
+    pipelines side by side: one round trip each over a control client, and a
+    bounded number of tmux processes at a time over subprocesses.
+    """
+    found: dict[str, Numbered] = {}
+    size = max(1, -(-len(pane_ids) // CAPTURE_PIPELINES))
+
+    async def chunk(ids: list[str]) -> None:
+        found.update(await _capture_chunk(server, ids, start, end))
+
+    async with anyio.create_task_group() as group:
+        for at in range(0, len(pane_ids), size):
+            group.start_soon(chunk, pane_ids[at : at + size])
+    return {pane_id: found[pane_id] for pane_id in pane_ids if pane_id in found}
+
+
+async def _capture_chunk(
+    server: Server, pane_ids: list[str], start: int | None, end: int | None
+) -> dict[str, Numbered]:
+    commands: list[list[str]] = []
+    for pane_id in pane_ids:
+        commands.append(["display-message", "-p", "-t", pane_id, _SIZE_FORMAT])
+        commands.append(_capture_args(pane_id, start, end))
+    try:
+        replies = await server.run_many(*commands)
+    except CommandFailed as exc:
+        if "can't find" not in exc.stderr:
+            raise
+        replies = []
+        for size, capture in zip(commands[::2], commands[1::2], strict=True):
+            try:
+                replies += await server.run_many(size, capture)
+            except CommandFailed as one:
+                if "can't find" not in one.stderr:
+                    raise
+                replies += [[], []]
+    found: dict[str, Numbered] = {}
+    for pane_id, size_reply, lines in zip(pane_ids, replies[::2], replies[1::2], strict=True):
+        fields = size_reply[0].split(SEP) if size_reply else []
+        if len(fields) != 3 or fields[0] != pane_id:
+            continue
+        first, _ = captured_range(start, end, int(fields[1] or 0), int(fields[2] or 0))
+        found[pane_id] = Numbered(first, lines)
+    return found
+
+
+def _capture_args(pane_id: str, start: int | None, end: int | None) -> list[str]:
+    args = ["capture-pane", "-p", "-t", pane_id]
+    if start is not None:
+        args += ["-S", str(start)]
+    if end is not None:
+        args += ["-E", str(end)]
+    return args
+
+
+async def read_screen(server: Server, pane: PaneRow) -> tuple[list[str], Cursor]:
+    """The visible screen (blank rows under the output left out), and a cursor on the
+    cursor's row: the screen shows that row as it is now, a continued read hands it
+    out again once it is complete."""
+    history = pane.count("history_size")
+    bottom = history + max(pane.count("pane_height"), 1)
+    end = frontier(pane)
+    first = max(0, min(end - ANCHOR_LINES, history))
+    rows = await _rows(server, pane, first, bottom)
+    anchor = rows.span(end - ANCHOR_LINES, end)
+    cursor = Cursor(
+        pane.pane_id, pane.server_tag, pane["pane_pid"], end, _fingerprint(anchor), len(anchor)
+    )
+    return trim_blank_tail(rows.span(history, bottom)), cursor

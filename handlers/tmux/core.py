@@ -12,16 +12,20 @@ from contextlib import AbstractAsyncContextManager
 from .control import ControlTransport
 from .formats import (
     CLIENT_FORMAT,
+    LINK_FIELDS,
     LINK_FORMAT,
     PANE_FORMAT,
+    SESSION_FIELDS,
     SESSION_FORMAT,
     ClientRow,
     LinkRow,
     PaneRow,
     SessionRow,
     client_rows,
+    format_of,
     link_rows,
     pane_rows,
+    parse_rows,
     session_rows,
 )
 from .identity import Caller, Relation
@@ -98,9 +102,17 @@ class Server:
     async def list_sessions(self) -> list[SessionRow]:
         return session_rows(await self.run("list-sessions", "-F", SESSION_FORMAT))
 
-    async def list_links(self, *scope: str) -> list[LinkRow]:
-        """``list-windows`` rows: one per (session, index) a window is linked at."""
-        return link_rows(await self.run("list-windows", *scope, "-F", LINK_FORMAT))
+    async def list_links(self, *scope: str, extra: Sequence[str] = ()) -> list[LinkRow]:
+        """``list-windows`` rows: one per (session, index) a window is linked at.
+
+        ``extra`` names further format fields (ours, never a user's) to ask for; their
+        values land in each row's ``raw`` (``pane_id`` there is the window's active pane).
+        """
+        if not extra:
+            return link_rows(await self.run("list-windows", *scope, "-F", LINK_FORMAT))
+        fields = (*LINK_FIELDS, *extra)
+        lines = await self.run("list-windows", *scope, "-F", format_of(fields))
+        return [LinkRow(raw) for raw in parse_rows(lines, fields)]
 
     async def clients(self) -> list[ClientRow]:
         """The attached clients, without this process's own control clients."""
@@ -110,15 +122,24 @@ class Server:
         own = self.own_client_pids()
         return [row for row in client_rows(lines) if row.pid not in own]
 
-    async def sessions_and_clients(self) -> tuple[list[SessionRow], dict[str, int]]:
-        """Every session, and its attached clients not counting ours (one round trip)."""
+    async def sessions_and_clients(
+        self, *, extra: Sequence[str] = ()
+    ) -> tuple[list[SessionRow], dict[str, int]]:
+        """Every session, and its attached clients not counting ours (one round trip).
+
+        ``extra`` names further format fields (ours, never a user's) to ask for; their
+        values land in each row's ``raw`` (``pane_id`` there is the active pane of the
+        session's active window).
+        """
+        fields = (*SESSION_FIELDS, *extra)
         sessions, clients = await self.run_many(
-            ("list-sessions", "-F", SESSION_FORMAT), ("list-clients", "-F", CLIENT_FORMAT)
+            ("list-sessions", "-F", format_of(fields) if extra else SESSION_FORMAT),
+            ("list-clients", "-F", CLIENT_FORMAT),
         )
         counts: dict[str, int] = {}
         for client in self._others(clients):
             counts[client.session_id] = counts.get(client.session_id, 0) + 1
-        return session_rows(sessions), counts
+        return [SessionRow(raw) for raw in parse_rows(sessions, fields)], counts
 
     def own_client_pids(self) -> frozenset[int]:
         """Pids of the tmux clients this process keeps attached (none over subprocesses)."""

@@ -49,14 +49,23 @@ class TimeBudgetSpent(Exception):
     pass
 
 
-def matcher(pattern: str, is_regex: bool, field_name: str = "pattern") -> Callable[[str], bool]:
-    """A line test for ``pattern``: a literal substring, or a regex run under the time budget."""
+def matcher(
+    pattern: str, is_regex: bool, field_name: str = "pattern", *, match_case: bool = True
+) -> Callable[[str], bool]:
+    """A line test for ``pattern``: a literal substring, or a regex run under the time budget.
+
+    The budget starts when the test is made. ``match_case=False`` compares
+    case-insensitively (Unicode case folding for a literal, IGNORECASE for a regex).
+    """
     if not pattern:
         raise InvalidArgument(field_name, pattern, "is empty", "Pass the text to look for.")
     if not is_regex:
-        return lambda line: pattern in line
+        if match_case:
+            return lambda line: pattern in line
+        folded = pattern.casefold()
+        return lambda line: folded in line.casefold()
     try:
-        compiled = regex.compile(pattern)
+        compiled = regex.compile(pattern, 0 if match_case else regex.IGNORECASE)
     except regex.error as exc:
         raise InvalidArgument(
             field_name,

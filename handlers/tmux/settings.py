@@ -47,18 +47,26 @@ class Option:
     value: str
 
 
+def _is_unknown_option(exc: CommandFailed) -> bool:
+    return "invalid option" in exc.stderr or "unknown option" in exc.stderr
+
+
+def _no_such_option(server: Server, name: str) -> TmuxError:
+    return TmuxError(
+        f"tmux on {server.socket} has no option named {name!r} in that scope. "
+        "Check the name (see `man tmux`, OPTIONS), or pass another scope."
+    )
+
+
 async def show_option(server: Server, name: str, flags: tuple[str, ...]) -> list[Option]:
     """Every value of option ``name`` (an array option has one per index); [] if a user option is unset."""
     try:
         listed = await server.run("show-options", *flags, name)
     except CommandFailed as exc:
-        if "invalid option" in exc.stderr or "unknown option" in exc.stderr:
+        if _is_unknown_option(exc):
             if name.startswith("@"):
                 return []
-            raise TmuxError(
-                f"tmux on {server.socket} has no option named {name!r} in that scope. "
-                "Check the name (see `man tmux`, OPTIONS), or pass another scope."
-            ) from None
+            raise _no_such_option(server, name) from None
         raise
     names: list[str] = []
     for line in listed:
@@ -73,20 +81,113 @@ async def show_option(server: Server, name: str, flags: tuple[str, ...]) -> list
     return options
 
 
+@dataclass(frozen=True)
+class OptionValue:
+    """One option as tmux holds it: each value by name (one per index of an array option)."""
+
+    options: list[Option]
+    array: bool  # an array option read whole (possibly empty), not one of its indexes
+
+
+def _listed_name(line: str) -> str:
+    """The name a ``show-options`` line starts with (``-A`` marks an inherited one with ``*``)."""
+    return line.split(" ", 1)[0].removesuffix("*")
+
+
+async def read_option(server: Server, name: str, flags: tuple[str, ...]) -> OptionValue | None:
+    """Option ``name`` as ``show-options`` with ``flags`` (``-A`` included) sees it, verbatim.
+
+    None when a user option is not set; an unknown option is an error. The
+    listing (which tells a scalar from an array and names each index) and the
+    raw values travel in one round trip; only an array whose values hold
+    newlines is read again, one index at a time.
+    """
+    try:
+        listed, raw = await server.run_many(
+            ("show-options", *flags, name), ("show-options", "-v", *flags, name)
+        )
+    except CommandFailed as exc:
+        if _is_unknown_option(exc):
+            if name.startswith("@"):
+                return None
+            raise _no_such_option(server, name) from None
+        raise
+    base = name.split("[", 1)[0]
+    names: list[str] = []
+    array = False
+    for line in listed:
+        first = _listed_name(line)
+        if first == name and " " not in line and "[" not in name:
+            array = True  # an array option with no values is listed as its bare name
+        elif first == name:
+            names.append(first)
+        elif first.startswith(base + "[") and "[" not in name:
+            array = True
+            if first not in names:
+                names.append(first)
+    if not array:
+        return OptionValue([Option(name, "\n".join(raw))] if names else [], False)
+    if len(raw) == len(names):
+        return OptionValue([Option(n, v) for n, v in zip(names, raw, strict=True)], True)
+    values = await server.run_many(*(("show-options", "-v", *flags, n) for n in names))
+    return OptionValue([Option(n, "\n".join(v)) for n, v in zip(names, values, strict=True)], True)
+
+
 def environment_scope(session_id: str | None) -> tuple[str, ...]:
     return ("-t", session_id) if session_id is not None else ("-g",)
 
 
 async def show_environment(server: Server, session_id: str | None) -> dict[str, str | None]:
-    """Variables as ``name -> value``; a variable marked for removal maps to None."""
-    lines = await server.run("show-environment", *environment_scope(session_id))
+    """Variables as ``name -> value``; a variable marked for removal maps to None.
+
+    Read in tmux's shell form (``-s``): a plain listing cannot tell a value's
+    own newline from the start of the next variable.
+    """
+    lines = await server.run("show-environment", "-s", *environment_scope(session_id))
+    try:
+        return parse_shell_environment("\n".join(lines))
+    except ValueError as exc:
+        raise TmuxError(
+            f"tmux on {server.socket} answered show-environment with output this server "
+            f"cannot read ({exc}). Read it with `tmux show-environment` instead."
+        ) from None
+
+
+def parse_shell_environment(text: str) -> dict[str, str | None]:
+    """``show-environment -s`` output: ``NAME="value"; export NAME;`` or ``unset NAME;``.
+
+    tmux escapes ``$``, backquote, ``"`` and ``\\`` in the value with a backslash and
+    nothing else, so a value may span lines; the unescaped ``"`` ends it.
+    """
     environment: dict[str, str | None] = {}
-    for line in lines:
-        if line.startswith("-") and "=" not in line:
-            environment[line[1:]] = None
-        elif "=" in line:
-            key, _, value = line.partition("=")
-            environment[key] = value
+    at, size = 0, len(text)
+    while at < size:
+        if text[at] == "\n":
+            at += 1
+            continue
+        if text.startswith("unset ", at):
+            end = text.find(";", at)
+            if end < 0:
+                raise ValueError(f"no ';' after {text[at : at + 40]!r}")
+            environment[text[at + 6 : end]] = None
+            at = end + 1
+            continue
+        equals = text.find('="', at)
+        if equals < 0:
+            raise ValueError(f"no '=\"' in {text[at : at + 40]!r}")
+        key = text[at:equals]
+        value: list[str] = []
+        at = equals + 2
+        while at < size and text[at] != '"':
+            if text[at] == "\\" and at + 1 < size:
+                at += 1
+            value.append(text[at])
+            at += 1
+        closing = f'"; export {key};'
+        if not text.startswith(closing, at):
+            raise ValueError(f"the value of {key!r} does not end as tmux ends one")
+        environment[key] = "".join(value)
+        at += len(closing)
     return environment
 
 
@@ -99,7 +200,11 @@ class Hook:
 
 async def show_hooks(server: Server, session_id: str | None) -> list[Hook]:
     """The hooks that are set (tmux also lists every unset hook name; those are skipped)."""
-    lines = await server.run("show-hooks", *environment_scope(session_id))
+    return parse_hooks(await server.run("show-hooks", *environment_scope(session_id)))
+
+
+def parse_hooks(lines: list[str]) -> list[Hook]:
+    """The set hooks of a ``show-hooks`` listing (the bare names of unset hooks are skipped)."""
     hooks = []
     for line in lines:
         match = HOOK_LINE.match(line)

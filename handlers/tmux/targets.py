@@ -191,3 +191,18 @@ def _session_id(server: Server, selector: WindowSelector, rows: list[PaneRow]) -
             )
         return match[0].session_id
     return rows[0].session_id
+
+
+async def resolve_pane(server: Server, pane_id: str | None, selector: WindowSelector) -> PaneRow:
+    """The pane a call names: ``pane_id``, else the active pane of the window the selector
+    names (with nothing named, the first session's active window), as tmux would pick."""
+    if pane_id is not None:
+        check_pane_id(pane_id)
+        row = await server.pane(pane_id)
+        if row is None:
+            raise UnknownTarget(
+                f"No pane {pane_id} on tmux {server.socket}. Call list_panes to see the panes "
+                "that exist."
+            )
+        return row
+    return (await resolve_window(server, selector)).active_pane

@@ -1,0 +1,117 @@
+"""The python flavour of call_read_tools_batch: libtmux-mcp's rows and counts.
+
+Only inspect tools may be named, never the batch itself and never a tool
+that waits on its own clock (wait_for_text): a read batch must end quickly.
+Every operation is checked before any runs: a tool the batch may not call,
+or arguments its contract rejects, refuse the whole call, and nothing runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import MISSING
+
+from ...errors import InvalidArgument, ToolError
+from ...generated.python.models.call_read_tools_batch import (
+    CallReadToolsBatchInput,
+    CallReadToolsBatchOutput,
+)
+from ...profiles import Tool
+from ...validation import argument_errors
+from ..batch import Answer, Batch, Operation, Row, texts
+from ..tmux.core import Tmux
+
+BATCH_TOOL = "call_read_tools_batch"
+SELF_BOUNDED = "self-bounded"
+
+
+class PythonRows:
+    """A row carries the nested call's content and structured result side by side."""
+
+    def result_part(self, row: Row) -> Any:
+        if row.result is None:
+            return {"content": [], "structured_content": None}
+        return {
+            "content": texts(row.result),
+            "structured_content": None if row.result.is_error else row.result.structured_content,
+        }
+
+    def row(self, row: Row) -> dict[str, Any]:
+        return {
+            "index": row.index,
+            "tool": row.tool,
+            "success": row.success,
+            "error": row.error,
+            **self.result_part(row),
+            "meta": {"result_truncated": True} if row.elided else None,
+            "elapsed_seconds": round(row.elapsed, 6),
+        }
+
+    def answer(self, batch: Answer) -> dict[str, Any]:
+        return {
+            "results": [self.row(row) for row in batch.rows],
+            "succeeded": batch.succeeded,
+            "failed": len(batch.rows) - batch.succeeded,
+            "stopped_at": batch.stopped_at,
+            "response_truncated": batch.elided > 0,
+            "response_truncated_bytes": batch.truncated_bytes,
+        }
+
+    def text(self, batch: Answer, structured: dict[str, Any]) -> None:
+        return None  # the JSON of the answer, as every other tool of the profile
+
+
+class BatchTools:
+    tmux: Tmux
+    _batch: Batch | None = None
+
+    async def call_read_tools_batch(
+        self, params: CallReadToolsBatchInput
+    ) -> CallReadToolsBatchOutput:
+        if self._batch is None:
+            self._batch = Batch("python", self, PythonRows())
+        batch = self._batch
+        operations = []
+        for index, op in enumerate(params.operations):
+            arguments = None if op.arguments is MISSING else dict(op.arguments)
+            check_operation(batch.profile.tool(op.tool), op.tool, arguments, index)
+            operations.append(Operation(op.tool, arguments))
+        answer = await batch.run(operations, params.on_error or "stop")
+        return CallReadToolsBatchOutput.model_validate(answer.structured())
+
+
+def check_operation(
+    tool: Tool | None, name: str, arguments: dict[str, Any] | None, index: int
+) -> None:
+    """Refuse, before anything runs, an operation the batch may not or cannot run."""
+    field = f"operations[{index}].tool"
+    if tool is None:
+        raise InvalidArgument(
+            field, name, "is not a tool of this server", "Name an inspect tool, e.g. list_panes."
+        )
+    if name == BATCH_TOOL:
+        raise InvalidArgument(field, name, "cannot be nested", "List its operations directly.")
+    if tool.entry.toolset != "inspect":
+        raise InvalidArgument(
+            field,
+            name,
+            f"is a {tool.entry.toolset} tool; a read batch runs inspect tools only",
+            "Call it on its own.",
+        )
+    if SELF_BOUNDED in tool.entry.tags:
+        raise InvalidArgument(
+            field,
+            name,
+            "waits on its own clock and cannot run inside a batch",
+            "Call it on its own.",
+        )
+    problems = argument_errors(
+        tool.input_validator, arguments or {}, ("operations", index, "arguments")
+    )
+    if problems:
+        raise ToolError(
+            f"Invalid arguments for {name} in operations[{index}]: "
+            + "; ".join(problems)
+            + ". Nothing was run; fix them (see that tool's input schema) and call again."
+        )

@@ -1,0 +1,392 @@
+"""What panes show: captures, continued reads, snapshots, searches, buffers."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from typing import Literal, TypeVar
+
+from ...errors import InvalidArgument, ToolError
+from ...generated.python.models.capture_pane import CapturePaneInput, CapturePaneOutput
+from ...generated.python.models.capture_since import CaptureSinceInput, CaptureSinceOutput
+from ...generated.python.models.search_panes import (
+    SearchPanesInput,
+    SearchPanesOutput,
+    SearchPanesOutputMatch,
+)
+from ...generated.python.models.show_buffer import ShowBufferInput, ShowBufferOutput
+from ...generated.python.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
+from ..tmux import capture, search
+from ..tmux.core import Server, Tmux
+from ..tmux.errors import CommandFailed, UnknownTarget
+from ..tmux.formats import PaneRow, as_int, format_of, parse_rows
+from ..tmux.refs import Refs
+from ..tmux.targets import WindowSelector, check_pane_id, check_session_id, resolve_window
+
+T = TypeVar("T")
+Cut = Literal["max_matched_lines_per_pane", "time", "bytes"]
+
+NO_CAP = 1 << 62
+SNAPSHOT_FIELDS: tuple[str, ...] = (
+    "pane_id",
+    "cursor_x",
+    "cursor_y",
+    "pane_width",
+    "pane_height",
+    "pane_in_mode",
+    "pane_mode",
+    "scroll_position",
+    "history_size",
+    "alternate_on",
+    "pane_current_command",
+    "pane_current_path",
+)
+SNAPSHOT_FORMAT = format_of(SNAPSHOT_FIELDS)
+BUFFER_FIELDS: tuple[str, ...] = ("buffer_size", "buffer_name")
+BUFFER_FORMAT = format_of(BUFFER_FIELDS)
+
+
+def positive(field: str, value: int | None, unset: str = "null for no cap") -> int:
+    """A cap the caller may leave unset (None: no cap); zero or less is refused."""
+    if value is None:
+        return NO_CAP
+    if value < 1:
+        raise InvalidArgument(
+            field, value, "must be 1 or more", f"Pass a positive number, or {unset}."
+        )
+    return value
+
+
+def truncation_header(dropped: int) -> str:
+    return f"[... truncated {dropped} lines ...]"
+
+
+def no_pane(server: Server, pane_id: str, field: str = "pane_id") -> UnknownTarget:
+    return UnknownTarget(
+        f"No pane {pane_id} (from `{field}`) on tmux {server.socket}. "
+        "Call list_panes to see the panes that exist."
+    )
+
+
+async def on_pane(server: Server, pane_id: str, work: Awaitable[T]) -> T:
+    """``work`` on a pane, with tmux's "can't find pane" worded for the agent."""
+    try:
+        return await work
+    except CommandFailed as exc:
+        if "can't find" in exc.stderr:
+            raise no_pane(server, pane_id) from None
+        raise
+
+
+async def target_pane_id(
+    server: Server,
+    pane_id: str | None,
+    window_id: str | None,
+    session_name: str | None,
+    session_id: str | None,
+) -> str:
+    """The pane a call names: ``pane_id`` as given (checked, not looked up: the command
+    that reads it reports a missing pane), else the active pane of the named window or
+    session, else of the first session's active window."""
+    if pane_id is not None:
+        return check_pane_id(pane_id)
+    selector = WindowSelector(window_id, None, session_name, session_id)
+    return (await resolve_window(server, selector)).active_pane.pane_id
+
+
+class ReadingTools:
+    tmux: Tmux
+    _cursor_refs: Refs | None = None
+
+    @property
+    def cursor_refs(self) -> Refs:
+        """Seals capture_since cursors; one secret per handler object, made on first use."""
+        if self._cursor_refs is None:
+            self._cursor_refs = Refs()
+        return self._cursor_refs
+
+    # --- capture_pane ------------------------------------------------------------------
+
+    async def capture_pane(self, params: CapturePaneInput) -> CapturePaneOutput:
+        max_lines = positive("max_lines", params.max_lines)
+        server = self.tmux.server(params.socket_name)
+        pane_id = await target_pane_id(
+            server, params.pane_id, params.window_id, params.session_name, params.session_id
+        )
+        lines = await on_pane(
+            server, pane_id, capture.capture_lines(server, pane_id, params.start, params.end)
+        )
+        if params.end is None:
+            lines = capture.trim_blank_tail(lines)
+        kept = capture.newest(lines, max_lines)
+        if kept.dropped:
+            return CapturePaneOutput(
+                result="\n".join([truncation_header(kept.dropped), *kept.lines])
+            )
+        return CapturePaneOutput(result="\n".join(kept.lines))
+
+    # --- capture_since -----------------------------------------------------------------
+
+    async def capture_since(self, params: CaptureSinceInput) -> CaptureSinceOutput:
+        max_lines = positive("max_lines", params.max_lines)
+        max_bytes = positive("max_bytes", params.max_bytes)
+        refs = self.cursor_refs
+        server = self.tmux.server(params.socket_name)
+        token = params.cursor
+        cursor: capture.Cursor | None = None
+        if token is not None and params.pane_id is not None:
+            # A bad cursor for a named pane is refused before tmux is asked anything.
+            cursor = capture.open_cursor(refs, token, check_pane_id(params.pane_id))
+        pane = await self._since_pane(server, params)
+        if token is not None and cursor is None:
+            cursor = capture.open_cursor(refs, token, pane.pane_id)
+        if pane["pane_dead"] == "1":
+            raise ToolError(
+                f"Pane {pane.pane_id} on tmux {server.socket} is dead: its command exited "
+                "(remain-on-exit keeps its last screen). Read that screen with capture_pane; "
+                "once the pane is respawned, call capture_since without a cursor to start afresh."
+            )
+        missed = False
+        if cursor is None:
+            lines, next_cursor = await capture.read_screen(server, pane)
+            dropped = 0
+        else:
+            self._check_same_process(server, pane, cursor, token or "")
+            since = await capture.read_since(server, pane, cursor, max_lines)
+            if since.missed:
+                missed = True
+                lines, next_cursor = await capture.read_screen(server, pane)
+                dropped = 0
+            else:
+                lines, next_cursor, dropped = since.lines, since.cursor, since.dropped
+        by_lines = capture.newest(lines, max_lines)
+        by_bytes = capture.newest_within(by_lines.lines, max_bytes)
+        dropped += by_lines.dropped + by_bytes.dropped
+        return CaptureSinceOutput(
+            pane_id=pane.pane_id,
+            cursor=capture.seal_cursor(refs, next_cursor),
+            lines=by_bytes.lines,
+            lines_missed=missed,
+            truncated=dropped > 0,
+            dropped_lines=dropped,
+        )
+
+    async def _since_pane(self, server: Server, params: CaptureSinceInput) -> PaneRow:
+        if params.pane_id is not None:
+            pane_id = check_pane_id(params.pane_id)
+            row = await server.pane(pane_id)
+            if row is None:
+                raise no_pane(server, pane_id)
+            return row
+        selector = WindowSelector(params.window_id, None, params.session_name, params.session_id)
+        return (await resolve_window(server, selector)).active_pane
+
+    @staticmethod
+    def _check_same_process(
+        server: Server, pane: PaneRow, cursor: capture.Cursor, token: str
+    ) -> None:
+        """read_since's ``restarted``, as an error: the server or the pane's process changed."""
+        if cursor.server_tag != pane.server_tag:
+            raise InvalidArgument(
+                "cursor",
+                token,
+                f"was issued for pane {cursor.pane_id} of an earlier run of the tmux server on "
+                f"{server.socket}, which has restarted since (pane ids are reused)",
+                "Call capture_since without a cursor to start reading afresh.",
+            )
+        if cursor.pane_pid != pane["pane_pid"]:
+            raise ToolError(
+                f"Pane {pane.pane_id} on tmux {server.socket} was respawned since the cursor "
+                "was issued: its output now comes from a new process, so the cursor no longer "
+                "applies. Call capture_since without a cursor to start reading afresh."
+            )
+
+    # --- snapshot_pane -----------------------------------------------------------------
+
+    async def snapshot_pane(self, params: SnapshotPaneInput) -> SnapshotPaneOutput:
+        max_lines = positive("max_lines", params.max_lines)
+        server = self.tmux.server(params.socket_name)
+        pane_id = await target_pane_id(
+            server, params.pane_id, params.window_id, params.session_name, params.session_id
+        )
+        info, lines = await on_pane(
+            server,
+            pane_id,
+            server.run_many(
+                ("display-message", "-p", "-t", pane_id, SNAPSHOT_FORMAT),
+                ("capture-pane", "-p", "-t", pane_id),
+            ),
+        )
+        rows = parse_rows(info, SNAPSHOT_FIELDS)
+        if not rows or rows[0]["pane_id"] != pane_id:
+            raise no_pane(server, pane_id)
+        row = rows[0]
+        kept = capture.newest(capture.trim_blank_tail(lines), max_lines)
+        return SnapshotPaneOutput(
+            pane_id=pane_id,
+            content="\n".join(kept.lines),
+            cursor_x=as_int(row["cursor_x"]) or 0,
+            cursor_y=as_int(row["cursor_y"]) or 0,
+            pane_width=as_int(row["pane_width"]) or 0,
+            pane_height=as_int(row["pane_height"]) or 0,
+            pane_in_mode=(as_int(row["pane_in_mode"]) or 0) > 0,
+            pane_mode=row["pane_mode"] or None,
+            scroll_position=as_int(row["scroll_position"]),
+            history_size=as_int(row["history_size"]) or 0,
+            alternate_on=row["alternate_on"] == "1",
+            pane_current_command=row["pane_current_command"] or None,
+            pane_current_path=row["pane_current_path"] or None,
+            truncated_lines=kept.dropped,
+        )
+
+    # --- search_panes ------------------------------------------------------------------
+
+    async def search_panes(self, params: SearchPanesInput) -> SearchPanesOutput:
+        per_pane = positive(
+            "max_matched_lines_per_pane", params.max_matched_lines_per_pane, "leave it at 50"
+        )
+        limit = positive("limit", params.limit, "null for every pane after offset")
+        offset = params.offset or 0
+        if offset < 0:
+            raise InvalidArgument(
+                "offset", offset, "must be 0 or more", "Pass 0 for the first page."
+            )
+        if params.session_id is not None:
+            check_session_id(params.session_id)
+        is_regex, match_case = bool(params.regex), bool(params.match_case)
+        # Checks the pattern: an invalid regex is refused before tmux is asked anything.
+        search.matcher(params.pattern, is_regex, match_case=match_case)
+        server = self.tmux.server(params.socket_name)
+        scope = await self._search_scope(server, params.session_id, params.session_name)
+        page = scope[offset : offset + limit]
+        texts = await capture.capture_numbered(
+            server, [pane.pane_id for pane in page], params.content_start, params.content_end
+        )
+        # The time budget starts now, after the captures.
+        test = search.matcher(params.pattern, is_regex, match_case=match_case)
+        matches: list[SearchPanesOutputMatch] = []
+        truncated_by: list[Cut] = []
+        size = covered = 0
+        for pane in page:
+            numbered = texts.get(pane.pane_id, capture.Numbered(0, []))
+            lines = numbered.lines
+            if params.content_end is None:
+                lines = capture.trim_blank_tail(lines)
+            found: list[str] = []
+            numbers: list[int] = []
+            cut: Cut | None = None
+            try:
+                for index, line in enumerate(lines):
+                    if not test(line):
+                        continue
+                    if len(found) == per_pane:
+                        if "max_matched_lines_per_pane" not in truncated_by:
+                            truncated_by.append("max_matched_lines_per_pane")
+                        break
+                    size += len(line.encode("utf-8"))
+                    if size > search.MAX_BYTES:
+                        cut = "bytes"
+                        break
+                    found.append(line)
+                    numbers.append(numbered.first + index)
+            except search.TimeBudgetSpent:
+                cut = "time"
+            if found:
+                matches.append(
+                    SearchPanesOutputMatch(
+                        pane_id=pane.pane_id,
+                        session_id=pane.session_id,
+                        window_id=pane.window_id,
+                        matched_lines=found,
+                        line_numbers=numbers,
+                    )
+                )
+            if cut is not None:
+                truncated_by.append(cut)
+                # The page ends at this pane: with it when it was searched in part (its
+                # other lines are lost, as truncated_by says) or is the page's first,
+                # else it starts the next page.
+                if cut == "time" or found or covered == 0:
+                    covered += 1
+                break
+            covered += 1
+        cut_short = "time" in truncated_by or "bytes" in truncated_by
+        return SearchPanesOutput(
+            matches=matches,
+            total_panes=len(scope),
+            offset=offset,
+            # When a budget ended the page early, the page size is what was covered,
+            # so offset + limit is where the next page starts.
+            limit=covered if cut_short else params.limit,
+            has_more=offset + covered < len(scope),
+            truncated_by=truncated_by,
+        )
+
+    async def _search_scope(
+        self, server: Server, session_id: str | None, session_name: str | None
+    ) -> list[PaneRow]:
+        """The panes to search, in tmux's order: one session's, or every pane once."""
+        rows = await server.list_panes("-a")
+        if session_id is not None:
+            rows = [row for row in rows if row.session_id == session_id]
+            if not rows:
+                raise UnknownTarget(
+                    f"No session {session_id} (from `session_id`) on tmux {server.socket}. "
+                    "Call list_sessions to see the sessions that exist."
+                )
+            return rows
+        if session_name is not None:
+            rows = [row for row in rows if row.raw["session_name"] == session_name]
+            if not rows:
+                raise UnknownTarget(
+                    f"No session named {session_name!r} (from `session_name`) on tmux "
+                    f"{server.socket}. Call list_sessions to see the sessions that exist."
+                )
+            return rows
+        seen: dict[str, PaneRow] = {}
+        for row in rows:
+            seen.setdefault(row.pane_id, row)
+        return list(seen.values())
+
+    # --- show_buffer -------------------------------------------------------------------
+
+    async def show_buffer(self, params: ShowBufferInput) -> ShowBufferOutput:
+        max_lines = positive("max_lines", params.max_lines)
+        name = params.buffer_name
+        if not name:
+            raise InvalidArgument(
+                "buffer_name",
+                name,
+                "is empty",
+                "Pass the name of a paste buffer (see them with `tmux list-buffers`).",
+            )
+        server = self.tmux.server(params.socket_name)
+        buffers = parse_rows(await server.run("list-buffers", "-F", BUFFER_FORMAT), BUFFER_FIELDS)
+        size = next((row["buffer_size"] for row in buffers if row["buffer_name"] == name), None)
+        if size is None:
+            raise self._no_buffer(server, name)
+        try:
+            lines = await server.run("show-buffer", "-b", name)
+        except CommandFailed as exc:
+            if "no buffer" in exc.stderr:
+                raise self._no_buffer(server, name) from None
+            raise
+        size_bytes = as_int(size) or 0
+        # The transport splits output at newlines; the buffer's size tells whether its
+        # text ended with one.
+        text = "\n".join(lines)
+        ending = "\n" if len(text.encode("utf-8")) + 1 == size_bytes else ""
+        kept = capture.newest(lines, max_lines)
+        return ShowBufferOutput(
+            buffer_name=name,
+            content="\n".join(kept.lines) + ending,
+            truncated_lines=kept.dropped,
+            size_bytes=size_bytes,
+        )
+
+    @staticmethod
+    def _no_buffer(server: Server, name: str) -> UnknownTarget:
+        return UnknownTarget(
+            f"No paste buffer named {name!r} (from `buffer_name`) on tmux {server.socket}. "
+            "See the buffers that exist with `tmux list-buffers`, or the buffer tools "
+            "(load_buffer names the buffers it creates)."
+        )
