@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: env tmux vendor regen check lint typecheck test demo bench clean
+.PHONY: env tmux vendor regen check lint typecheck test demo bench compare-peer clean
 
 env: $(STAMP)
 
@@ -70,6 +70,11 @@ demo: env tmux
 # Pass options with BENCH_ARGS, e.g. make bench BENCH_ARGS='--iterations 50'.
 bench: env tmux
 	$(BIN)/python -m scripts.bench $(BENCH_ARGS)
+
+# tools/list of --profile python against libtmux-mcp's: names, arguments, types, required.
+# Narrow it with COMPARE_ARGS, e.g. make compare-peer COMPARE_ARGS='--toolsets inspect'.
+compare-peer: env tmux
+	$(BIN)/python -m scripts.compare_peer $(COMPARE_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
