@@ -3,7 +3,7 @@
 Each profile speaks its own shape (python: ``pane_id``, string sizes; swift:
 ``pane.id``, integers, refs). Readers below turn each answer into one neutral
 view, and every view must equal what tmux itself lists. A profile gains a
-comparison by registering one reader: ``@reader("panes", "python")``.
+comparison by registering one reader, as ``@reader("panes", "python")`` does.
 """
 
 from __future__ import annotations
@@ -294,6 +294,53 @@ async def swift_sessions(state: State, scope: Scope) -> list[SessionView]:
         sessions = (await client.ok("list_sessions"))["sessions"]
     return sorted(
         SessionView(s["id"], s["name"], s["windowCount"], s["isAttached"], epoch(s["createdAt"]))
+        for s in sessions
+    )
+
+
+@reader("panes", "python")
+async def python_panes(state: State, scope: Scope) -> list[PaneView]:
+    key = {"all": None, "session": "session_name", "window": "window_id"}[scope.kind]
+    arguments = {} if key is None else {key: scope.value}
+    async with open_client(state.tmux.server_env(), "python") as client:
+        panes = (await client.ok("list_panes", arguments))["result"]
+    views = [python_pane(pane) for pane in panes]
+    assert len(set(views)) == len(views), "a pane listed twice"
+    return sorted(views)
+
+
+@reader("windows", "python")
+async def python_windows(state: State, scope: Scope) -> list[WindowView]:
+    arguments = {} if scope.kind == "all" else {"session_name": scope.value}
+    async with open_client(state.tmux.server_env(), "python") as client:
+        windows = (await client.ok("list_windows", arguments))["result"]
+    return sorted(
+        WindowView(
+            w["window_id"],
+            w["window_name"],
+            w["pane_count"],
+            int(w["window_width"]),
+            int(w["window_height"]),
+            w["session_id"],
+            int(w["window_index"]),
+            w["window_active"] == "1",
+        )
+        for w in windows
+    )
+
+
+@reader("sessions", "python")
+async def python_sessions(state: State, scope: Scope) -> list[SessionView]:
+    async with open_client(state.tmux.server_env(), "python") as client:
+        sessions = (await client.ok("list_sessions"))["result"]
+    return sorted(
+        SessionView(
+            s["session_id"],
+            s["session_name"],
+            s["window_count"],
+            int(s["session_attached"] or 0) > 0,
+            int(s["session_created"]),
+        )
         for s in sessions
     )
 
