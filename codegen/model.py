@@ -154,6 +154,13 @@ class Tool:
 class Profile:
     name: str
     tools: tuple[Tool, ...] = field(default=())
+    catalog_file: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def catalog(self) -> dict[str, str]:
+        """Every tool of the family -> its toolset, served or not yet (sorted by name)."""
+        known = {**self.catalog_file, **{tool.name: tool.toolset for tool in self.tools}}
+        return dict(sorted(known.items()))
 
     @property
     def package(self) -> str:
@@ -175,4 +182,8 @@ def load_profile(contracts_root: Path, profile: str, base: Path) -> Profile:
         contract = read_contract(path)
         tools.append(Tool(profile, path, path.relative_to(base).as_posix(), contract))
     tools.sort(key=lambda tool: tool.name)
-    return Profile(profile, tuple(tools))
+    catalog_path = contracts_root / f"{profile}-toolsets.json"
+    catalog: dict[str, str] = {}
+    if catalog_path.exists():
+        catalog = dict(json.loads(catalog_path.read_text(encoding="utf-8"))["toolsets"])
+    return Profile(profile, tuple(tools), catalog)

@@ -11,7 +11,7 @@ shape of a row and of the answer (``Flavour``).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -153,16 +153,20 @@ class Operation:
 class Batch:
     """Runs operations through the dispatch of the profile the batch belongs to."""
 
-    def __init__(self, profile_name: str, handlers: Any, flavour: Flavour) -> None:
+    def __init__(
+        self, profile_name: str, handlers: Any, flavour: Flavour, environ: Mapping[str, str]
+    ) -> None:
         self.profile_name = profile_name
         self.handlers = handlers
         self.flavour = flavour
+        self.environ = environ
         self._profile: Profile | None = None
 
     @property
     def profile(self) -> Profile:
+        """The profile as served: a tool hidden by the toolset choice is unknown here too."""
         if self._profile is None:
-            self._profile = load_profile(self.profile_name)
+            self._profile = load_profile(self.profile_name).shown(self.environ)
         return self._profile
 
     async def run(self, operations: Sequence[Operation], on_error: str) -> Answer:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from . import __version__
 from .profiles import DEFAULT_PROFILE, PROFILES, ProfileUnavailable, create_handlers, load_profile
+from .toolsets import ToolsetConfigError
 
 PROFILE_ENV = "TMUX_CONTRACT_MCP_PROFILE"
 TRANSPORT_ENV = "TMUX_CONTRACT_MCP_TRANSPORT"
@@ -22,7 +23,8 @@ def parser() -> argparse.ArgumentParser:
         description="A schema-first MCP server for tmux, served over stdio.",
         epilog=(
             "tmux is chosen by LIBTMUX_SOCKET (-L name), LIBTMUX_SOCKET_PATH (-S path) "
-            "and LIBTMUX_TMUX_BIN."
+            "and LIBTMUX_TMUX_BIN. Tools shown: LIBTMUX_TOOLSETS (default "
+            "inspect,manage,execute), plus LIBTMUX_TOOLS, minus LIBTMUX_EXCLUDE_TOOLS."
         ),
     )
     p.add_argument(
@@ -54,9 +56,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         profile = load_profile(name)
+        served = profile.shown(os.environ)
         if args.list_tools:
-            width = max((len(n) for n in profile.tools), default=0)
-            for tool in profile.tools.values():
+            width = max((len(n) for n in served.tools), default=0)
+            for tool in served.tools.values():
                 print(f"{tool.entry.name:<{width}}  {tool.entry.toolset}")
             return 0
         transport = args.transport or os.environ.get(TRANSPORT_ENV) or TRANSPORTS[0]
@@ -68,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 2
         handlers = create_handlers(profile, {**os.environ, TRANSPORT_ENV: transport})
-    except ProfileUnavailable as exc:
+    except (ProfileUnavailable, ToolsetConfigError) as exc:
         print(f"tmux-contract-mcp: {exc}", file=sys.stderr)
         return 2
 
@@ -76,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from .server import serve_stdio
 
-    anyio.run(serve_stdio, profile, handlers)
+    anyio.run(serve_stdio, served, handlers)
     return 0
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import mcp.types as types
 
+from .toolsets import visible
 from .toolspec import ToolEntry
 from .validation import compile_check, compile_schema
 
@@ -83,6 +84,15 @@ class Profile:
     name: str
     interface: type
     tools: dict[str, Tool] = field(default_factory=dict)
+    catalog: dict[str, str] = field(default_factory=dict)  # every tool of the family -> toolset
+
+    def shown(self, environ: Mapping[str, str]) -> Profile:
+        """The profile as the environment's toolset choice shows it (see ``toolsets``)."""
+        names = visible(
+            self.catalog or {n: t.entry.toolset for n, t in self.tools.items()}, environ
+        )
+        tools = {name: tool for name, tool in self.tools.items() if name in names}
+        return Profile(self.name, self.interface, tools, self.catalog)
 
     def tool(self, name: str) -> Tool | None:
         return self.tools.get(name)
@@ -106,7 +116,8 @@ def load_profile(name: str) -> Profile:
     listing = json.loads(resources.files(package).joinpath("tools.json").read_text("utf-8"))
     by_name = {contract["name"]: contract for contract in listing["tools"]}
     tools = {entry.name: Tool(entry, by_name[entry.name]) for entry in registry.TOOLS}
-    return Profile(name, _import_attr(registry.INTERFACE), tools)
+    catalog = dict(getattr(registry, "CATALOG", {}))
+    return Profile(name, _import_attr(registry.INTERFACE), tools, catalog)
 
 
 def create_handlers(profile: Profile, environ: Mapping[str, str]) -> Any:

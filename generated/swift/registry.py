@@ -165,3 +165,25 @@ TOOLS: tuple[ToolEntry, ...] = (
         contract="contracts/swift/snapshot_pane.json",
     ),
 )
+
+# Every tool of the family and its toolset, served by this build or not yet:
+# what LIBTMUX_TOOLS and LIBTMUX_EXCLUDE_TOOLS may name.
+CATALOG: dict[str, str] = {
+    "call_read_tools_batch": "inspect",
+    "capture_pane": "inspect",
+    "capture_since": "inspect",
+    "find_pane_by_position": "inspect",
+    "get_pane_info": "inspect",
+    "get_server_info": "inspect",
+    "get_session_info": "inspect",
+    "get_tmux_variables": "inspect",
+    "get_window_info": "inspect",
+    "list_panes": "inspect",
+    "list_sessions": "inspect",
+    "list_windows": "inspect",
+    "search_panes": "inspect",
+    "show_environment": "inspect",
+    "show_hooks": "inspect",
+    "show_option": "inspect",
+    "snapshot_pane": "inspect",
+}

@@ -70,7 +70,7 @@ class BatchTools:
         self, params: CallReadToolsBatchInput
     ) -> CallReadToolsBatchOutput:
         if self._batch is None:
-            self._batch = Batch("python", self, PythonRows())
+            self._batch = Batch("python", self, PythonRows(), self.tmux.environ)
         batch = self._batch
         operations = []
         for index, op in enumerate(params.operations):

@@ -72,7 +72,7 @@ class SwiftHandlers(TmuxHandlers, SwiftProfileHandlers):
     def __init__(self, tmux: Tmux, refs: Refs | None = None) -> None:
         super().__init__(tmux)
         self.refs = refs or Refs()
-        self.batch = Batch("swift", self, SwiftRows())
+        self.batch = Batch("swift", self, SwiftRows(), tmux.environ)
 
     @property
     def lookup(self) -> Lookup:

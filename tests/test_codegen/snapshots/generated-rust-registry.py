@@ -21,3 +21,9 @@ TOOLS: tuple[ToolEntry, ...] = (
         contract="contracts/rust/select_pane.json",
     ),
 )
+
+# Every tool of the family and its toolset, served by this build or not yet:
+# what LIBTMUX_TOOLS and LIBTMUX_EXCLUDE_TOOLS may name.
+CATALOG: dict[str, str] = {
+    "select_pane": "manage",
+}

@@ -1,0 +1,102 @@
+"""LIBTMUX_TOOLSETS, LIBTMUX_TOOLS and LIBTMUX_EXCLUDE_TOOLS shape what a server shows."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from tests.mcpclient import COMMAND, open_client
+from tests.tmuxenv import TmuxServer
+from tmux_contract_mcp.toolsets import ToolsetConfigError, visible
+
+CATALOG = json.loads(
+    (Path(__file__).resolve().parent.parent / "contracts" / "python-toolsets.json").read_text()
+)["toolsets"]
+
+
+def names_in(toolset: str) -> set[str]:
+    return {name for name, each in CATALOG.items() if each == toolset}
+
+
+def test_by_default_every_toolset_but_teardown_is_shown() -> None:
+    shown = visible(CATALOG, {})
+    assert shown == names_in("inspect") | names_in("manage") | names_in("execute")
+    assert not shown & names_in("teardown")
+
+
+def test_tools_add_to_the_toolsets_and_exclusions_win_over_both() -> None:
+    environ = {
+        "LIBTMUX_TOOLSETS": "inspect",
+        "LIBTMUX_TOOLS": "kill_pane, select_pane",
+        "LIBTMUX_EXCLUDE_TOOLS": "select_pane,list_panes",
+    }
+    assert visible(CATALOG, environ) == (names_in("inspect") | {"kill_pane"}) - {"list_panes"}
+
+
+def test_an_empty_toolset_list_shows_only_the_tools_named() -> None:
+    assert visible(CATALOG, {"LIBTMUX_TOOLSETS": "", "LIBTMUX_TOOLS": "list_panes"}) == {
+        "list_panes"
+    }
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "named"),
+    [
+        ("LIBTMUX_TOOLSETS", "inspect,destroy", "'destroy'"),
+        ("LIBTMUX_TOOLS", "list_pane", "'list_pane'"),
+        ("LIBTMUX_EXCLUDE_TOOLS", "kill_everything", "'kill_everything'"),
+    ],
+)
+def test_an_unknown_name_is_refused_naming_the_variable_and_the_name(
+    variable: str, value: str, named: str
+) -> None:
+    with pytest.raises(ToolsetConfigError, match=variable) as caught:
+        visible(CATALOG, {variable: value})
+    assert named in str(caught.value)
+
+
+def list_tools(**environ: str) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("LIBTMUX_")}
+    return subprocess.run(
+        [COMMAND, "--profile", "python", "--list-tools"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**env, **environ},
+    )
+
+
+def test_list_tools_shows_the_chosen_toolsets() -> None:
+    done = list_tools(LIBTMUX_TOOLSETS="inspect", LIBTMUX_EXCLUDE_TOOLS="wait_for_text")
+    assert done.returncode == 0, done.stderr
+    listed = {line.split()[0]: line.split()[1] for line in done.stdout.splitlines()}
+    assert set(listed) == names_in("inspect") - {"wait_for_text"}
+    assert set(listed.values()) == {"inspect"}
+
+
+def test_an_unknown_name_stops_startup_with_one_line() -> None:
+    done = list_tools(LIBTMUX_TOOLSETS="inspect,everything")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "LIBTMUX_TOOLSETS" in lines[0] and "everything" in lines[0]
+
+
+@pytest.mark.anyio
+async def test_a_hidden_tool_is_not_listed_and_is_answered_as_unknown(tmux: TmuxServer) -> None:
+    env = tmux.server_env(LIBTMUX_EXCLUDE_TOOLS="capture_pane")
+    async with open_client(env, "python") as client:
+        listed = {tool.name for tool in (await client.session.list_tools()).tools}
+        assert "capture_pane" not in listed and "list_panes" in listed
+        with pytest.raises(MCPError) as caught:
+            await client.session.call_tool("capture_pane", {})
+        assert caught.value.error.code == -32602
+        # Nor can a batch reach it.
+        message = await client.error(
+            "call_read_tools_batch", {"operations": [{"tool": "capture_pane"}]}
+        )
+    assert "operations[0].tool" in message and "capture_pane" in message
