@@ -7,13 +7,24 @@ import pytest
 from tests.tmuxenv import TmuxServer
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def anyio_backend() -> str:
+    """Module scope, so module-scoped async fixtures (a shared MCP client) can use it."""
     return "asyncio"
 
 
 @pytest.fixture
 def tmux() -> Iterator[TmuxServer]:
+    server = TmuxServer.start()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+@pytest.fixture(scope="module")
+def shared() -> Iterator[TmuxServer]:
+    """One tmux server for a whole module, for tests that each make their own panes."""
     server = TmuxServer.start()
     try:
         yield server

@@ -358,11 +358,6 @@ REJECTED: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 def shared() -> Iterator[TmuxServer]:
     """One tmux server (a 2x2 grid) for the refusals: none of them may change it."""
     server = TmuxServer.start()

@@ -9,7 +9,7 @@ itself reports. Global hooks a test sets are unset again when it ends.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -22,20 +22,6 @@ TRICKY = "a;b #{session_name} \"dq\" 'sq' $HOME \\ ;end"
 
 
 # --- fixtures ---------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def shared() -> Iterator[TmuxServer]:
-    server = TmuxServer.start()
-    try:
-        yield server
-    finally:
-        server.kill()
 
 
 @pytest.fixture(scope="module")

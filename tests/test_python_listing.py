@@ -35,11 +35,6 @@ SEP = "\x1f"
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 def shared() -> Iterator[TmuxServer]:
     server = TmuxServer.start()
     server.tmux("set-option", "-g", "automatic-rename", "off")

@@ -35,20 +35,6 @@ COUNTED = (
 # --- fixtures ---------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def shared() -> Iterator[TmuxServer]:
-    server = TmuxServer.start()
-    try:
-        yield server
-    finally:
-        server.kill()
-
-
 @pytest.fixture(scope="module", params=["control", "subprocess"])
 async def client(shared: TmuxServer, request: pytest.FixtureRequest) -> AsyncIterator[Client]:
     """The MCP server over each transport in turn: every test runs on both."""

@@ -9,7 +9,7 @@ print. Nothing here asserts a duration.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -34,20 +34,6 @@ DEADLINE = 20.0  # only there to turn a hang into a failure
 
 
 # --- fixtures ---------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def shared() -> Iterator[TmuxServer]:
-    server = TmuxServer.start()
-    try:
-        yield server
-    finally:
-        server.kill()
 
 
 @pytest.fixture(scope="module", params=["control", "subprocess"])

@@ -52,20 +52,6 @@ PANE_FIELDS = (
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def shared() -> Iterator[TmuxServer]:
-    server = TmuxServer.start()
-    try:
-        yield server
-    finally:
-        server.kill()
-
-
-@pytest.fixture(scope="module")
 async def client(shared: TmuxServer) -> AsyncIterator[Client]:
     async with open_client(shared.server_env(), "swift") as opened:
         yield opened

@@ -33,11 +33,6 @@ REF_KEYS = frozenset({"ref", "windowRef", "linkRef", "paneRef", "cursor"})
 UNKNOWN_IDS = ("@999", "%999")  # arguments naming nothing: both transports must fail alike
 
 
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 # --- helpers ------------------------------------------------------------------------------
 
 
