@@ -125,7 +125,7 @@ class Lookup:
         else:
             wanted = Wanted(value, None, field, value)
             row = None
-            if SESSION_ID.match(value):
+            if SESSION_ID.fullmatch(value):
                 row = next((r for r in sessions if r.session_id == value), None)
             if row is None:
                 row = next((r for r in sessions if r.name == value), None)

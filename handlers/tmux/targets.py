@@ -22,7 +22,7 @@ WINDOW_INDEX = re.compile(r"^[0-9]+$")
 
 
 def check_pane_id(value: str, field: str = "pane_id") -> str:
-    if not PANE_ID.match(value):
+    if not PANE_ID.fullmatch(value):
         raise InvalidArgument(
             field,
             value,
@@ -33,7 +33,7 @@ def check_pane_id(value: str, field: str = "pane_id") -> str:
 
 
 def check_window_id(value: str, field: str = "window_id") -> str:
-    if not WINDOW_ID.match(value):
+    if not WINDOW_ID.fullmatch(value):
         raise InvalidArgument(
             field,
             value,
@@ -44,7 +44,7 @@ def check_window_id(value: str, field: str = "window_id") -> str:
 
 
 def check_session_id(value: str, field: str = "session_id") -> str:
-    if not SESSION_ID.match(value):
+    if not SESSION_ID.fullmatch(value):
         raise InvalidArgument(
             field,
             value,
@@ -55,7 +55,7 @@ def check_session_id(value: str, field: str = "session_id") -> str:
 
 
 def check_window_index(value: str, field: str = "window_index") -> str:
-    if not WINDOW_INDEX.match(value):
+    if not WINDOW_INDEX.fullmatch(value):
         raise InvalidArgument(
             field,
             value,
