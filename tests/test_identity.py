@@ -49,3 +49,12 @@ def test_inside_tmux_without_a_pane_nothing_is_the_caller(tmp_path: Path) -> Non
     mine, _, _ = sockets(tmp_path)
     caller = Caller.from_environ({"TMUX": f"{mine},123,0"})
     assert caller.relation(Socket(str(mine), "s"), "%1") is Relation.OTHER
+
+
+def test_a_socket_path_with_commas_is_read_whole(tmp_path: Path) -> None:
+    folder = tmp_path / "a,b"
+    folder.mkdir()
+    socket = folder / "sock,et"
+    socket.touch()
+    caller = Caller.from_environ({"TMUX": f"{socket},123,0", "TMUX_PANE": "%1"})
+    assert caller.relation(Socket(str(socket), "sock,et"), "%1") is Relation.SELF

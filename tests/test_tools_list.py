@@ -18,6 +18,7 @@ from tests.tmuxenv import TmuxServer
 from tmux_contract_mcp.profiles import ProfileUnavailable, create_handlers, load_profile
 
 SERVED = ["python", "rust", "swift"]
+EVERY_TOOLSET = "inspect,manage,execute,teardown"  # teardown is hidden by default
 
 
 def advertised_contracts(profile: str) -> list[dict[str, Any]]:
@@ -30,7 +31,7 @@ def advertised_contracts(profile: str) -> list[dict[str, Any]]:
 async def test_tools_list_equals_the_contracts(
     tmux: TmuxServer, profile: str, file_regression: FileRegressionFixture
 ) -> None:
-    async with open_client(tmux.server_env(), profile) as client:
+    async with open_client(tmux.server_env(LIBTMUX_TOOLSETS=EVERY_TOOLSET), profile) as client:
         listed = await client.session.list_tools()
     wire = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed.tools]
     by_name = {tool["name"]: tool for tool in wire}
@@ -42,7 +43,8 @@ async def test_tools_list_equals_the_contracts(
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([COMMAND, *args], capture_output=True, text=True, timeout=30)
+    env = {**os.environ, "LIBTMUX_TOOLSETS": EVERY_TOOLSET}
+    return subprocess.run([COMMAND, *args], capture_output=True, text=True, timeout=30, env=env)
 
 
 @pytest.mark.parametrize("profile", SERVED)

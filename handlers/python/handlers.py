@@ -20,10 +20,15 @@ from ..tmux.targets import (
 )
 from .batch import BatchTools
 from .config import ConfigTools
+from .creating import CreatingTools
 from .listing import ListingTools
+from .panes import PaneTools
 from .reading import ReadingTools
+from .running import RunningTools
 from .shapes import pane_fields
+from .teardown import TeardownTools
 from .waiting import WaitingTools
+from .windows import WindowTools
 
 
 class PythonHandlers(
@@ -32,6 +37,11 @@ class PythonHandlers(
     WaitingTools,
     ConfigTools,
     BatchTools,
+    WindowTools,
+    PaneTools,
+    CreatingTools,
+    RunningTools,
+    TeardownTools,
     TmuxHandlers,
     PythonProfileHandlers,
 ):

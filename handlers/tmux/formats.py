@@ -6,10 +6,13 @@ a value that itself holds a newline (a pane title can) is rejoined.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 SEP = "\x1f"
+
+_HASH_RUN = re.compile(r"(#+)(\[?)")
 
 
 def format_of(fields: Sequence[str]) -> str:
@@ -237,3 +240,15 @@ def link_rows(lines: Iterable[str]) -> list[LinkRow]:
 
 def pane_rows(lines: Iterable[str]) -> list[PaneRow]:
     return [PaneRow(raw) for raw in parse_rows(lines, PANE_FIELDS)]
+
+
+def literal_format(text: str) -> str:
+    """``text`` spelled so that one pass of tmux's format expansion gives ``text`` back.
+
+    For a user value passed where tmux expands formats although it is a name or a path:
+    in 3.3a ``rename-window``, ``rename-session``, ``new-window -n``, ``new-session -s``
+    and ``load-buffer``'s path all do, so ``#{...}`` would be replaced and ``#(...)``
+    would run a shell command. Every ``#`` is doubled, except a run of ``#`` right
+    before ``[`` (a style), which tmux copies through unchanged.
+    """
+    return _HASH_RUN.sub(lambda m: m.group(0) if m.group(2) else m.group(1) * 2, text)

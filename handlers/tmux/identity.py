@@ -41,7 +41,7 @@ class Caller:
             return cls(None, None, inside_tmux=False)
         # Inside tmux but with no pane (e.g. run-shell): no pane can be ours.
         return cls(
-            tmux.split(",", 1)[0] or None, environ.get("TMUX_PANE") or None, inside_tmux=True
+            tmux.rsplit(",", 2)[0] or None, environ.get("TMUX_PANE") or None, inside_tmux=True
         )
 
     def relation(self, socket: Socket, pane_id: str) -> Relation:

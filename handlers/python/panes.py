@@ -1,0 +1,297 @@
+"""Arranging panes and signalling: sizes, titles, swaps, copy mode, wait-for channels.
+
+Every argument reaches tmux as an argument of its own. Two of them need more care:
+
+- ``select-pane -T`` expands its title as a tmux format (3.3a): ``#{session_name}``
+  would become the session's name and ``#(cmd)`` would run ``cmd``. The title is
+  spelled with ``formats.literal_format`` (every ``#`` doubled, except before ``[``),
+  which the expansion turns back into the title itself.
+- A channel name is put after ``--`` so one starting with ``-`` is not read as a flag.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Sequence
+
+from ...errors import InvalidArgument, ToolError
+from ...generated.python.models.enter_copy_mode import EnterCopyModeInput, EnterCopyModeOutput
+from ...generated.python.models.exit_copy_mode import ExitCopyModeInput, ExitCopyModeOutput
+from ...generated.python.models.resize_pane import ResizePaneInput, ResizePaneOutput
+from ...generated.python.models.set_pane_title import SetPaneTitleInput, SetPaneTitleOutput
+from ...generated.python.models.signal_channel import SignalChannelInput, SignalChannelOutput
+from ...generated.python.models.swap_pane import SwapPaneInput, SwapPaneOutput
+from ...generated.python.models.wait_for_channel import (
+    WaitForChannelInput,
+    WaitForChannelOutput,
+)
+from ..tmux import channels
+from ..tmux.core import Server, Tmux
+from ..tmux.errors import CommandFailed, UnknownTarget
+from ..tmux.formats import PANE_FORMAT, PaneRow, literal_format, pane_rows
+from ..tmux.targets import WindowSelector, check_pane_id, check_session_id, resolve_pane
+from ..tmux.waits import WAIT_MAX_ENV, effective_timeout, wait_ceiling
+from .shapes import pane_fields
+
+MAX_CELLS = 10000  # tmux's largest window size (WINDOW_MAXIMUM)
+DEFAULT_CHANNEL_TIMEOUT = 30.0
+
+
+class PaneTools:
+    tmux: Tmux
+
+    # --- sizes -------------------------------------------------------------------------
+
+    async def resize_pane(self, params: ResizePaneInput) -> ResizePaneOutput:
+        sizes = {"width": params.width, "height": params.height}
+        given = [name for name, value in sizes.items() if value is not None]
+        if params.zoom is not None and given:
+            raise InvalidArgument(
+                given[0],
+                sizes[given[0]],
+                "cannot be combined with zoom (zooming sets the pane's visible size itself)",
+                "Call resize_pane twice: once with zoom, once with width/height.",
+            )
+        if params.zoom is None and not given:
+            raise InvalidArgument(
+                "width",
+                None,
+                "is missing, and so are height and zoom: there is nothing to change",
+                "Pass width and/or height in cells, or zoom true/false.",
+            )
+        for name in given:
+            value = sizes[name]
+            assert value is not None
+            if not 1 <= value <= MAX_CELLS:
+                raise InvalidArgument(
+                    name,
+                    value,
+                    f"is outside 1..{MAX_CELLS} cells",
+                    "Pass a size the window can hold; get_window_info shows its size.",
+                )
+        server = self.tmux.server(params.socket_name)
+        pane = await _target_pane(server, params)
+        if params.zoom is not None:
+            await _zoom(server, pane.pane_id, params.zoom)
+            return ResizePaneOutput(**pane_fields(server, await _reread(server, pane.pane_id)))
+        args = ["resize-pane", "-t", pane.pane_id]
+        if params.width is not None:
+            args += ["-x", str(params.width)]
+        if params.height is not None:
+            args += ["-y", str(params.height)]
+        row = await _change_and_reread(server, pane.pane_id, args)
+        return ResizePaneOutput(**pane_fields(server, row))
+
+    # --- titles ------------------------------------------------------------------------
+
+    async def set_pane_title(self, params: SetPaneTitleInput) -> SetPaneTitleOutput:
+        title = params.title
+        bad = next((ch for ch in title if unicodedata.category(ch) == "Cc"), None)
+        if bad is not None:
+            raise InvalidArgument(
+                "title",
+                title,
+                f"contains the control character {bad!r}, which tmux does not accept in a "
+                "title (it would keep the old title)",
+                "Remove newlines, tabs and other control characters from the title.",
+            )
+        server = self.tmux.server(params.socket_name)
+        pane = await _target_pane(server, params)
+        # select-pane -T expands its title as a format: spelled so it expands to itself.
+        args = ["select-pane", "-t", pane.pane_id, "-T", literal_format(title)]
+        row = await _change_and_reread(server, pane.pane_id, args)
+        if row["pane_title"] != title:
+            raise ToolError(
+                f"tmux did not take the title {title!r} for pane {pane.pane_id} on tmux "
+                f"{server.socket}: its title is {row['pane_title']!r}. tmux refuses titles that "
+                "are not valid UTF-8 text without control characters; pass a plain title."
+            )
+        return SetPaneTitleOutput(**pane_fields(server, row))
+
+    # --- positions ---------------------------------------------------------------------
+
+    async def swap_pane(self, params: SwapPaneInput) -> SwapPaneOutput:
+        source = check_pane_id(params.source_pane_id, "source_pane_id")
+        target = check_pane_id(params.target_pane_id, "target_pane_id")
+        server = self.tmux.server(params.socket_name)
+        # -d: which pane is active in each window stays as it was.
+        swap = ("swap-pane", "-d", "-s", source, "-t", target)
+        try:
+            _, lines = await server.run_many(swap, _read_pane(source))
+        except CommandFailed as exc:
+            if "can't find pane" in exc.stderr:
+                field, pane_id = (
+                    ("target_pane_id", target)
+                    if exc.stderr.endswith(target) and not exc.stderr.endswith(source)
+                    else ("source_pane_id", source)
+                )
+                raise UnknownTarget(
+                    f"No pane {pane_id} on tmux {server.socket} (from `{field}`); nothing was "
+                    "swapped. Call list_panes to see the panes that exist."
+                ) from None
+            raise
+        row = _only(lines, source)
+        if row is None:
+            raise UnknownTarget(
+                f"Pane {source} (from `source_pane_id`) went away on tmux {server.socket} "
+                "right after the swap. Call list_panes to see the panes that exist."
+            )
+        return SwapPaneOutput(**pane_fields(server, row))
+
+    # --- copy mode ---------------------------------------------------------------------
+
+    async def enter_copy_mode(self, params: EnterCopyModeInput) -> EnterCopyModeOutput:
+        if params.scroll_up is not None and params.scroll_up < 0:
+            raise InvalidArgument(
+                "scroll_up",
+                params.scroll_up,
+                "is negative",
+                "Pass the number of lines to scroll up (0 or more), or leave it out.",
+            )
+        server = self.tmux.server(params.socket_name)
+        pane = await _target_pane(server, params)
+        await server.run("copy-mode", "-t", pane.pane_id)
+        # Scrolling stops at the oldest line: more than the history would change nothing,
+        # and a count past tmux's limit would be refused.
+        lines = min(params.scroll_up or 0, pane.count("history_size"))
+        if lines > 0:
+            scroll = ("send-keys", "-t", pane.pane_id, "-X", "-N", str(lines), "scroll-up")
+            row = await _change_and_reread(server, pane.pane_id, scroll)
+        else:
+            row = await _reread(server, pane.pane_id)
+        return EnterCopyModeOutput(**pane_fields(server, row))
+
+    async def exit_copy_mode(self, params: ExitCopyModeInput) -> ExitCopyModeOutput:
+        server = self.tmux.server(params.socket_name)
+        pane = await _target_pane(server, params)
+        # -q leaves copy mode or any other mode; a pane in no mode is left alone.
+        await server.run("copy-mode", "-q", "-t", pane.pane_id)
+        row = await _reread(server, pane.pane_id)
+        return ExitCopyModeOutput(**pane_fields(server, row))
+
+    # --- channels ----------------------------------------------------------------------
+
+    async def wait_for_channel(self, params: WaitForChannelInput) -> WaitForChannelOutput:
+        channel = _check_channel(params.channel)
+        # The schema has no null; the model's None would only mean "not given".
+        timeout = DEFAULT_CHANNEL_TIMEOUT if params.timeout is None else params.timeout
+        if math.isnan(timeout) or timeout <= 0:
+            raise InvalidArgument(
+                "timeout",
+                timeout,
+                "is not a positive number of seconds",
+                "Pass the seconds to wait, e.g. 30, or leave it out.",
+            )
+        limit = effective_timeout(timeout, self.tmux.environ)
+        server = self.tmux.server(params.socket_name)
+        signalled = await channels.wait_for(
+            server.socket, self.tmux.tmux_bin, self.tmux.environ, channel, limit
+        )
+        if signalled:
+            return WaitForChannelOutput(result=f"Channel {channel!r} was signalled.")
+        clamped = (
+            f" (the timeout of {timeout:g} s was capped by {WAIT_MAX_ENV}="
+            f"{wait_ceiling(self.tmux.environ):g})"
+            if limit < timeout
+            else ""
+        )
+        raise ToolError(
+            f"Channel {channel!r} was not signalled within {limit:g} s{clamped} on tmux "
+            f"{server.socket}; the wait was ended. Check that whatever should signal it runs "
+            "`tmux wait-for -S` on this socket with exactly this channel name, then call "
+            "wait_for_channel again. tmux gives the channel's next signal to the wait that "
+            "just ended unless another wait is pending, so a signal sent before the new wait "
+            "starts is lost: send it after."
+        )
+
+    async def signal_channel(self, params: SignalChannelInput) -> SignalChannelOutput:
+        channel = _check_channel(params.channel)
+        server = self.tmux.server(params.socket_name)
+        await server.run("wait-for", "-S", "--", channel)
+        return SignalChannelOutput(result=f"Channel {channel!r} signalled.")
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+async def _target_pane(
+    server: Server,
+    params: ResizePaneInput | SetPaneTitleInput | EnterCopyModeInput | ExitCopyModeInput,
+) -> PaneRow:
+    """The pane a call names: pane_id, else the active pane of window_id, else of the
+    session (session_id winning over session_name), else of the first session."""
+    session_id = check_session_id(params.session_id) if params.session_id is not None else None
+    session_name = params.session_name if session_id is None else None
+    selector = WindowSelector(params.window_id, None, session_name, session_id)
+    return await resolve_pane(server, params.pane_id, selector)
+
+
+def _read_pane(pane_id: str) -> tuple[str, ...]:
+    return ("display-message", "-p", "-t", pane_id, PANE_FORMAT)
+
+
+def _only(lines: list[str], pane_id: str) -> PaneRow | None:
+    """The row of ``pane_id`` from ``display-message`` (empty when the pane is gone)."""
+    rows = pane_rows(lines)
+    return rows[0] if rows and rows[0].pane_id == pane_id else None
+
+
+def _gone(server: Server, pane_id: str) -> UnknownTarget:
+    return UnknownTarget(
+        f"Pane {pane_id} went away on tmux {server.socket} during the call. "
+        "Call list_panes to see the panes that exist."
+    )
+
+
+async def _reread(server: Server, pane_id: str) -> PaneRow:
+    row = await server.pane(pane_id)
+    if row is None:
+        raise _gone(server, pane_id)
+    return row
+
+
+async def _change_and_reread(server: Server, pane_id: str, change: Sequence[str]) -> PaneRow:
+    """Run ``change`` and read the pane back (one round trip over a control client)."""
+    try:
+        _, lines = await server.run_many(change, _read_pane(pane_id))
+    except CommandFailed as exc:
+        if "can't find pane" in exc.stderr:
+            raise _gone(server, pane_id) from None
+        raise
+    row = _only(lines, pane_id)
+    if row is None:
+        raise _gone(server, pane_id)
+    return row
+
+
+async def _zoom(server: Server, pane_id: str, zoom: bool) -> None:
+    """Zoom ``pane_id`` (or unzoom its window); ``resize-pane -Z`` only toggles."""
+    (flags,) = await server.run(
+        "display-message", "-p", "-t", pane_id, "#{window_zoomed_flag} #{pane_active}"
+    )
+    window_zoomed = flags.startswith("1")
+    toggle = ("resize-pane", "-Z", "-t", pane_id)
+    if zoom and flags != "1 1":
+        # A window zoomed on another pane is unzoomed first; zooming makes the pane active.
+        await server.run_many(*([toggle, toggle] if window_zoomed else [toggle]))
+    elif not zoom and window_zoomed:
+        await server.run(*toggle)
+
+
+def _check_channel(channel: str) -> str:
+    if not channel:
+        raise InvalidArgument(
+            "channel",
+            channel,
+            "is empty",
+            "Pass the channel's name, e.g. 'build-done'.",
+        )
+    if "\0" in channel:
+        raise InvalidArgument(
+            "channel",
+            channel,
+            "contains a NUL character, which cannot reach tmux",
+            "Pass a channel name without NUL.",
+        )
+    return channel

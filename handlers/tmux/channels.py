@@ -1,0 +1,92 @@
+"""tmux ``wait-for`` channels: waiting on one with a deadline, and signalling one.
+
+A wait is a ``tmux wait-for`` client process of its own: tmux answers it only when
+the channel is signalled. Over a control client ``wait-for`` returns at once (3.3a),
+and a transport's one-off subprocess has a short fixed timeout, so the wait starts
+and owns its process here, and kills and reaps it when the deadline passes or the
+caller is cancelled: no tmux process outlives the wait.
+
+tmux facts (3.3a) a caller should know:
+
+- A signal sent while nobody waits is kept, once: the next wait returns at once.
+  A second signal before anyone waits forgets it again.
+- tmux keeps a killed waiter registered until the channel's next signal, which
+  then goes to it (and to any live waiters) instead of being kept: after a wait
+  timed out, a signal sent while no other wait is pending is used up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+from collections.abc import Mapping
+
+import anyio
+import anyio.abc
+
+from .errors import CommandFailed, NoServer, TmuxUnavailable, is_no_server
+from .sockets import Socket
+from .transport import protect_argument
+
+STDERR_READ = 1.0  # seconds to read a finished wait's error text
+
+
+async def wait_for(
+    socket: Socket,
+    tmux_bin: str,
+    environ: Mapping[str, str],
+    channel: str,
+    timeout: float,
+) -> bool:
+    """True once ``channel`` is signalled on ``socket``; False when ``timeout`` seconds pass.
+
+    ``channel`` reaches tmux as one argv element after ``--`` (so a leading ``-`` is
+    not an option, and a trailing ``;`` is escaped). A tmux error (no server, a
+    command tmux refuses) raises ``NoServer`` / ``CommandFailed``.
+    """
+    env = dict(environ)
+    env.pop("TMUX", None)  # the socket is always explicit (-S)
+    argv = [tmux_bin, "-N", "-S", socket.path, "wait-for", "--", protect_argument(channel)]
+    try:
+        process = await anyio.open_process(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+    except OSError as exc:
+        raise TmuxUnavailable(
+            f"the tmux binary {tmux_bin!r} cannot be run ({exc.strerror or exc}); "
+            "install tmux, or set LIBTMUX_TMUX_BIN to the path of a working tmux"
+        ) from None
+    try:
+        with anyio.move_on_after(timeout):
+            await process.wait()
+        if process.returncode is None:
+            return False
+        if process.returncode == 0:
+            return True
+        stderr = await _read_all(process)
+    finally:
+        with anyio.CancelScope(shield=True):
+            if process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+            await process.aclose()  # waits for the exit: no zombie is left
+    if is_no_server(stderr):
+        raise NoServer(
+            f"no tmux server is running on {socket}; start one, or point "
+            "LIBTMUX_SOCKET / LIBTMUX_SOCKET_PATH (or socket_name) at a running server"
+        )
+    raise CommandFailed(("wait-for",), stderr, str(socket))
+
+
+async def _read_all(process: anyio.abc.Process) -> str:
+    chunks: list[bytes] = []
+    if process.stderr is not None:
+        with anyio.move_on_after(STDERR_READ):
+            with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError):
+                async for chunk in process.stderr:
+                    chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", "replace")

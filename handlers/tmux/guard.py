@@ -1,0 +1,233 @@
+"""Self-protection: the destructive tools never remove what this MCP server runs in.
+
+kill_server, kill_session, kill_window, kill_pane and respawn_pane ask ``Guard``
+before they act. It refuses when the target is, or holds, the pane this process
+runs in, and also when that cannot be ruled out. The facts come from the two
+variables tmux gives every process it starts in a pane:
+
+- ``TMUX`` = ``<socket path>,<server pid>,<session>``: which tmux server;
+- ``TMUX_PANE`` = ``%<n>``: which pane of it (ids are unique per server only).
+
+The rules, in order:
+
+1. ``TMUX`` unset or empty: this process is not inside tmux, nothing to protect.
+   (A process that unset ``TMUX`` itself has chosen to be treated as outside.)
+2. ``TMUX`` set but not the ``path,pid,session`` tmux writes (no absolute path,
+   no numeric pid): which server it names is unknown, so every target might be
+   ours: refuse.
+3. Is the target the server in ``TMUX``? Yes when the socket paths are the same
+   file (same real path, or same device and inode: a hard link), or when the
+   target server's pid is the pid in ``TMUX`` (a socket file that was moved or
+   renamed still reaches the same server). Any of these counts: a false "same"
+   only costs a refusal. None of them: another server, allow.
+4. Same server, ``kill_server``: refuse.
+5. Same server, other tools: ``TMUX_PANE`` must be a pane id that exists on that
+   server right now. Unset, malformed, or naming no pane (a stale or forged
+   environment, or a server restarted on the same socket so ids were reused):
+   where this process runs is unknown, so every pane, window and session might
+   hold it: refuse.
+6. Otherwise refuse exactly when the target is that pane (kill_pane,
+   respawn_pane), the window holding it (kill_window), or a session the window is
+   linked into (kill_session: ``list-panes -a`` lists a linked window once per
+   session, so each such session is seen).
+
+What is not covered: a process started in a pane whose environment was
+rewritten to name another existing pane (rule 5 trusts a live ``TMUX_PANE``),
+and a pane moved into the target between the check and the kill (one tmux
+round trip apart).
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ...errors import ToolError
+from .core import Server
+from .formats import format_of, parse_rows
+
+PANE_ID = re.compile(r"^%[0-9]+$")
+_SESSION_INDEX = re.compile(r"^-?[0-9]+$")
+_LOCATION_FIELDS = ("session_id", "window_id", "pane_id")
+_LOCATION_FORMAT = format_of(_LOCATION_FIELDS)
+
+
+class Refused(ToolError):
+    """The target is, holds or may hold the pane this MCP server runs in."""
+
+
+@dataclass(frozen=True, slots=True)
+class Host:
+    """Where this process runs, as ``TMUX`` and ``TMUX_PANE`` say (see the module rules)."""
+
+    tmux: str  # TMUX as given ("" when unset)
+    pane: str  # TMUX_PANE as given ("" when unset)
+    socket_path: str | None  # parsed from TMUX; None when TMUX is unparsable
+    server_pid: int | None
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> Host:
+        tmux = environ.get("TMUX", "")
+        pane = environ.get("TMUX_PANE", "")
+        # The path may itself hold commas: the pid and session are the last two fields.
+        parts = tmux.rsplit(",", 2)
+        if (
+            len(parts) == 3
+            and parts[0].startswith("/")
+            and parts[1].isdigit()
+            and _SESSION_INDEX.match(parts[2])
+        ):
+            return cls(tmux, pane, parts[0], int(parts[1]))
+        return cls(tmux, pane, None, None)
+
+    @property
+    def inside_tmux(self) -> bool:
+        return bool(self.tmux)
+
+    @property
+    def pane_id(self) -> str | None:
+        return self.pane if PANE_ID.match(self.pane) else None
+
+    def same_socket(self, path: str) -> bool:
+        """Whether ``path`` is the socket file in ``TMUX`` (parsed: ``socket_path`` is set)."""
+        assert self.socket_path is not None
+        if os.path.realpath(self.socket_path) == os.path.realpath(path):
+            return True
+        try:
+            mine, theirs = os.stat(self.socket_path), os.stat(path)
+        except OSError:
+            return False
+        return (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino)
+
+
+class Place(enum.Enum):
+    OUTSIDE = "outside"  # not inside tmux at all
+    ELSEWHERE = "elsewhere"  # inside another tmux server
+    HERE = "here"  # inside this server, at a known pane
+    UNSURE = "unsure"  # this server or maybe this server, pane unknown
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where this process is relative to one tmux server."""
+
+    place: Place
+    reason: str = ""  # why UNSURE
+    pane_id: str = ""
+    window_id: str = ""
+    session_ids: frozenset[str] = frozenset()
+
+
+class Guard:
+    """Answers, for one server, whether a destructive call may go ahead (else ``Refused``)."""
+
+    def __init__(self, server: Server, environ: Mapping[str, str]) -> None:
+        self.server = server
+        self.host = Host.from_environ(environ)
+
+    async def kill_server(self) -> None:
+        place, reason = await self._server_place()
+        if place is Place.HERE:
+            raise Refused(
+                f"Refused: kill_server would kill tmux {self.server.socket}, the tmux server "
+                f"this MCP server runs inside (TMUX={self.host.tmux!r}), and end this MCP server "
+                "with it. Remove what you need with kill_session, kill_window or kill_pane, or run "
+                "the MCP server outside this tmux server to kill the whole server."
+            )
+        if place is Place.UNSURE:
+            raise self._unsure("kill_server", "the tmux server", reason)
+
+    async def kill_session(self, session_id: str, session_name: str) -> None:
+        where = await self.locate()
+        what = f"session '{session_name}' ({session_id})"
+        if where.place is Place.UNSURE:
+            raise self._unsure("kill_session", what, where.reason)
+        if where.place is Place.HERE and session_id in where.session_ids:
+            raise Refused(
+                f"Refused: kill_session would kill {what} on tmux {self.server.socket}: its "
+                f"window {where.window_id} holds pane {where.pane_id}, where this MCP server runs "
+                "(TMUX_PANE), and killing it would end this MCP server. Kill the session's other "
+                "windows with kill_window, or run the MCP server outside this session."
+            )
+
+    async def kill_window(self, window_id: str) -> None:
+        where = await self.locate()
+        if where.place is Place.UNSURE:
+            raise self._unsure("kill_window", f"window {window_id}", where.reason)
+        if where.place is Place.HERE and window_id == where.window_id:
+            raise Refused(
+                f"Refused: kill_window would kill window {window_id} on tmux "
+                f"{self.server.socket}: it holds pane {where.pane_id}, where this MCP server runs "
+                "(TMUX_PANE), and killing it would end this MCP server. Kill the window's other "
+                "panes with kill_pane, or run the MCP server outside this window."
+            )
+
+    async def pane(self, tool: str, pane_id: str) -> None:
+        """For kill_pane and respawn_pane: both end the process running in ``pane_id``."""
+        where = await self.locate()
+        if where.place is Place.UNSURE:
+            raise self._unsure(tool, f"pane {pane_id}", where.reason)
+        if where.place is Place.HERE and pane_id == where.pane_id:
+            raise Refused(
+                f"Refused: {tool} would end the process in pane {pane_id} on tmux "
+                f"{self.server.socket}, and that is this MCP server itself (TMUX_PANE; list_panes "
+                "shows it with is_caller: true). Target another pane, or run the MCP server "
+                "outside this pane to act on it."
+            )
+
+    async def locate(self) -> Location:
+        """Where this process runs relative to the server (module rules 1, 2, 3 and 5)."""
+        place, reason = await self._server_place()
+        if place is not Place.HERE:
+            return Location(place, reason)
+        pane_id = self.host.pane_id
+        if pane_id is None:
+            shown = repr(self.host.pane) if self.host.pane else "unset"
+            return Location(
+                Place.UNSURE, f"TMUX names this server but TMUX_PANE is {shown}, not a pane id"
+            )
+        rows = parse_rows(
+            await self.server.run("list-panes", "-a", "-F", _LOCATION_FORMAT), _LOCATION_FIELDS
+        )
+        mine = [row for row in rows if row["pane_id"] == pane_id]
+        if not mine:
+            return Location(
+                Place.UNSURE,
+                f"TMUX names this server but its pane {pane_id} (TMUX_PANE) does not exist on it",
+            )
+        return Location(
+            Place.HERE,
+            pane_id=pane_id,
+            window_id=mine[0]["window_id"],
+            session_ids=frozenset(row["session_id"] for row in mine),
+        )
+
+    async def _server_place(self) -> tuple[Place, str]:
+        """OUTSIDE, ELSEWHERE, HERE (this server, pane not yet looked at) or UNSURE."""
+        host = self.host
+        if not host.inside_tmux:
+            return Place.OUTSIDE, ""
+        if host.socket_path is None:
+            return (
+                Place.UNSURE,
+                f"TMUX={host.tmux!r} is not the 'socket,pid,session' value tmux sets, so which "
+                "tmux server this MCP server runs in is unknown",
+            )
+        if host.same_socket(self.server.socket.path):
+            return Place.HERE, ""
+        # Another socket file; the same server only if it was reached by a moved socket.
+        pids = await self.server.run("list-sessions", "-F", "#{pid}")
+        if pids and pids[0] == str(host.server_pid):
+            return Place.HERE, ""
+        return Place.ELSEWHERE, ""
+
+    def _unsure(self, tool: str, what: str, reason: str) -> Refused:
+        return Refused(
+            f"Refused: {tool} on tmux {self.server.socket}: cannot rule out that this MCP server "
+            f"runs in {what}, and killing it would end this MCP server ({reason}). Start the MCP "
+            "server from a pane with the TMUX and TMUX_PANE tmux sets there, or outside tmux, "
+            "or target another tmux server."
+        )

@@ -1,0 +1,120 @@
+"""What a command that starts a process in tmux takes from the agent: directory, environment.
+
+``new-session``, ``new-window``, ``split-window`` and ``respawn-pane`` all take ``-c DIR``
+and ``-e NAME=value``. tmux 3.3a expands ``-c`` as a format (pass the result of
+``start_directory`` through ``formats.literal_format``) and falls back to another
+directory when it cannot enter the one given, so the path is checked here first.
+``-e`` values are not expanded: they reach the process exactly as given.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+
+from ...errors import InvalidArgument
+
+# What suppress_persistent_history sets: the value each variable must have.
+QUIET_HISTORY = {"HISTFILE": "", "fish_history": "", "fish_private_mode": "1"}
+QUIET_HISTORY_HINT = {
+    "HISTFILE": "leave it out or set it to an empty string",
+    "fish_history": "leave it out or set it to an empty string",
+    "fish_private_mode": "leave it out or set it to '1'",
+}
+ENVIRONMENT_HOW = 'Pass an object such as {"NAME": "value"}, or that object as a JSON string.'
+
+
+def no_nul(field: str, value: str) -> str:
+    """tmux arguments end at a NUL byte: a value holding one could not arrive whole."""
+    if "\0" in value:
+        raise InvalidArgument(
+            field, value, "contains a NUL byte, which tmux cannot take", "Remove it."
+        )
+    return value
+
+
+def is_control(char: str) -> bool:
+    return ord(char) < 0x20 or ord(char) == 0x7F
+
+
+def check_variable_name(field: str, name: str, shown: object = None) -> str:
+    """An environment variable name: not empty, no ``=``, whitespace or control character."""
+    if not name or "=" in name or any(is_control(c) or c.isspace() for c in name):
+        raise InvalidArgument(
+            field,
+            name if shown is None else shown,
+            "is not a variable name (it may not be empty or contain '=', whitespace or "
+            "control characters)",
+            "Use names such as PATH or MY_VAR.",
+        )
+    return name
+
+
+def spawn_environment(
+    given: Mapping[str, str] | str | None, *, quiet_history: bool, field: str = "environment"
+) -> dict[str, str]:
+    """The variables for a new process: ``given`` (an object, or one as a JSON string),
+    checked, plus the history-suppressing ones when ``quiet_history``."""
+    variables: dict[str, object]
+    if given is None or (isinstance(given, str) and not given.strip()):
+        variables = {}
+    elif isinstance(given, str):
+        try:
+            decoded = json.loads(given)
+        except ValueError:
+            raise InvalidArgument(field, given, "is not a JSON object", ENVIRONMENT_HOW) from None
+        if not isinstance(decoded, dict):
+            raise InvalidArgument(field, given, "is not a JSON object", ENVIRONMENT_HOW)
+        variables = dict(decoded)
+    else:
+        variables = dict(given)
+    result: dict[str, str] = {}
+    for name, value in variables.items():
+        if not isinstance(value, str):
+            raise InvalidArgument(
+                field, {name: value}, "gives a value that is not a string", ENVIRONMENT_HOW
+            )
+        check_variable_name(field, name, {name: value})
+        result[name] = no_nul(field, value)
+    if quiet_history:
+        for name, wanted in QUIET_HISTORY.items():
+            if result.get(name, wanted) != wanted:
+                raise InvalidArgument(
+                    field,
+                    {name: result[name]},
+                    "contradicts suppress_persistent_history: true",
+                    QUIET_HISTORY_HINT[name].capitalize()
+                    + ", or drop suppress_persistent_history.",
+                )
+            result[name] = wanted
+        control = [part for part in result.get("HISTCONTROL", "").split(":") if part]
+        if "ignorespace" not in control and "ignoreboth" not in control:
+            control.append("ignorespace")
+        result["HISTCONTROL"] = ":".join(control)
+    return result
+
+
+def environment_args(variables: Mapping[str, str]) -> list[str]:
+    """``-e NAME=value`` for each variable (tmux splits at the first ``=``)."""
+    args: list[str] = []
+    for name, value in variables.items():
+        args += ["-e", f"{name}={value}"]
+    return args
+
+
+def start_directory(given: str, field: str = "start_directory") -> str:
+    """An existing directory as an absolute path (``~`` expanded, relative to our cwd).
+
+    The MCP server reaches tmux over a local socket, so the path is checked on
+    the machine tmux runs on.
+    """
+    path = os.path.abspath(os.path.expanduser(no_nul(field, given)))
+    if not os.path.isdir(path):
+        raise InvalidArgument(
+            field,
+            given,
+            f"is not an existing directory (looked for {path})",
+            "Pass the path of a directory that exists, or leave it out.",
+        )
+    return path

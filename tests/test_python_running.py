@@ -1,0 +1,616 @@
+"""send_keys, send_keys_batch, paste_text and run_command of the python profile.
+
+Over stdio against real tmux, on both transports: one tmux server and one MCP
+server per transport serve the module, and every test makes its own windows.
+What was typed is read back from the pane: a ``cat`` with the terminal's echo off
+shows each line exactly as it arrived, a ``cat > FILE`` keeps it byte for byte.
+Nothing here asserts a duration.
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+import uuid
+from collections.abc import AsyncIterator, Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp.types as types
+import pytest
+
+from tests.mcpclient import Client, error_text, open_client
+from tests.test_transports import children, eventually, mcp_server_pid, tmux_processes
+from tests.tmuxenv import TmuxServer
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+DEADLINE = 20.0  # only there to turn a hang into a failure
+PLUMBING = ("__tcm", "wait-for", "tcm-")
+
+
+# --- fixtures and helpers ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module", params=["control", "subprocess"])
+async def client(shared: TmuxServer, request: pytest.FixtureRequest) -> AsyncIterator[Client]:
+    """The MCP server over each transport in turn: every test using it runs on both."""
+    env = shared.server_env(TMUX_CONTRACT_MCP_TRANSPORT=request.param)
+    async with open_client(env, "python") as opened:
+        yield opened
+
+
+@pytest.fixture
+def marker(tmp_path: Path) -> Path:
+    return tmp_path / "marker"
+
+
+def tricky(marker: Path) -> list[str]:
+    """Values that would run something, or mean something to tmux, if not kept literal."""
+    return [
+        "semi;colon;",
+        "#{session_name} and #{pane_id}",
+        f"#(touch {marker})",
+        f"$(touch {marker}) `touch {marker}`",
+        "quotes ' and \" here",
+        "é漢 non-ASCII",
+        "-l looks like a flag",
+    ]
+
+
+def window(server: TmuxServer, *command: str, history: int | None = None) -> str:
+    """A new window in session main running ``command`` (a shell without one): its pane."""
+    if history is not None:
+        server.tmux("set-option", "-g", "history-limit", str(history))
+    try:
+        return server.tmux(
+            "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:", *command
+        ).strip()
+    finally:
+        if history is not None:
+            server.tmux("set-option", "-g", "history-limit", "2000")
+
+
+def screen(server: TmuxServer, pane: str) -> list[str]:
+    return server.tmux("capture-pane", "-p", "-J", "-t", pane).splitlines()
+
+
+def current_command(server: TmuxServer, pane: str) -> str:
+    return server.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}").strip()
+
+
+async def until(check: Callable[[], bool], what: str) -> None:
+    await eventually(check, what, deadline=DEADLINE)
+
+
+async def shell(server: TmuxServer, *, history: int | None = None) -> str:
+    """A new window's login shell (/bin/sh), once it shows its prompt."""
+    pane = window(server, history=history)
+    await until(lambda: at_prompt(server, pane), "the shell's prompt")
+    return pane
+
+
+def at_prompt(server: TmuxServer, pane: str) -> bool:
+    rows = [row.strip() for row in screen(server, pane) if row.strip()]
+    return current_command(server, pane) == "sh" and bool(rows) and rows[-1] in ("#", "$")
+
+
+async def quiet_cat(server: TmuxServer, *, into: Path | None = None, vis: bool = False) -> str:
+    """A pane whose program echoes back each line it reads (the terminal's echo off),
+    or writes it to ``into``; ``vis`` turns bracketed paste on and shows control bytes."""
+    sink = f"cat > {shlex.quote(str(into))}" if into is not None else "cat"
+    start = "stty -echo; "
+    if vis:
+        sink = "cat -v"
+        start += "printf '\\033[?2004h'; "
+    pane = window(server, "sh", "-c", f"{start}echo ready; exec {sink}")
+    await until(lambda: "ready" in screen(server, pane), "the pane to be ready")
+    return pane
+
+
+async def shows(server: TmuxServer, pane: str, *lines: str) -> None:
+    """Until the pane shows ``lines`` as consecutive rows."""
+
+    def found() -> bool:
+        rows = screen(server, pane)
+        size = len(lines)
+        return any(rows[at : at + size] == list(lines) for at in range(len(rows) - size + 1))
+
+    await until(found, f"{lines!r} in {pane}")
+
+
+async def fenced(client: Client, server: TmuxServer, pane: str) -> list[str]:
+    """Everything typed into a quiet cat before now: a fence line is sent and awaited."""
+    fence = f"fence-{uuid.uuid4().hex[:6]}"
+    await client.ok("send_keys", {"pane_id": pane, "keys": fence})
+    await shows(server, pane, fence)
+    rows = screen(server, pane)
+    return rows[: rows.index(fence)]
+
+
+def no_plumbing(lines: list[str]) -> None:
+    assert not [line for line in lines if any(mark in line for mark in PLUMBING)], lines
+
+
+# --- send_keys --------------------------------------------------------------------------
+
+
+async def test_send_keys_types_a_line_and_presses_enter(shared: TmuxServer, client: Client) -> None:
+    pane = await shell(shared)
+    result = await client.ok("send_keys", {"pane_id": pane, "keys": "echo $((6 * 7))"})
+    assert result == {"result": f"Keys sent to pane {pane}"}
+    await shows(shared, pane, "42")
+
+
+async def test_without_enter_the_text_waits_on_the_prompt(
+    shared: TmuxServer, client: Client
+) -> None:
+    pane = await shell(shared)
+    await client.ok("send_keys", {"pane_id": pane, "keys": "echo not-yet", "enter": False})
+    await until(lambda: any("echo not-yet" in row for row in screen(shared, pane)), "the text")
+    assert "not-yet" not in screen(shared, pane)
+    # Empty keys with Enter press only Enter.
+    await client.ok("send_keys", {"pane_id": pane, "keys": ""})
+    await shows(shared, pane, "not-yet")
+
+
+async def test_a_key_name_interrupts_a_running_command(shared: TmuxServer, client: Client) -> None:
+    pane = await shell(shared)
+    await client.ok("send_keys", {"pane_id": pane, "keys": "sleep 100"})
+    await until(lambda: current_command(shared, pane) == "sleep", "sleep to run")
+    await client.ok("send_keys", {"pane_id": pane, "keys": "C-c", "enter": False})
+    await until(lambda: current_command(shared, pane) == "sh", "sleep to be interrupted")
+
+
+async def test_literal_types_a_key_name_as_text(shared: TmuxServer, client: Client) -> None:
+    pane = await quiet_cat(shared)
+    await client.ok("send_keys", {"pane_id": pane, "keys": "Enter", "literal": True})
+    await client.ok("send_keys", {"pane_id": pane, "keys": "C-c is no key name here"})
+    assert await fenced(client, shared, pane) == ["ready", "Enter", "C-c is no key name here"]
+
+
+async def test_suppress_history_types_one_leading_space(shared: TmuxServer, client: Client) -> None:
+    pane = await quiet_cat(shared)
+    for literal in (False, True):
+        arguments = {"keys": f"spaced-{literal}", "literal": literal, "suppress_history": True}
+        await client.ok("send_keys", {"pane_id": pane, **arguments})
+    assert await fenced(client, shared, pane) == ["ready", " spaced-False", " spaced-True"]
+
+
+async def test_keys_reach_the_pane_as_typed_and_run_nothing(
+    shared: TmuxServer, client: Client, marker: Path
+) -> None:
+    values = [*tricky(marker), "two\nlines"]
+    pane = await quiet_cat(shared)
+    for literal in (True, False):
+        for value in values:
+            await client.ok("send_keys", {"pane_id": pane, "keys": value, "literal": literal})
+    typed = [line for value in values for line in value.split("\n")]
+    assert await fenced(client, shared, pane) == ["ready", *typed, *typed]
+
+    # At a shell prompt, without Enter: shown as typed, and neither tmux nor the shell ran it.
+    prompt = await shell(shared)
+    line = f"#{{session_name}}; #(touch {marker}) $(touch {marker})"
+    await client.ok("send_keys", {"pane_id": prompt, "keys": line, "enter": False})
+    await until(lambda: any(row.endswith(line) for row in screen(shared, prompt)), "the line")
+    assert not marker.exists()
+
+
+async def test_long_text_is_typed_whole(shared: TmuxServer, client: Client, tmp_path: Path) -> None:
+    kept = tmp_path / "typed"
+    pane = await quiet_cat(shared, into=kept)
+    text = "\n".join(f"{n:04d} " + "漢" * 40 for n in range(100))  # ~12 KB: several pieces
+    for literal in (True, False):
+        await client.ok("send_keys", {"pane_id": pane, "keys": text, "literal": literal})
+    await until(partial(holds, kept, f"{text}\n{text}\n"), "the long text, twice")
+
+
+async def test_send_keys_names_a_bad_or_missing_pane(shared: TmuxServer, client: Client) -> None:
+    shared.count_commands()
+    message = await client.error("send_keys", {"pane_id": "3", "keys": "x"})
+    assert "pane_id" in message and "list_panes" in message
+    message = await client.error("send_keys", {"keys": "x", "window_id": "main"})
+    assert "window_id" in message
+    message = await client.error("send_keys", {"pane_id": "%1", "keys": "a\0b", "literal": True})
+    assert "keys" in message and "NUL" in message
+    assert shared.commands_run() == 0
+    message = await client.error("send_keys", {"pane_id": "%9999", "keys": "x"})
+    assert "%9999" in message and shared.name in message and "list_panes" in message
+
+
+async def test_send_keys_without_a_target_types_into_the_session_active_pane(
+    shared: TmuxServer, client: Client
+) -> None:
+    session = f"s-{uuid.uuid4().hex[:6]}"
+    pane = shared.tmux(
+        "new-session", "-d", "-s", session, "-P", "-F", "#{pane_id}",
+        "sh", "-c", "stty -echo; echo ready; exec cat",
+    ).strip()  # fmt: skip
+    await until(lambda: "ready" in screen(shared, pane), "the pane")
+    result = await client.ok("send_keys", {"session_name": session, "keys": "by-session"})
+    assert result["result"] == f"Keys sent to pane {pane}"
+    await shows(shared, pane, "by-session")
+
+
+# --- send_keys_batch --------------------------------------------------------------------
+
+
+async def test_a_batch_sends_each_operation_in_order(shared: TmuxServer, client: Client) -> None:
+    first, second = await quiet_cat(shared), await quiet_cat(shared)
+    operations = [
+        {"pane_id": first, "keys": "one"},
+        {"pane_id": second, "keys": "two", "suppress_history": True},
+        {"pane_id": first, "keys": "Enter", "literal": True},
+        {"pane_id": second, "keys": "three", "enter": False},
+        {"pane_id": second, "keys": "Enter", "enter": False},
+    ]
+    result = await client.ok("send_keys_batch", {"operations": operations})
+    assert [row["index"] for row in result["results"]] == [0, 1, 2, 3, 4]
+    assert [row["pane_id"] for row in result["results"]] == [first, second, first, second, second]
+    assert all(row["success"] and row["error"] is None for row in result["results"])
+    assert all(row["elapsed_seconds"] >= 0 for row in result["results"])
+    assert (result["succeeded"], result["failed"], result["stopped_at"]) == (5, 0, None)
+    assert await fenced(client, shared, first) == ["ready", "one", "Enter"]
+    assert await fenced(client, shared, second) == ["ready", " two", "three"]
+
+
+async def test_a_failed_operation_stops_the_batch_unless_told_to_continue(
+    shared: TmuxServer, client: Client
+) -> None:
+    pane = await quiet_cat(shared)
+    operations = [
+        {"pane_id": pane, "keys": "s1"},
+        {"pane_id": "%9999", "keys": "lost"},
+        {"pane_id": pane, "keys": "s3"},
+    ]
+    stopped = await client.ok("send_keys_batch", {"operations": operations})
+    assert [row["success"] for row in stopped["results"]] == [True, False]
+    failure = stopped["results"][1]
+    assert failure["pane_id"] == "%9999" and "%9999" in failure["error"]
+    assert shared.name in failure["error"]
+    assert (stopped["succeeded"], stopped["failed"], stopped["stopped_at"]) == (1, 1, 1)
+    assert await fenced(client, shared, pane) == ["ready", "s1"]
+
+    going = await client.ok("send_keys_batch", {"operations": operations, "on_error": "continue"})
+    assert [row["success"] for row in going["results"]] == [True, False, True]
+    assert (going["succeeded"], going["failed"], going["stopped_at"]) == (2, 1, None)
+    assert (await fenced(client, shared, pane))[-2:] == ["s1", "s3"]
+
+
+async def test_a_malformed_operation_refuses_the_whole_batch(
+    shared: TmuxServer, client: Client
+) -> None:
+    pane = await quiet_cat(shared)
+    good = {"pane_id": pane, "keys": "never"}
+    cases = [
+        ([good, {"pane_id": "x", "keys": "k"}], "operations[1].pane_id"),
+        ([{"window_id": "1", "keys": "k"}, good], "operations[0].window_id"),
+        ([good, {"session_id": "main", "keys": "k"}], "operations[1].session_id"),
+        ([good, {"pane_id": pane, "keys": "a\0b"}], "operations[1].keys"),
+    ]
+    for operations, field in cases:
+        message = await client.error("send_keys_batch", {"operations": operations})
+        assert field in message
+    message = await client.error("send_keys_batch", {"operations": [good], "timeout": 0})
+    assert "timeout" in message
+    assert await fenced(client, shared, pane) == ["ready"]
+
+
+async def test_a_batch_out_of_time_stops_with_a_timeout_row(
+    shared: TmuxServer, client: Client
+) -> None:
+    pane = await quiet_cat(shared)
+    operations = [{"pane_id": pane, "keys": f"t{n}"} for n in range(3)]
+    result = await client.ok("send_keys_batch", {"operations": operations, "timeout": 1e-9})
+    assert result["stopped_at"] == 0
+    assert result["failed"] == 1 and result["succeeded"] == 0
+    assert "timeout" in result["results"][0]["error"]
+    # With room enough, all of them run.
+    result = await client.ok("send_keys_batch", {"operations": operations, "timeout": 10})
+    assert result["succeeded"] == 3
+
+
+# --- paste_text -------------------------------------------------------------------------
+
+
+async def test_paste_text_delivers_the_text_byte_for_byte(
+    shared: TmuxServer, client: Client, tmp_path: Path, marker: Path
+) -> None:
+    for bracket in (True, False):
+        kept = tmp_path / f"pasted-{bracket}"
+        pane = await quiet_cat(shared, into=kept)
+        text = "\n".join([*tricky(marker), "\ttab", "last line"]) + "\n"
+        result = await client.ok("paste_text", {"pane_id": pane, "text": text, "bracket": bracket})
+        assert result == {"result": f"Text pasted to pane {pane}"}
+        await until(partial(holds, kept, text), "the pasted text")
+    assert not marker.exists()
+    assert not [name for name in shared.lines("list-buffers", "-F", "#{buffer_name}")]
+
+
+async def test_long_text_is_pasted_whole(
+    shared: TmuxServer, client: Client, tmp_path: Path
+) -> None:
+    kept = tmp_path / "long"
+    pane = await quiet_cat(shared, into=kept)
+    text = "".join(f"{n:05d} " + "é" * 90 + "\n" for n in range(300))  # ~57 KB
+    await client.ok("paste_text", {"pane_id": pane, "text": text})
+    await until(lambda: _read(kept) == text, "the long text")
+    assert not shared.lines("list-buffers", "-F", "#{buffer_name}")
+
+
+async def test_bracketed_paste_wraps_the_text_when_the_program_asks(
+    shared: TmuxServer, client: Client
+) -> None:
+    pane = await quiet_cat(shared, vis=True)
+    await client.ok("paste_text", {"pane_id": pane, "text": "bare\n", "bracket": False})
+    await shows(shared, pane, "bare")
+    await client.ok("paste_text", {"pane_id": pane, "text": "alpha\nbeta\n"})
+    await shows(shared, pane, "^[[200~alpha", "beta")
+
+
+async def test_paste_text_refusals(shared: TmuxServer, client: Client) -> None:
+    shared.count_commands()
+    message = await client.error("paste_text", {"pane_id": "%1", "text": ""})
+    assert "text" in message and "empty" in message
+    message = await client.error("paste_text", {"pane_id": "1", "text": "x"})
+    assert "pane_id" in message
+    assert shared.commands_run() == 0
+    message = await client.error("paste_text", {"pane_id": "%9999", "text": "x"})
+    assert "%9999" in message and shared.name in message
+    assert not shared.lines("list-buffers", "-F", "#{buffer_name}")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def holds(path: Path, text: str) -> bool:
+    return _read(path) == text
+
+
+# --- run_command ------------------------------------------------------------------------
+
+
+async def run(client: Client, pane: str, command: str, **extra: Any) -> dict[str, Any]:
+    with anyio.fail_after(DEADLINE):
+        result = await client.ok("run_command", {"pane_id": pane, "command": command, **extra})
+    no_plumbing(result["output"])
+    return result
+
+
+async def test_run_command_returns_output_and_exit_status(
+    shared: TmuxServer, client: Client
+) -> None:
+    pane = await shell(shared)
+    result = await run(client, pane, "echo one; echo two")
+    assert result["output"] == ["one", "two"]
+    assert result["exit_status"] == 0
+    assert result["timed_out"] is False
+    assert result["pane_id"] == pane
+    assert result["effective_timeout"] == 30
+    assert result["output_truncated"] is False and result["output_truncated_lines"] == 0
+    assert result["elapsed_seconds"] >= 0
+    failed = await run(client, pane, "echo oops >&2; (exit 3)")
+    assert (failed["exit_status"], failed["output"]) == (3, ["oops"])
+    assert (await run(client, pane, "true"))["output"] == []
+    assert (await run(client, pane, "printf 'no newline'"))["output"] == ["no newline"]
+    assert (await run(client, pane, "printf 'a\\n\\nb\\n\\n'"))["output"] == ["a", "", "b", ""]
+    # The shell is the pane's own: what the command changes stays.
+    await run(client, pane, "cd /tmp && export TCM_SEEN=kept")
+    assert (await run(client, pane, 'echo "$PWD $TCM_SEEN"'))["output"] == ["/tmp kept"]
+
+
+async def test_a_syntax_error_is_a_failed_command_not_a_hang(
+    shared: TmuxServer, client: Client
+) -> None:
+    pane = await shell(shared)
+    for command in ("if then", "echo 'unterminated"):
+        result = await run(client, pane, command)
+        assert result["timed_out"] is False
+        assert result["exit_status"] not in (None, 0)
+    assert (await run(client, pane, "echo still fine"))["output"] == ["still fine"]
+
+
+async def test_a_command_typed_as_the_shell_starts_comes_back_clean(
+    shared: TmuxServer, client: Client
+) -> None:
+    # Typed before the shell prints its first prompt, the line is echoed by the terminal
+    # and the prompt follows it, on the row where the output starts.
+    pane = window(shared, "sh")
+    assert (await run(client, pane, "echo early"))["output"] == ["early"]
+
+
+async def test_the_command_reaches_the_shell_as_written(
+    shared: TmuxServer, client: Client, marker: Path
+) -> None:
+    pane = await shell(shared)
+    values = [*tricky(marker), "two\nlines", "tab\there", "back\\slash!"]
+    command = "printf '%s\\n' " + " ".join(shlex.quote(value) for value in values)
+    result = await run(client, pane, command)
+    expected = [line for value in values for line in value.split("\n")]
+    assert result["output"] == [line.expandtabs() for line in expected]  # tabs are cursor moves
+    assert result["exit_status"] == 0
+    # Several lines, a comment and a heredoc are one command.
+    script = "cat <<'EOF'\n#{session_name} $HOME\nEOF\n# a comment; echo no\necho done"
+    result = await run(client, pane, script)
+    assert result["output"] == ["#{session_name} $HOME", "done"]
+    assert not marker.exists()
+
+
+async def test_a_command_that_outlives_its_timeout_is_left_running(
+    shared: TmuxServer, client: Client
+) -> None:
+    pane = await shell(shared)
+    result = await run(client, pane, "echo started; sleep 30", timeout=0.5)
+    assert result["timed_out"] is True
+    assert result["exit_status"] is None
+    assert result["effective_timeout"] == 0.5
+    assert result["output"] == ["started"]
+    assert current_command(shared, pane) == "sleep"
+    # The pane is busy: a second command is refused, naming what runs there.
+    message = await client.error("run_command", {"pane_id": pane, "command": "echo no"})
+    assert "'sleep'" in message and pane in message and "C-c" in message
+    await client.ok("send_keys", {"pane_id": pane, "keys": "C-c", "enter": False})
+    await until(lambda: current_command(shared, pane) == "sh", "the interrupt")
+    assert (await run(client, pane, "echo back"))["output"] == ["back"]
+
+
+async def test_long_output_comes_back_whole_or_counted(shared: TmuxServer, client: Client) -> None:
+    roomy = await shell(shared, history=20000)
+    whole = await run(client, roomy, "seq 1 10000")
+    assert whole["output"] == [str(n) for n in range(1, 10001)]
+    assert whole["output_truncated"] is False
+    newest = await run(client, roomy, "seq 1 10000", max_lines=100)
+    assert newest["output"] == [str(n) for n in range(9901, 10001)]
+    assert (newest["output_truncated"], newest["output_truncated_lines"]) == (True, 9900)
+
+    # A pane keeping 2,000 lines of history cannot give them all back: the lines that
+    # scrolled out are counted.
+    small = await shell(shared)
+    cut = await run(client, small, "seq 1 10000")
+    dropped = cut["output_truncated_lines"]
+    assert cut["output_truncated"] is True and 0 < dropped < 10000
+    assert cut["output"] == [str(n) for n in range(dropped + 1, 10001)]
+
+
+async def test_history_stays_clean_in_bash(
+    shared: TmuxServer, client: Client, tmp_path: Path
+) -> None:
+    history = tmp_path / "bash_history"
+    pane = window(shared, "env", f"HISTFILE={history}", "bash", "--norc", "--noprofile")
+    await until(lambda: current_command(shared, pane) == "bash", "bash")
+    tag = uuid.uuid4().hex[:6]
+    await run(client, pane, f"echo secret-{tag}")
+    await run(client, pane, f"echo kept-{tag}", suppress_history=False)
+    listed = await run(client, pane, "history")
+    assert [line.split(None, 1)[1] for line in listed["output"]] == [f"echo kept-{tag}"]
+
+
+async def test_run_command_refuses_a_pane_not_at_a_shell_prompt(
+    shared: TmuxServer, client: Client
+) -> None:
+    busy = await quiet_cat(shared)
+    message = await client.error("run_command", {"pane_id": busy, "command": "echo x"})
+    assert "'cat'" in message and busy in message and "send_keys" in message
+    copying = await shell(shared)
+    shared.tmux("copy-mode", "-t", copying)
+    message = await client.error("run_command", {"pane_id": copying, "command": "echo x"})
+    assert "copy mode" in message and "exit_copy_mode" in message
+    shared.tmux("send-keys", "-t", copying, "-X", "cancel")
+
+
+async def test_run_command_refuses_bad_arguments_before_tmux_runs(
+    shared: TmuxServer, client: Client
+) -> None:
+    pane = await shell(shared)
+    shared.count_commands()
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"pane_id": "x1", "command": "true"}, "pane_id"),
+        ({"pane_id": pane, "command": "  \n"}, "command"),
+        ({"pane_id": pane, "command": "a\0b"}, "command"),
+        ({"pane_id": pane, "command": "true", "max_lines": 0}, "max_lines"),
+        ({"session_id": "main", "command": "true"}, "session_id"),
+    ]
+    for arguments, field in cases:
+        message = await client.error("run_command", arguments)
+        assert field in message, message
+    assert shared.commands_run() == 0
+    message = await client.error("run_command", {"pane_id": "%9999", "command": "true"})
+    assert "%9999" in message and shared.name in message
+
+
+async def test_a_command_that_closes_its_pane_is_reported(
+    shared: TmuxServer, client: Client
+) -> None:
+    first = await shell(shared)
+    second = shared.tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", first).strip()
+    await until(lambda: at_prompt(shared, second), "the shell's prompt")
+    message = await client.error("run_command", {"pane_id": second, "command": "exit"})
+    assert second in message and "went away" in message
+
+
+async def test_a_cancelled_run_leaves_no_process_behind(shared: TmuxServer, client: Client) -> None:
+    pane = await shell(shared)
+    await client.ok("list_sessions")  # the transport's own client, if any, is up
+    server = mcp_server_pid(shared)
+    processes_before = set(tmux_processes(shared))
+    children_before = set(children(server))
+    answered: list[types.CallToolResult] = []
+    scope = anyio.CancelScope()
+
+    async def call() -> None:
+        with scope:
+            arguments = {"pane_id": pane, "command": "sleep 30", "timeout": 15}
+            answered.append(await client.session.call_tool("run_command", arguments))
+
+    with anyio.fail_after(DEADLINE):
+        async with anyio.create_task_group() as group:
+            group.start_soon(call)
+            await until(lambda: current_command(shared, pane) == "sleep", "the command")
+            # The SDK sends notifications/cancelled for a request whose caller gives up.
+            scope.cancel()
+    assert answered == []
+
+    def nothing_left() -> bool:
+        return (
+            set(tmux_processes(shared)) <= processes_before
+            and set(children(server)) <= children_before
+        )
+
+    await eventually(nothing_left, "the wait-for process and the output client to go", 7.0)
+    # The command itself was not the call's to stop: it runs on until interrupted.
+    assert current_command(shared, pane) == "sleep"
+    await client.ok("send_keys", {"pane_id": pane, "keys": "C-c", "enter": False})
+    await until(lambda: current_command(shared, pane) == "sh", "the interrupt")
+    assert (await run(client, pane, "echo again"))["output"] == ["again"]
+
+
+async def test_progress_is_notified_while_the_command_runs(
+    shared: TmuxServer, client: Client
+) -> None:
+    pane = await shell(shared)
+    notes: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        notes.append((progress, total, message))
+
+    arguments = {"pane_id": pane, "command": "sleep 1.3; echo slept", "timeout": 10}
+    with anyio.fail_after(DEADLINE):
+        result = await client.session.call_tool(
+            "run_command", arguments, progress_callback=on_progress
+        )
+    assert not result.is_error, error_text(result)
+    assert result.structured_content is not None
+    assert result.structured_content["output"] == ["slept"]
+    assert notes, "no progress notification during a 1.3 s command"
+    assert all(total == 10 and message and pane in message for _, total, message in notes)
+
+
+async def test_the_timeout_is_clamped_to_the_ceiling(shared: TmuxServer) -> None:
+    pane = await shell(shared)
+    env = shared.server_env(LIBTMUX_MCP_WAIT_MAX_SECONDS="0.5")
+    with anyio.fail_after(DEADLINE):
+        async with open_client(env, "python") as clamped:
+            result = await clamped.ok(
+                "run_command", {"pane_id": pane, "command": "sleep 5", "timeout": 60}
+            )
+            assert result["effective_timeout"] == 0.5
+            assert result["timed_out"] is True
+            await clamped.ok("send_keys", {"pane_id": pane, "keys": "C-c", "enter": False})
+            await until(lambda: current_command(shared, pane) == "sh", "the interrupt")
+            # 0 or less types the command and returns at once.
+            at_once = await clamped.ok(
+                "run_command", {"pane_id": pane, "command": "sleep 5", "timeout": -1}
+            )
+            assert at_once["effective_timeout"] == 0
+            assert at_once["timed_out"] is True
+            assert not math.isnan(at_once["elapsed_seconds"])
+            await until(lambda: current_command(shared, pane) == "sleep", "the command")
+            error = await clamped.call("run_command", {"pane_id": pane, "command": "true"})
+            assert error.is_error and "'sleep'" in error_text(error)
+    shared.tmux("send-keys", "-t", pane, "C-c")
