@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: env tmux vendor regen check lint typecheck test demo bench compare-peer clean
+.PHONY: env tmux vendor regen check lint typecheck test demo workflow bench compare-peer clean
 
 env: $(STAMP)
 
@@ -64,6 +64,10 @@ test: env tmux check
 
 demo: env tmux
 	$(BIN)/python -m scripts.demo
+
+# A whole agent workflow (create, split, build, wait, read, clean up) as a transcript.
+workflow: env tmux
+	$(BIN)/python -m scripts.workflow
 
 # Latency against libtmux-mcp (installed into build/bench/peer-venv on first use),
 # both over stdio on one private tmux server; raw samples in build/bench/results.json.
