@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -100,3 +101,19 @@ async def test_a_hidden_tool_is_not_listed_and_is_answered_as_unknown(tmux: Tmux
             "call_read_tools_batch", {"operations": [{"tool": "capture_pane"}]}
         )
     assert "operations[0].tool" in message and "capture_pane" in message
+
+
+COMBINATIONS = [
+    ",".join(chosen)
+    for size in range(5)
+    for chosen in itertools.combinations(("inspect", "manage", "execute", "teardown"), size)
+]
+
+
+@pytest.mark.parametrize("toolsets", COMBINATIONS, ids=lambda value: value or "none")
+def test_every_combination_of_toolsets_lists_exactly_their_tools(toolsets: str) -> None:
+    done = list_tools(LIBTMUX_TOOLSETS=toolsets)
+    assert done.returncode == 0, done.stderr
+    listed = {line.split()[0] for line in done.stdout.splitlines()}
+    wanted = set().union(*(names_in(name) for name in toolsets.split(",") if name))
+    assert listed == wanted
