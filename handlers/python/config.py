@@ -50,7 +50,7 @@ SCOPE_FLAGS: dict[str | None, tuple[str, ...]] = {
     "window": ("-w",),
     "pane": ("-p",),
 }
-INTEGER = re.compile(r"^-?[0-9]+$")
+INTEGER = re.compile(r"^-?[0-9]+\Z")
 
 
 class ConfigTools:

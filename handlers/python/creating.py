@@ -83,7 +83,7 @@ SPLIT_FLAGS: dict[str | None, tuple[str, ...]] = {
     "right": ("-h",),
     "left": ("-h", "-b"),
 }
-SIZE = re.compile(r"^([0-9]+)(%?)$")
+SIZE = re.compile(r"^([0-9]+)(%?)\Z")
 
 
 def check_session_name(name: str) -> str:

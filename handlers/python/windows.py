@@ -66,12 +66,12 @@ LAYOUTS: dict[str, tuple[int, int]] = {
 }
 # A layout string: a 16-bit checksum in hex, then cells `WxH,X,Y` with a pane number
 # or a `{...}` / `[...]` list of cells. tmux checks the structure itself.
-LAYOUT_STRING = re.compile(r"^([0-9a-f]{4}),([0-9x,\[\]{}]+)$")
+LAYOUT_STRING = re.compile(r"^([0-9a-f]{4}),([0-9x,\[\]{}]+)\Z")
 VERSION = re.compile(r"(\d+)\.(\d+)")
 
 # load_buffer's names (as libtmux-mcp allocates them): own prefix, a nonce, a label.
 BUFFER_PREFIX = "libtmux_mcp_"
-LOGICAL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+LOGICAL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}\Z")
 DEFAULT_LOGICAL_NAME = "buf"
 
 

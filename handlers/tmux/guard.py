@@ -49,8 +49,8 @@ from ...errors import ToolError
 from .core import Server
 from .formats import format_of, parse_rows
 
-PANE_ID = re.compile(r"^%[0-9]+$")
-_SESSION_INDEX = re.compile(r"^-?[0-9]+$")
+PANE_ID = re.compile(r"^%[0-9]+\Z")
+_SESSION_INDEX = re.compile(r"^-?[0-9]+\Z")
 _LOCATION_FIELDS = ("session_id", "window_id", "pane_id")
 _LOCATION_FORMAT = format_of(_LOCATION_FIELDS)
 

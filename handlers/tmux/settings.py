@@ -16,7 +16,7 @@ from .errors import CommandFailed, TmuxError
 
 Scope = Literal["server", "global_session", "global_window", "session", "window", "pane"]
 
-OPTION_NAME = re.compile(r"^@?[A-Za-z0-9_-]+(\[[0-9]+\])?$")
+OPTION_NAME = re.compile(r"^@?[A-Za-z0-9_-]+(\[[0-9]+\])?\Z")
 HOOK_LINE = re.compile(r"^(?P<name>[A-Za-z0-9_-]+)\[(?P<index>[0-9]+)\] (?P<command>.*)$")
 
 SCOPE_FLAGS: dict[str, tuple[str, ...]] = {

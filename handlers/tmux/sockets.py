@@ -18,7 +18,7 @@ SOCKET_ENV = "LIBTMUX_SOCKET"
 SOCKET_PATH_ENV = "LIBTMUX_SOCKET_PATH"
 TMUX_BIN_ENV = "LIBTMUX_TMUX_BIN"
 
-_SOCKET_NAME = re.compile(r"^[^/\x00]+$")
+_SOCKET_NAME = re.compile(r"^[^/\x00]+\Z")
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,10 +15,10 @@ from .core import Server
 from .errors import CommandFailed, UnknownTarget
 from .formats import PaneRow
 
-PANE_ID = re.compile(r"^%[0-9]+$")
-WINDOW_ID = re.compile(r"^@[0-9]+$")
-SESSION_ID = re.compile(r"^\$[0-9]+$")
-WINDOW_INDEX = re.compile(r"^[0-9]+$")
+PANE_ID = re.compile(r"^%[0-9]+\Z")
+WINDOW_ID = re.compile(r"^@[0-9]+\Z")
+SESSION_ID = re.compile(r"^\$[0-9]+\Z")
+WINDOW_INDEX = re.compile(r"^[0-9]+\Z")
 
 
 def check_pane_id(value: str, field: str = "pane_id") -> str:
