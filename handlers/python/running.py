@@ -42,9 +42,8 @@ import re
 import secrets
 import shlex
 import shutil
-import subprocess
 import tempfile
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import anyio
@@ -61,7 +60,7 @@ from ...generated.python.models.send_keys_batch import (
     SendKeysBatchOutput,
     SendKeysBatchOutputResult,
 )
-from ..tmux import capture
+from ..tmux import capture, channels
 from ..tmux.control import ControlClient, output_event
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
@@ -686,34 +685,11 @@ class Run:
 
     # --- waiting --------------------------------------------------------------------
 
-    @contextlib.asynccontextmanager
-    async def waiter(self) -> AsyncIterator[anyio.abc.Process]:
+    def waiter(self) -> contextlib.AbstractAsyncContextManager[anyio.abc.Process]:
         """``tmux wait-for CHANNEL`` running while the block runs; killed if it still is."""
-        env = dict(self.tmux.environ)
-        env.pop("TMUX", None)
-        argv = [self.tmux.tmux_bin, "-S", self.server.socket.path, "wait-for"]
-        try:
-            process = await anyio.open_process(
-                [*argv, self.markers.channel],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                env=env,
-            )
-        except OSError as exc:
-            raise ToolError(
-                f"the tmux binary {self.tmux.tmux_bin!r} cannot be run ({exc.strerror or exc}); "
-                "install tmux, or set LIBTMUX_TMUX_BIN to the path of a working tmux"
-            ) from None
-        try:
-            yield process
-        finally:
-            with anyio.CancelScope(shield=True):
-                if process.returncode is None:
-                    with contextlib.suppress(ProcessLookupError):
-                        process.kill()
-                await process.wait()
-                await process.aclose()
+        return channels.waiter(
+            self.server.socket, self.tmux.tmux_bin, self.tmux.environ, self.markers.channel
+        )
 
     async def follow(self, process: anyio.abc.Process, client: ControlClient) -> str:
         """``finished``, ``timeout`` or ``gone``, sleeping until something may have changed.

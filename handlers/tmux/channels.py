@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 
 import anyio
 import anyio.abc
@@ -31,18 +31,15 @@ from .transport import protect_argument
 STDERR_READ = 1.0  # seconds to read a finished wait's error text
 
 
-async def wait_for(
-    socket: Socket,
-    tmux_bin: str,
-    environ: Mapping[str, str],
-    channel: str,
-    timeout: float,
-) -> bool:
-    """True once ``channel`` is signalled on ``socket``; False when ``timeout`` seconds pass.
+@contextlib.asynccontextmanager
+async def waiter(
+    socket: Socket, tmux_bin: str, environ: Mapping[str, str], channel: str
+) -> AsyncIterator[anyio.abc.Process]:
+    """A ``tmux wait-for CHANNEL`` process for the block's duration; killed and reaped after.
 
     ``channel`` reaches tmux as one argv element after ``--`` (so a leading ``-`` is
-    not an option, and a trailing ``;`` is escaped). A tmux error (no server, a
-    command tmux refuses) raises ``NoServer`` / ``CommandFailed``.
+    not an option, and a trailing ``;`` is escaped); the process ends when the
+    channel is signalled.
     """
     env = dict(environ)
     env.pop("TMUX", None)  # the socket is always explicit (-S)
@@ -61,6 +58,28 @@ async def wait_for(
             "install tmux, or set LIBTMUX_TMUX_BIN to the path of a working tmux"
         ) from None
     try:
+        yield process
+    finally:
+        with anyio.CancelScope(shield=True):
+            if process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+            await process.aclose()  # waits for the exit: no zombie is left
+
+
+async def wait_for(
+    socket: Socket,
+    tmux_bin: str,
+    environ: Mapping[str, str],
+    channel: str,
+    timeout: float,
+) -> bool:
+    """True once ``channel`` is signalled on ``socket``; False when ``timeout`` seconds pass.
+
+    A tmux error (no server, a command tmux refuses) raises ``NoServer`` /
+    ``CommandFailed``.
+    """
+    async with waiter(socket, tmux_bin, environ, channel) as process:
         with anyio.move_on_after(timeout):
             await process.wait()
         if process.returncode is None:
@@ -68,12 +87,6 @@ async def wait_for(
         if process.returncode == 0:
             return True
         stderr = await _read_all(process)
-    finally:
-        with anyio.CancelScope(shield=True):
-            if process.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    process.kill()
-            await process.aclose()  # waits for the exit: no zombie is left
     if is_no_server(stderr):
         raise NoServer(
             f"no tmux server is running on {socket}; start one, or point "
