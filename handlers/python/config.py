@@ -34,11 +34,11 @@ from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
 from ..tmux.targets import (
     PANE_ID,
-    SESSION_ID,
     WINDOW_ID,
     WindowSelector,
     resolve_pane,
     resolve_window,
+    session_named,
 )
 
 T = TypeVar("T")
@@ -198,12 +198,7 @@ async def target_flags(server: Server, target: str | None, default: bool) -> lis
         return ["-t", (await resolve_pane(server, None, WindowSelector())).pane_id]
     if PANE_ID.match(target) or WINDOW_ID.match(target):
         return ["-t", target]  # tmux reports a missing one; on_target words it
-    sessions = await server.list_sessions()
-    row = None
-    if SESSION_ID.match(target):
-        row = next((r for r in sessions if r.session_id == target), None)
-    if row is None:
-        row = next((r for r in sessions if r.name == target), None)
+    row = session_named(await server.list_sessions(), target)
     if row is None:
         raise UnknownTarget(
             f"No session {target!r} (from `target`) on tmux {server.socket}. Pass a session "

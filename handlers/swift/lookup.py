@@ -15,7 +15,7 @@ from ..tmux.core import Server
 from ..tmux.errors import CommandFailed, UnknownTarget
 from ..tmux.formats import LinkRow, PaneRow, Row, SessionRow
 from ..tmux.refs import Ref, Refs
-from ..tmux.targets import SESSION_ID, check_pane_id, check_window_id
+from ..tmux.targets import check_pane_id, check_window_id, session_named
 
 T = TypeVar("T")
 
@@ -124,11 +124,7 @@ class Lookup:
             row = next((r for r in sessions if r.session_id == ref.object_id), None)
         else:
             wanted = Wanted(value, None, field, value)
-            row = None
-            if SESSION_ID.fullmatch(value):
-                row = next((r for r in sessions if r.session_id == value), None)
-            if row is None:
-                row = next((r for r in sessions if r.name == value), None)
+            row = session_named(sessions, value)
         if row is None:
             raise UnknownTarget(
                 f"No session {value!r} (from `{field}`) on tmux {self.server.socket}. "

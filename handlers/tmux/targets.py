@@ -8,12 +8,13 @@ and patterns and read ``:`` and ``.`` as separators.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...errors import InvalidArgument
 from .core import Server
 from .errors import CommandFailed, UnknownTarget
-from .formats import PaneRow
+from .formats import PaneRow, SessionRow
 
 PANE_ID = re.compile(r"^%[0-9]+\Z")
 WINDOW_ID = re.compile(r"^@[0-9]+\Z")
@@ -63,6 +64,16 @@ def check_window_index(value: str, field: str = "window_index") -> str:
             "Call list_windows to see the window indexes.",
         )
     return value
+
+
+def session_named(sessions: Sequence[SessionRow], value: str) -> SessionRow | None:
+    """The session ``value`` names: by id when it has an id's shape and one matches, else
+    by exact name (a session may be named like an id)."""
+    if SESSION_ID.fullmatch(value):
+        row = next((r for r in sessions if r.session_id == value), None)
+        if row is not None:
+            return row
+    return next((r for r in sessions if r.name == value), None)
 
 
 @dataclass(frozen=True)
