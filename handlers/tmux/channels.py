@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Mapping
 import anyio
 import anyio.abc
 
-from .errors import CommandFailed, NoServer, TmuxUnavailable, is_no_server
+from .errors import CommandFailed, NoServer, is_no_server, unrunnable
 from .sockets import Socket
 from .transport import protect_argument
 
@@ -53,10 +53,7 @@ async def waiter(
             env=env,
         )
     except OSError as exc:
-        raise TmuxUnavailable(
-            f"the tmux binary {tmux_bin!r} cannot be run ({exc.strerror or exc}); "
-            "install tmux, or set LIBTMUX_TMUX_BIN to the path of a working tmux"
-        ) from None
+        raise unrunnable(tmux_bin, exc) from None
     try:
         yield process
     finally:

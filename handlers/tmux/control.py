@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import anyio
 import anyio.abc
 
-from .errors import CommandFailed, TmuxError, TmuxUnavailable
+from .errors import CommandFailed, TmuxError, TmuxUnavailable, unrunnable
 from .sockets import Socket
 from .transport import DEFAULT_TIMEOUT, SubprocessTransport
 
@@ -240,9 +240,7 @@ class ControlClient:
                 env=env,
             )
         except OSError as exc:
-            raise TmuxUnavailable(
-                f"the tmux binary {tmux_bin!r} cannot be run ({exc.strerror or exc})"
-            ) from None
+            raise unrunnable(tmux_bin, exc) from None
         client = cls(socket, process, session_id, timeout)
         client._reader = asyncio.get_running_loop().create_task(client._read_loop())
         with anyio.move_on_after(timeout):

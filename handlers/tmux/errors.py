@@ -34,3 +34,11 @@ NO_SERVER_MARKERS = ("no server running on", "error connecting to", "server exit
 
 def is_no_server(stderr: str) -> bool:
     return any(marker in stderr for marker in NO_SERVER_MARKERS)
+
+
+def unrunnable(tmux_bin: str, exc: OSError) -> TmuxUnavailable:
+    """The tmux binary could not be started (missing, not executable, a directory...)."""
+    return TmuxUnavailable(
+        f"the tmux binary {tmux_bin!r} cannot be run ({exc.strerror or exc}); "
+        "install tmux, or set LIBTMUX_TMUX_BIN to the path of a working tmux"
+    )

@@ -48,8 +48,8 @@ from dataclasses import dataclass
 from ...errors import ToolError
 from .core import Server
 from .formats import format_of, parse_rows
+from .targets import PANE_ID
 
-PANE_ID = re.compile(r"^%[0-9]+\Z")
 _SESSION_INDEX = re.compile(r"^-?[0-9]+\Z")
 _LOCATION_FIELDS = ("session_id", "window_id", "pane_id")
 _LOCATION_FORMAT = format_of(_LOCATION_FIELDS)

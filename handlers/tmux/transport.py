@@ -14,7 +14,7 @@ from typing import Protocol
 
 import anyio
 
-from .errors import CommandFailed, NoServer, TmuxUnavailable, is_no_server
+from .errors import CommandFailed, NoServer, TmuxUnavailable, is_no_server, unrunnable
 from .sockets import Socket
 
 DEFAULT_TIMEOUT = 10.0
@@ -89,10 +89,7 @@ class SubprocessTransport:
                     argv, check=False, stdin=subprocess.DEVNULL, env=self.env
                 )
         except OSError as exc:  # missing, not executable, a directory...
-            raise TmuxUnavailable(
-                f"the tmux binary {self.tmux_bin!r} cannot be run ({exc.strerror or exc}); "
-                "install tmux, or set LIBTMUX_TMUX_BIN to the path of a working tmux"
-            ) from None
+            raise unrunnable(self.tmux_bin, exc) from None
         except TimeoutError:
             raise TmuxUnavailable(
                 f"tmux did not answer within {self.timeout:g}s on {self.socket}"
