@@ -21,11 +21,12 @@ from pydantic import BaseModel
 
 from ..dispatch import call_tool, compact_json, success_result
 from ..profiles import Profile, load_profile
-from ..wire import LINE_CAP, response_line_bytes
+from ..wire import ESCAPE_FACTOR, LINE_CAP, line_bound, response_line_bytes
 
 ERROR_CAP = 4096  # bytes of one row's error message
 SHORT_ERROR_CAP = 256  # when even metadata is tight (a huge request id)
 RUNNING_BUDGET = 900_000  # bytes of results kept while the batch runs
+ROW_METADATA = 256  # bytes of a row's fixed keys and values, at most
 INTERNAL_ERROR = -32603
 
 
@@ -117,8 +118,25 @@ class Answer:
             row.elided = True
             row.result = None
 
+    def surely_fits(self) -> bool:
+        """Whether even the worst escaping keeps the line under the cap: then no exact count.
+
+        A row's result part is counted at its encoded size; its metadata at a
+        bound (every byte of its tool name and error escaped); the text beside the
+        answer at most the answer's JSON again.
+        """
+        structured = 256 + sum(
+            (0 if row.elided else row.size)
+            + ROW_METADATA
+            + ESCAPE_FACTOR * (len(row.tool.encode()) + len((row.error or "").encode()))
+            for row in self.rows
+        )
+        return line_bound(structured, structured) <= LINE_CAP
+
     def fit(self) -> None:
         """Elide results newest first until the exact response line fits the cap."""
+        if self.surely_fits():
+            return
         while (size := self.line_bytes()) > LINE_CAP:
             newest = next((r for r in reversed(self.rows) if not r.elided), None)
             if newest is not None:

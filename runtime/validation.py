@@ -120,6 +120,9 @@ def _compilable(
             copy[key] = _compilable(value, formats, switches, (*path, "items"))
         else:
             copy[key] = _compilable(value, formats, switches, None)
+    if "type" not in copy and (types := _type_union(copy.get("anyOf"))) is not None:
+        del copy["anyOf"]
+        copy["type"] = types
     limit = copy.pop(UTF8_KEYWORD, None)
     if isinstance(limit, int) and "format" not in copy:
         name = f"{UTF8_KEYWORD}-{limit}"
@@ -138,6 +141,30 @@ def _compilable(
             {"type": "object", "required": [key], "properties": {key: {"enum": consts}}},
         ]
     return copy
+
+
+_ANNOTATIONS = frozenset({"description", "title", "default", "examples"})
+
+
+def _type_union(branches: Any) -> list[str] | None:
+    """``anyOf: [{type: A}, {type: null}]`` as ``type: [A, "null"]``, when that is all it says.
+
+    The compiled ``anyOf`` tries each branch and raises an exception for every
+    miss, so each null field of a result would cost one; a type list costs none.
+    """
+    if not isinstance(branches, list) or not branches:
+        return None
+    names: list[str] = []
+    for branch in branches:
+        if not isinstance(branch, Mapping) or set(branch) - _ANNOTATIONS != {"type"}:
+            return None
+        kind = branch["type"]
+        for name in kind if isinstance(kind, list) else [kind]:
+            if not isinstance(name, str):
+                return None
+            if name not in names:
+                names.append(name)
+    return names
 
 
 def _byte_limit(limit: int) -> Callable[[str], bool]:

@@ -11,6 +11,7 @@ shaping, then the stdio writer) on a result.
 from __future__ import annotations
 
 import contextvars
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,3 +63,20 @@ def response_line(result: types.CallToolResult) -> bytes:
 
 def response_line_bytes(result: types.CallToolResult) -> int:
     return len(response_line(result))
+
+
+ESCAPE_FACTOR = 6
+"""The most bytes JSON can spend on one byte of a string (``\\u001f``)."""
+
+
+def line_bound(structured_bytes: int, text_bytes: int) -> int:
+    """An upper bound on ``response_line_bytes`` for a result of these sizes.
+
+    The structured content appears once as JSON and the text once as a JSON
+    string; everything else is the envelope: the id, the version's shaping and
+    the server-info stamp. When the bound is under the cap, nothing exact is needed.
+    """
+    out = answering.get() or Outgoing()
+    # ASCII-only JSON spends at least as many bytes on a character as UTF-8 does.
+    envelope = 512 + len(json.dumps(out.request_id)) + len(json.dumps(out.server_info))
+    return envelope + structured_bytes + text_bytes * ESCAPE_FACTOR

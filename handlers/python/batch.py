@@ -106,6 +106,8 @@ def check_operation(
             "waits on its own clock and cannot run inside a batch",
             "Call it on its own.",
         )
+    if tool.input_check(arguments or {}):
+        return
     problems = argument_errors(
         tool.input_validator, arguments or {}, ("operations", index, "arguments")
     )

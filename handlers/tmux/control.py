@@ -27,7 +27,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import anyio
-import anyio.abc
 
 from .errors import CommandFailed, TmuxError, TmuxUnavailable, unrunnable
 from .sockets import Socket
@@ -37,6 +36,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_FLAGS = ("ignore-size", "no-output")
 CLOSE_GRACE = 2.0  # seconds a client gets to leave on stdin EOF before it is killed
+STDERR_WAIT = 0.5  # seconds an ending client gets to say why on stderr
+STDERR_CAP = 65536  # bytes of stderr kept
 
 Listener = Callable[[str], None]
 
@@ -157,10 +158,14 @@ class _Pending:
     """One command written to tmux and not yet answered."""
 
     args: tuple[str, ...]
-    done: anyio.Event = field(default_factory=anyio.Event)
+    done: asyncio.Future[None]
     lines: list[str] = field(default_factory=list)
     failed: bool = False
     gone: ControlClientGone | None = None
+
+    def finish(self) -> None:
+        if not self.done.done():  # its caller may have given up (cancelled) meanwhile
+            self.done.set_result(None)
 
 
 @dataclass(eq=False)
@@ -181,35 +186,79 @@ def _guard(line: str, names: tuple[str, ...]) -> tuple[str, str] | None:
     return name, tail
 
 
+class _Pipes(asyncio.SubprocessProtocol):
+    """Hands the client's output to it as it arrives, in the event loop's own callbacks.
+
+    No task sits between tmux and a waiting call: a reply is parsed where its bytes
+    land and wakes only the call it answers.
+    """
+
+    def __init__(self) -> None:
+        self.client: ControlClient | None = None
+        self.early: list[tuple[int, bytes | None]] = []  # before the client exists
+        self.stderr = bytearray()
+        loop = asyncio.get_running_loop()
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.stderr_closed: asyncio.Future[None] = loop.create_future()
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        if fd == 2:
+            if len(self.stderr) < STDERR_CAP:
+                self.stderr += data[: STDERR_CAP - len(self.stderr)]
+        elif self.client is None:
+            self.early.append((fd, data))
+        else:
+            self.client._received(data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 2 and not self.stderr_closed.done():
+            self.stderr_closed.set_result(None)
+        if fd != 1:
+            return
+        if self.client is None:
+            self.early.append((fd, None))
+        else:
+            self.client._output_ended(exc)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
 class ControlClient:
     """One ``tmux -C attach-session`` process; ``run`` may be called from many tasks at once.
 
-    Start with ``await ControlClient.start(...)`` and end with ``aclose()``. Its reader is
-    a task of its own, so it outlives whichever request happened to start it.
+    Start with ``await ControlClient.start(...)`` and end with ``aclose()``. Its output
+    is read by event-loop callbacks, so it outlives whichever request started it.
     """
 
     def __init__(
         self,
         socket: Socket,
-        process: anyio.abc.Process,
+        process: asyncio.SubprocessTransport,
+        pipes: _Pipes,
         session_id: str,
-        write_timeout: float,
     ) -> None:
         self.socket = socket
         self._process = process
+        self._pipes = pipes
+        stdin = process.get_pipe_transport(0)
+        assert isinstance(stdin, asyncio.WriteTransport)
+        self._stdin = stdin
         self._session_id = session_id
-        self._write_timeout = write_timeout
+        self._loop = asyncio.get_running_loop()
         self._queue: deque[_Pending] = deque()
         self._block: _Block | None = None
-        self._write_lock = anyio.Lock()
+        self._buffer = b""
         self._listeners: list[Listener] = []
         self._ready = anyio.Event()
         self._attach_error: str | None = None
         self._exit_line: str | None = None
         self._closing = False
+        self._output_done = False
         self._gone_reason: str | None = None
         self._reader_done = anyio.Event()
-        self._reader: asyncio.Task[None] | None = None
+        self._ender: asyncio.Task[None] | None = None
 
     @classmethod
     async def start(
@@ -231,9 +280,13 @@ class ControlClient:
         env = dict(environ if environ is not None else os.environ)
         env.pop("TMUX", None)
         argv = [tmux_bin, "-N", "-S", socket.path, "-C", "attach-session", "-t", session_id]
+        loop = asyncio.get_running_loop()
         try:
-            process = await anyio.open_process(
-                [*argv, "-f", flags],
+            process, pipes = await loop.subprocess_exec(
+                _Pipes,
+                *argv,
+                "-f",
+                flags,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -241,8 +294,14 @@ class ControlClient:
             )
         except OSError as exc:
             raise unrunnable(tmux_bin, exc) from None
-        client = cls(socket, process, session_id, timeout)
-        client._reader = asyncio.get_running_loop().create_task(client._read_loop())
+        client = cls(socket, process, pipes, session_id)
+        pipes.client = client
+        for fd, data in pipes.early:
+            if data is None:
+                client._output_ended(None)
+            else:
+                pipes.pipe_data_received(fd, data)
+        pipes.early.clear()
         with anyio.move_on_after(timeout):
             await client._ready.wait()
         if not client._ready.is_set():
@@ -263,7 +322,7 @@ class ControlClient:
     @property
     def pid(self) -> int:
         """The tmux client process, as ``#{client_pid}`` shows it in ``list-clients``."""
-        return self._process.pid
+        return self._process.get_pid()
 
     @property
     def session_id(self) -> str:
@@ -273,19 +332,24 @@ class ControlClient:
     @property
     def usable(self) -> bool:
         """True until the client is known to have ended or to be ending."""
-        return self._gone_reason is None and self._exit_line is None and not self._closing
+        return (
+            self._gone_reason is None
+            and self._exit_line is None
+            and not self._closing
+            and not self._output_done
+        )
 
     @property
     def running(self) -> bool:
         """True while the tmux client process has not been reaped."""
-        return self._process.returncode is None
+        return self._process.get_returncode() is None
 
     def add_listener(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(line)`` for each notification; returns a function that removes it.
 
-        Listeners run in the reader task: they must be quick and must not block
-        (set an event, ``send_nowait`` on a memory stream). ``%output`` payloads keep
-        their bytes (decoded with surrogateescape): see ``output_event``.
+        Listeners run in the event loop's read callback: they must be quick and must
+        not block (set an event, ``send_nowait`` on a memory stream). ``%output``
+        payloads keep their bytes (decoded with surrogateescape): see ``output_event``.
         """
         self._listeners.append(listener)
 
@@ -297,19 +361,9 @@ class ControlClient:
 
     async def run(self, args: Sequence[str]) -> list[str]:
         """Run one command; its output lines, or ``CommandFailed`` with tmux's error text."""
-        line = command_line(args)
-        pending = _Pending(tuple(args))
-        async with self._write_lock:
-            if not self.usable:
-                raise self._gone_error(pending.args, sent=False)
-            self._queue.append(pending)
-            await self._send(line)
-        await pending.done.wait()
-        if pending.gone is not None:
-            raise pending.gone
-        if pending.failed:
-            raise CommandFailed(pending.args, "\n".join(pending.lines), str(self.socket))
-        return pending.lines
+        (pending,) = self._write([args])
+        await pending.done
+        return self._outcome(pending)
 
     async def run_many(self, commands: Sequence[Sequence[str]]) -> list[list[str]]:
         """Several commands written at once and answered in order: one round trip.
@@ -317,72 +371,69 @@ class ControlClient:
         tmux runs them in the order written, so a read placed after a change sees
         it. The first failure is raised once every reply is in.
         """
-        lines = b"".join(command_line(args) for args in commands)
-        pendings = [_Pending(tuple(args)) for args in commands]
-        async with self._write_lock:
-            if not self.usable:
-                raise self._gone_error(pendings[0].args, sent=False)
-            self._queue.extend(pendings)
-            await self._send(lines)
+        pendings = self._write(commands)
         for pending in pendings:
-            await pending.done.wait()
-        for pending in pendings:
-            if pending.gone is not None:
-                raise pending.gone
-            if pending.failed:
-                raise CommandFailed(pending.args, "\n".join(pending.lines), str(self.socket))
-        return [pending.lines for pending in pendings]
+            await pending.done
+        return [self._outcome(pending) for pending in pendings]
 
     async def wait_closed(self) -> None:
-        """Return once the client has ended and its reader has stopped."""
+        """Return once the client has ended and its output has been read to the end."""
         await self._reader_done.wait()
 
     async def aclose(self) -> None:
-        """Detach (stdin EOF), kill if it lingers, reap the process and stop the reader."""
+        """Detach (stdin EOF), kill if it lingers, reap the process and drain its output."""
         with anyio.CancelScope(shield=True):
             self._closing = True
             self._die("it was closed by its owner")
-            if self._process.stdin is not None:
-                with contextlib.suppress(OSError, anyio.BrokenResourceError):
-                    await self._process.stdin.aclose()
+            self._stdin.close()
             await self._reap()
             with anyio.move_on_after(CLOSE_GRACE):
                 await self._reader_done.wait()
-            if self._reader is not None and not self._reader.done():
-                self._reader.cancel()
 
-    async def _send(self, line: bytes) -> None:
-        """Write a whole line or end the client: a half-written command would shift every reply."""
-        stdin = self._process.stdin
-        assert stdin is not None
-        with anyio.CancelScope(shield=True), anyio.move_on_after(self._write_timeout) as scope:
-            try:
-                await stdin.send(line)
-            except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-                self._die(f"writing a command to it failed ({exc or type(exc).__name__})")
-                return
-        if scope.cancelled_caught:
-            self._die(f"it accepted no command for {self._write_timeout:g}s")
-            self._kill()
+    def _write(self, commands: Sequence[Sequence[str]]) -> list[_Pending]:
+        """Queue and write whole lines at once: nothing can come between the two.
 
-    async def _read_loop(self) -> None:
-        """Read lines until EOF, then fail everything pending and reap the process."""
-        reason = "its output ended"
+        The pipe buffers what tmux has not read yet, so writing never waits; a
+        client that stops reading is ended by its caller's timeout.
+        """
+        data = b"".join(command_line(args) for args in commands)
+        pendings = [_Pending(tuple(args), self._loop.create_future()) for args in commands]
+        if not self.usable or self._stdin.is_closing():
+            raise self._gone_error(pendings[0].args, sent=False)
+        self._queue.extend(pendings)
+        self._stdin.write(data)
+        return pendings
+
+    def _outcome(self, pending: _Pending) -> list[str]:
+        if pending.gone is not None:
+            raise pending.gone
+        if pending.failed:
+            raise CommandFailed(pending.args, "\n".join(pending.lines), str(self.socket))
+        return pending.lines
+
+    def _received(self, data: bytes) -> None:
+        if b"\n" not in data:
+            self._buffer += data
+            return
+        *lines, self._buffer = (self._buffer + data).split(b"\n")
+        for raw in lines:
+            self._dispatch(raw)
+
+    def _output_ended(self, exc: Exception | None) -> None:
+        """stdout closed: the client is ending. Its stderr says why, if anything does."""
+        self._output_done = True
+        reason = f"reading its output failed ({exc})" if exc else "its output ended"
+        self._ender = self._loop.create_task(self._ended(reason))
+
+    async def _ended(self, reason: str) -> None:
         try:
-            buffer = b""
-            assert self._process.stdout is not None
-            async for chunk in self._process.stdout:
-                *lines, buffer = (buffer + chunk).split(b"\n")
-                for raw in lines:
-                    self._dispatch(raw)
-        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-            reason = f"reading its output failed ({exc or type(exc).__name__})"
+            with anyio.move_on_after(STDERR_WAIT):
+                await self._pipes.stderr_closed  # the client's last words, if any
+            stderr = bytes(self._pipes.stderr).decode("utf-8", "replace").strip()
+            self._die(self._exit_line or stderr or reason)
+            await self._reap()
         finally:
-            try:
-                self._die(self._exit_line or await self._stderr_reason() or reason)
-                await self._reap()
-            finally:
-                self._reader_done.set()
+            self._reader_done.set()
 
     def _dispatch(self, raw: bytes) -> None:
         if self._block is not None:
@@ -413,7 +464,7 @@ class ControlClient:
         failed = end[0] == "%error"
         if block.pending is not None:
             block.pending.lines, block.pending.failed = block.lines, failed
-            block.pending.done.set()
+            block.pending.finish()
         elif not self._ready.is_set():  # the attach's own reply
             self._attach_error = "\n".join(block.lines) if failed else None
             self._ready.set()
@@ -443,7 +494,7 @@ class ControlClient:
         self._queue.clear()
         for pending in waiting:
             pending.gone = self._gone_error(pending.args, sent=True)
-            pending.done.set()
+            pending.finish()
         self._ready.set()
 
     def _gone_error(self, args: tuple[str, ...], *, sent: bool) -> ControlClientGone:
@@ -455,28 +506,15 @@ class ControlClient:
             sent=sent,
         )
 
-    async def _stderr_reason(self) -> str:
-        """What the client wrote to stderr (e.g. 'no server running'), read briefly."""
-        stderr = self._process.stderr
-        if stderr is None:
-            return ""
-        chunks: list[bytes] = []
-        with anyio.move_on_after(0.5):
-            try:
-                async for chunk in stderr:
-                    chunks.append(chunk)
-            except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                pass
-        return b"".join(chunks).decode("utf-8", "replace").strip()
-
     async def _reap(self) -> None:
         """Wait for the process to exit, killing it after a grace period: no zombie is left."""
         with anyio.CancelScope(shield=True):
             with anyio.move_on_after(CLOSE_GRACE):
-                await self._process.wait()
-            if self._process.returncode is None:
+                await self._pipes.exited
+            if self._process.get_returncode() is None:
                 self._kill()
-            await self._process.aclose()  # closes the pipes; the process has exited
+                await self._pipes.exited
+            self._process.close()  # closes the pipes; the process has exited
 
     def _kill(self) -> None:
         with contextlib.suppress(ProcessLookupError):
