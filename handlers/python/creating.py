@@ -46,7 +46,7 @@ from ..tmux.spawn import (
     spawn_environment,
     start_directory,
 )
-from ..tmux.targets import WindowSelector, resolve_pane, resolve_window
+from ..tmux.targets import ACTIVE_ONLY, WindowSelector, resolve_pane, resolve_window
 from .config import SCOPE_FLAGS, on_target, target_flags
 from .shapes import pane_fields
 
@@ -235,7 +235,7 @@ class CreatingTools:
             params.start_directory, params.environment, params.suppress_persistent_history
         )
         server = self.tmux.server(params.socket_name)
-        current = (await resolve_window(server, selector)).active_pane
+        current = (await resolve_window(server, selector, ACTIVE_ONLY)).active_pane
         session_id = current.session_id
         if params.direction is None:
             args += ["-t", f"{session_id}:"]  # the first free index
@@ -327,7 +327,10 @@ class CreatingTools:
             selector = WindowSelector(
                 session_name=params.session_name, session_id=params.session_id
             )
-            scope = ["-t", (await resolve_window(server, selector)).active_pane.session_id]
+            scope = [
+                "-t",
+                (await resolve_window(server, selector, ACTIVE_ONLY)).active_pane.session_id,
+            ]
         await server.run("set-environment", *scope, "--", name, value)
         return SetEnvironmentOutput(name=params.name, value=params.value, status="set")
 

@@ -82,6 +82,6 @@ class PythonHandlers(
         selector = WindowSelector(
             params.window_id, params.window_index, params.session_name, params.session_id
         )
-        window = await resolve_window(server, selector)
+        window = await resolve_window(server, selector, panes.CORNER_ONLY[params.corner])
         row = panes.corner(window, params.corner)
         return FindPaneByPositionOutput(**pane_fields(server, row))

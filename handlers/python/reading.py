@@ -20,7 +20,13 @@ from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
 from ..tmux.formats import PaneRow, as_int, format_of, parse_rows
 from ..tmux.refs import Refs
-from ..tmux.targets import WindowSelector, check_pane_id, check_session_id, resolve_window
+from ..tmux.targets import (
+    ACTIVE_ONLY,
+    WindowSelector,
+    check_pane_id,
+    check_session_id,
+    resolve_window,
+)
 
 T = TypeVar("T")
 Cut = Literal["max_matched_lines_per_pane", "time", "bytes"]
@@ -90,7 +96,7 @@ async def target_pane_id(
     if pane_id is not None:
         return check_pane_id(pane_id)
     selector = WindowSelector(window_id, None, session_name, session_id)
-    return (await resolve_window(server, selector)).active_pane.pane_id
+    return (await resolve_window(server, selector, ACTIVE_ONLY)).active_pane.pane_id
 
 
 class ReadingTools:
@@ -178,7 +184,7 @@ class ReadingTools:
                 raise no_pane(server, pane_id)
             return row
         selector = WindowSelector(params.window_id, None, params.session_name, params.session_id)
-        return (await resolve_window(server, selector)).active_pane
+        return (await resolve_window(server, selector, ACTIVE_ONLY)).active_pane
 
     @staticmethod
     def _check_same_process(

@@ -66,6 +66,7 @@ from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
 from ..tmux.formats import PANE_FIELDS, PaneRow, format_of, parse_rows
 from ..tmux.targets import (
+    ACTIVE_ONLY,
     WindowSelector,
     check_pane_id,
     check_session_id,
@@ -153,7 +154,7 @@ async def target_pane(server: Server, pane_id: str | None, selector: WindowSelec
     active pane of the selected window, else of the first session's active window."""
     if pane_id is not None:
         return pane_id
-    return (await resolve_window(server, selector)).active_pane.pane_id
+    return (await resolve_window(server, selector, ACTIVE_ONLY)).active_pane.pane_id
 
 
 def no_pane(server: Server, pane_id: str) -> UnknownTarget:

@@ -7,7 +7,7 @@ from typing import Literal
 from .core import Server
 from .errors import CommandFailed, TmuxError, UnknownTarget
 from .formats import PANE_FORMAT, PaneRow, pane_rows
-from .targets import Window
+from .targets import ACTIVE_ONLY, Window
 
 Direction = Literal["up", "down", "left", "right", "last", "next", "previous"]
 Corner = Literal["top-left", "top-right", "bottom-left", "bottom-right"]
@@ -43,7 +43,7 @@ async def select(
     else:
         target = step(window, anchor, 1 if direction == "next" else -1)
         await server.run("select-pane", "-t", target.pane_id)
-    rows = await server.list_panes("-t", window.window_id)
+    rows = await server.list_panes("-t", window.window_id, "-f", ACTIVE_ONLY)
     active = [row for row in rows if row.active and row.window_id == window.window_id]
     if not active:
         raise TmuxError(
@@ -69,7 +69,9 @@ async def select_from(server: Server, pane_id: str, direction: Direction | None)
     else:
         select = ("select-pane", "-t", pane_id, _LAYOUT_FLAGS[direction])
     try:
-        _, lines = await server.run_many(select, ("list-panes", "-t", pane_id, "-F", PANE_FORMAT))
+        _, lines = await server.run_many(
+            select, ("list-panes", "-t", pane_id, "-f", ACTIVE_ONLY, "-F", PANE_FORMAT)
+        )
     except CommandFailed as exc:
         if "can't find" in exc.stderr:
             raise UnknownTarget(
@@ -86,6 +88,15 @@ async def select_from(server: Server, pane_id: str, direction: Direction | None)
     if not active:
         raise TmuxError(f"The window of pane {pane_id} on tmux {server.socket} vanished.")
     return active[0]
+
+
+CORNER_ONLY: dict[Corner, str] = {
+    "top-left": "#{&&:#{pane_at_top},#{pane_at_left}}",
+    "top-right": "#{&&:#{pane_at_top},#{pane_at_right}}",
+    "bottom-left": "#{&&:#{pane_at_bottom},#{pane_at_left}}",
+    "bottom-right": "#{&&:#{pane_at_bottom},#{pane_at_right}}",
+}
+"""``list-panes -f`` filters: tmux formats only the pane in that corner (see ``resolve_window``)."""
 
 
 def corner(window: Window, which: Corner) -> PaneRow:

@@ -144,11 +144,26 @@ async def window_of_pane(server: Server, pane_id: str, field: str = "pane_id") -
     return _window(window_ids.pop(), rows)
 
 
-async def resolve_window(server: Server, selector: WindowSelector) -> Window:
-    """The window a selector names; with nothing named, the first session's active window."""
+ACTIVE_ONLY = "#{pane_active}"
+"""A ``list-panes -f`` filter: tmux formats the window's active pane and skips the rest."""
+
+
+async def resolve_window(
+    server: Server, selector: WindowSelector, only: str | None = None
+) -> Window:
+    """The window a selector names; with nothing named, the first session's active window.
+
+    ``only`` is a fixed ``list-panes -f`` filter of ours (never a caller's value):
+    for a window named by id, tmux then formats just the panes the caller will
+    look at, which is most of what a listing costs it. Other selectors need
+    every pane to find the window, so they get every pane.
+    """
     if selector.window_id is not None:
         try:
-            rows = await server.list_panes("-t", selector.window_id)
+            scope = ("-t", selector.window_id)
+            rows = await server.list_panes(*scope, *(("-f", only) if only else ()))
+            if only and not rows:  # nothing passed the filter: a window is never empty
+                rows = await server.list_panes(*scope)
         except CommandFailed as exc:
             if "can't find" in exc.stderr:
                 raise UnknownTarget(
@@ -216,4 +231,4 @@ async def resolve_pane(server: Server, pane_id: str | None, selector: WindowSele
                 "that exist."
             )
         return row
-    return (await resolve_window(server, selector)).active_pane
+    return (await resolve_window(server, selector, ACTIVE_ONLY)).active_pane
