@@ -57,8 +57,10 @@ async def serve_stdio(profile: Profile, handlers: Any) -> None:
     server = build_server(profile, handlers)
     try:
         async with loop_stdio() as wire:
-            stdin, stdout = wire if wire is not None else (None, None)
-            async with stdio_server(stdin, stdout) as (read, write):
+            if wire is not None:
+                await server.run(*wire, server.create_initialization_options())
+                return
+            async with stdio_server() as (read, write):
                 await server.run(read, write, server.create_initialization_options())
     finally:
         close = getattr(handlers, "aclose", None)  # handlers may hold connections

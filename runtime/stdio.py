@@ -1,11 +1,14 @@
-"""stdin and stdout for the SDK's stdio transport, read and written on the event loop.
+"""The stdio wire as the SDK's message streams, read and written on the event loop.
 
-The SDK's default wraps the standard streams in worker-thread file objects: a
-thread hop for every line read, every write and every flush. Pipes (what an
-MCP client gives its server) can be driven by the event loop directly. The
-SDK's own transport still does the framing and the JSON; only the byte
-plumbing changes. As with the SDK, file descriptors 0 and 1 are pointed at
-/dev/null and stderr while serving, so nothing else can write onto the wire.
+The SDK's own stdio transport wraps the standard streams in worker-thread file
+objects and puts a task and a memory stream on each side: a thread hop and two
+task hops for every message. Pipes (what an MCP client gives its server) can be
+driven by the event loop directly, so here a line is parsed where its bytes
+land and a response is written by the task that produced it. Parsing and
+serialising are the SDK's own (``jsonrpc_message_adapter``, ``model_dump_json``),
+so the bytes on the wire are the same. As with the SDK, file descriptors 0 and 1
+are pointed at /dev/null and stderr while serving, so nothing else can write
+onto the wire. Anything that is not a pipe goes to the SDK's transport.
 """
 
 from __future__ import annotations
@@ -14,11 +17,18 @@ import asyncio
 import os
 import stat
 import sys
+from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
-from typing import Any
+from types import TracebackType
+
+import anyio
+import mcp.types as types
+from mcp.shared.message import SessionMessage
 
 LINE_LIMIT = 1 << 30  # a request line may be large (a long request id, a big batch)
+QUEUE_LIMIT = 64  # parsed messages waiting for the server loop before reading pauses
+HIGH_WATER = 1 << 20  # bytes buffered for the client before a writer waits for it
 
 
 def _is_pipe_like(fd: int) -> bool:
@@ -26,40 +36,175 @@ def _is_pipe_like(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
 
 
-class LineReader:
-    """``async for line in reader``: text lines, as the SDK reads stdin."""
+Item = SessionMessage | Exception
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self._reader = reader
 
-    def __aiter__(self) -> LineReader:
+class MessageReader(asyncio.Protocol):
+    """The read stream the server loop consumes: one item per line, as the SDK parses it.
+
+    A line that is not a JSON-RPC message becomes the exception the SDK's reader
+    would have passed on. Reading pauses while ``QUEUE_LIMIT`` items wait.
+    """
+
+    def __init__(self) -> None:
+        self._items: deque[Item] = deque()
+        self._buffer = b""
+        self._ended = False
+        self._wakeup: asyncio.Future[None] | None = None
+        self._transport: asyncio.ReadTransport | None = None
+        self._paused = False
+
+    # --- asyncio.Protocol -----------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.ReadTransport)
+        self._transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        if b"\n" not in data:
+            self._buffer += data
+            if len(self._buffer) > LINE_LIMIT:
+                self._buffer = b""
+                self._push(ValueError(f"a request line longer than {LINE_LIMIT} bytes"))
+            return
+        *lines, self._buffer = (self._buffer + data).split(b"\n")
+        for line in lines:
+            self._push(_parse(line))
+        if len(self._items) >= QUEUE_LIMIT and self._transport is not None and not self._paused:
+            self._paused = True
+            self._transport.pause_reading()
+
+    def eof_received(self) -> bool:
+        self._end()
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._end()
+
+    # --- the stream the SDK reads ---------------------------------------------------------
+
+    async def receive(self) -> Item:
+        while not self._items:
+            if self._ended:
+                raise anyio.EndOfStream
+            self._wakeup = asyncio.get_running_loop().create_future()
+            try:
+                await self._wakeup
+            finally:
+                self._wakeup = None
+        item = self._items.popleft()
+        if self._paused and len(self._items) < QUEUE_LIMIT // 2 and self._transport is not None:
+            self._paused = False
+            self._transport.resume_reading()
+        return item
+
+    def __aiter__(self) -> MessageReader:
         return self
 
-    async def __anext__(self) -> str:
-        line = await self._reader.readline()
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", "replace")
+    async def __anext__(self) -> Item:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    def close(self) -> None:
+        self._end()
+        if self._transport is not None:
+            self._transport.close()
+
+    async def aclose(self) -> None:
+        self.close()
+
+    async def __aenter__(self) -> MessageReader:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # --- inside ---------------------------------------------------------------------------
+
+    def _push(self, item: Item) -> None:
+        self._items.append(item)
+        self._wake()
+
+    def _end(self) -> None:
+        if self._buffer:  # a last line without its newline still counts, as in the SDK
+            line, self._buffer = self._buffer, b""
+            self._items.append(_parse(line))
+        self._ended = True
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._wakeup is not None and not self._wakeup.done():
+            self._wakeup.set_result(None)
 
 
-class LineWriter:
-    """``await write(text)`` then ``await flush()``, as the SDK writes stdout."""
+def _parse(line: bytes) -> Item:
+    try:
+        text = line.decode("utf-8", "replace")
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
+    except Exception as exc:
+        return exc
+
+
+class MessageWriter:
+    """The write stream the server loop sends to: each message is one line, written at once.
+
+    Writes never reorder (they go to the pipe's buffer in the order sent); a
+    sender waits only when the client has fallen ``HIGH_WATER`` bytes behind.
+    """
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self._writer = writer
+        self._writer.transport.set_write_buffer_limits(high=HIGH_WATER)
+        self._closed = False
 
-    async def write(self, text: str) -> int:
-        data = text.encode("utf-8")
-        self._writer.write(data)
-        return len(data)
+    async def send(self, message: SessionMessage) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        if self._writer.transport.is_closing():
+            raise anyio.BrokenResourceError
+        line = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+        self._writer.write(line.encode("utf-8"))
+        try:
+            await self._writer.drain()  # returns at once unless the client is behind
+        except ConnectionError as exc:
+            raise anyio.BrokenResourceError from exc
+
+    def close(self) -> None:
+        self._closed = True
+
+    async def aclose(self) -> None:
+        self.close()
+
+    async def __aenter__(self) -> MessageWriter:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
 
     async def flush(self) -> None:
-        await self._writer.drain()
+        """Wait until everything written has reached the pipe (or the client has gone)."""
+        transport = self._writer.transport
+        transport.set_write_buffer_limits(high=0)
+        with suppress(ConnectionError):
+            await self._writer.drain()
 
 
 @asynccontextmanager
-async def loop_stdio() -> AsyncIterator[tuple[Any, Any] | None]:
-    """The wire as (reader, writer) on private descriptors; None when stdio is not a pipe."""
+async def loop_stdio() -> AsyncIterator[tuple[MessageReader, MessageWriter] | None]:
+    """The wire as (read stream, write stream) on private descriptors; None when stdio is not
+    a pipe."""
     if not (_is_pipe_like(0) and _is_pipe_like(1)):
         yield None
         return
@@ -70,22 +215,18 @@ async def loop_stdio() -> AsyncIterator[tuple[Any, Any] | None]:
         os.dup2(null.fileno(), 0)
     os.dup2(2, 1)
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=LINE_LIMIT)
     in_file = os.fdopen(wire_in, "rb", buffering=0)
     out_file = os.fdopen(wire_out, "wb", buffering=0)
-    read_transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), in_file
-    )
+    read_transport, reader = await loop.connect_read_pipe(MessageReader, in_file)
     write_transport, protocol = await loop.connect_write_pipe(
         asyncio.streams.FlowControlMixin, out_file
     )
-    writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
+    writer = MessageWriter(asyncio.StreamWriter(write_transport, protocol, None, loop))
     try:
-        yield LineReader(reader), LineWriter(writer)
+        yield reader, writer
     finally:
         read_transport.close()
-        with suppress(Exception):
-            await writer.drain()
+        await writer.flush()
         write_transport.close()
         os.dup2(saved_in, 0)
         os.dup2(saved_out, 1)
