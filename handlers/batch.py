@@ -118,8 +118,8 @@ class Answer:
             row.elided = True
             row.result = None
 
-    def surely_fits(self) -> bool:
-        """Whether even the worst escaping keeps the line under the cap: then no exact count.
+    def line_bound(self) -> int:
+        """At least the bytes of the exact response line, counted without rendering it.
 
         A row's result part is counted at its encoded size; its metadata at a
         bound (every byte of its tool name and error escaped); the text beside the
@@ -131,12 +131,12 @@ class Answer:
             + ESCAPE_FACTOR * (len(row.tool.encode()) + len((row.error or "").encode()))
             for row in self.rows
         )
-        return line_bound(structured, structured) <= LINE_CAP
+        return line_bound(structured, structured)
 
     def fit(self) -> None:
         """Elide results newest first until the exact response line fits the cap."""
-        if self.surely_fits():
-            return
+        if self.line_bound() <= LINE_CAP:
+            return  # even the worst escaping fits: no need to render the line to count it
         while (size := self.line_bytes()) > LINE_CAP:
             newest = next((r for r in reversed(self.rows) if not r.elided), None)
             if newest is not None:

@@ -84,3 +84,29 @@ def test_a_request_line_far_over_the_default_stream_limit_is_read(tmux: TmuxServ
         server.wait(timeout=30)
     assert [reply["id"] for reply in replies] == [1, long_id]
     assert len(replies[1]["result"]["tools"]) == 17
+
+
+def test_hundreds_of_requests_written_at_once_are_all_answered(tmux: TmuxServer) -> None:
+    # More lines than the reader queues before it pauses reading the pipe: pausing
+    # and resuming must lose none, and a line that is not JSON-RPC stops nothing.
+    pings = [{"jsonrpc": "2.0", "id": n, "method": "ping"} for n in range(2, 302)]
+    server = subprocess.Popen(
+        [COMMAND, "--profile", "swift"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=tmux.server_env(),
+    )
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        opening = conversation(
+            INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        )
+        server.stdin.write((opening + "this is not json\n" + conversation(*pings)).encode())
+        server.stdin.flush()
+        replies = [json.loads(read_line(server.stdout)) for _ in range(1 + len(pings))]
+    finally:
+        server.stdin.close()
+        server.wait(timeout=30)
+    assert sorted(reply["id"] for reply in replies) == list(range(1, 302))
+    assert all(reply["result"] == {} for reply in replies[1:])
