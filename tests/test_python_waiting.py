@@ -121,6 +121,21 @@ async def test_a_line_printed_after_the_call_starts_is_matched(
     assert found["tail"][-2:] == ["before", "the MARKER-7 line"]
 
 
+async def test_a_finished_wait_answers_before_its_output_client_has_left_and_it_leaves(
+    shared: TmuxServer, client: Client
+) -> None:
+    # The answer does not wait for the output client to detach, but the client still
+    # goes: nothing stays attached to the session once the wait has answered.
+    session, pane = new_session(shared, *echoing("before"))
+    await showing(shared, pane, "before")
+    arguments = {"pane_id": pane, "patterns": ["DONE-MARK"], "timeout": 15}
+    found = await wait_while(client, shared, session, arguments, "DONE-MARK")
+    assert found["outcome"] == "matched"
+    await eventually(
+        lambda: session not in {name for _, name in clients(shared)}, "the output client to go"
+    )
+
+
 async def test_text_already_on_screen_does_not_end_the_wait(
     shared: TmuxServer, client: Client
 ) -> None:

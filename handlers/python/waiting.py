@@ -34,7 +34,7 @@ from ...generated.python.models.wait_for_text import WaitForTextInput, WaitForTe
 from ..tmux import capture
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import UnknownTarget
-from ..tmux.formats import PANE_FIELDS, PaneRow, format_of, parse_rows
+from ..tmux.formats import SERVER_FIELDS, PaneRow, format_of, parse_rows
 from ..tmux.targets import WindowSelector, check_pane_id, resolve_pane
 from ..tmux.waits import Watch, WatchLost, effective_timeout
 
@@ -49,7 +49,20 @@ LINE_CHARS = 1000  # a reported line (matched or tail) is cut to this many chara
 MATCH_BUDGET = 1.0  # seconds the patterns may spend on one read's lines
 WATCH_RESTARTS = 3  # a watch whose tmux client ended is started again this many times
 
-STATE_FIELDS = (*PANE_FIELDS, "alternate_on")
+STATE_FIELDS = (
+    "pane_id",
+    "window_id",
+    "session_id",
+    "pane_pid",
+    "pane_height",
+    "history_size",
+    "history_limit",
+    "cursor_y",
+    "alternate_on",
+    *SERVER_FIELDS,
+)
+"""What a wait reads of its pane on every wake: no more, since tmux spends most of a
+read expanding formats (the command and path fields alone cost it more than all these)."""
 STATE_FORMAT = format_of(STATE_FIELDS)
 
 

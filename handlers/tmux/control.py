@@ -259,6 +259,7 @@ class ControlClient:
         self._gone_reason: str | None = None
         self._reader_done = anyio.Event()
         self._ender: asyncio.Task[None] | None = None
+        self._end_listeners: list[Callable[[], None]] = []
 
     @classmethod
     async def start(
@@ -359,6 +360,20 @@ class ControlClient:
 
         return remove
 
+    def on_ended(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback()`` once the client has ended (at once if it already has);
+        returns a function that removes it. Same rules as a listener: quick, no blocking."""
+        if self._reader_done.is_set():
+            callback()
+            return lambda: None
+        self._end_listeners.append(callback)
+
+        def remove() -> None:
+            if callback in self._end_listeners:
+                self._end_listeners.remove(callback)
+
+        return remove
+
     async def run(self, args: Sequence[str]) -> list[str]:
         """Run one command; its output lines, or ``CommandFailed`` with tmux's error text."""
         (pending,) = self._write([args])
@@ -434,6 +449,12 @@ class ControlClient:
             await self._reap()
         finally:
             self._reader_done.set()
+            for callback in self._end_listeners:
+                try:
+                    callback()
+                except Exception:
+                    log.exception("tmux control end listener failed")
+            self._end_listeners.clear()
 
     def _dispatch(self, raw: bytes) -> None:
         if self._block is not None:

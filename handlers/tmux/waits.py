@@ -9,6 +9,7 @@ timer; what changed is then read the ordinary way.
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -61,24 +62,21 @@ class Watch:
         self.client = client
         self.pane_id = pane_id
         self._event = anyio.Event()
+        self._lost = False
 
     def on_line(self, line: str) -> None:
         event = output_event(line)
         if event is not None and event[0] == self.pane_id:
             self._event.set()
 
+    def on_ended(self) -> None:
+        self._lost = True
+        self._event.set()
+
     async def changed(self) -> None:
         """Return once the pane has printed since the last call (or since the watch began)."""
-        async with anyio.create_task_group() as group:
-
-            async def client_ended() -> None:
-                await self.client.wait_closed()
-                group.cancel_scope.cancel()
-
-            group.start_soon(client_ended)
-            await self._event.wait()
-            group.cancel_scope.cancel()
-        if not self._event.is_set():
+        await self._event.wait()
+        if self._lost:
             raise WatchLost(f"the tmux client watching {self.pane_id} ended")
         self._event = anyio.Event()
 
@@ -97,10 +95,14 @@ class OutputWatchers:
         self.tmux_bin = tmux_bin
         self.environ = dict(environ)
         self._shared: dict[str, _Shared] = {}
+        self._closing: dict[ControlClient, asyncio.Task[None]] = {}
         self._lock = anyio.Lock()
 
     def client_pids(self) -> frozenset[int]:
-        return frozenset(shared.client.pid for shared in self._shared.values())
+        """Every output client still attached, those being closed included."""
+        clients = [shared.client for shared in self._shared.values()]
+        clients += [client for client in self._closing if client.running]
+        return frozenset(client.pid for client in clients)
 
     @asynccontextmanager
     async def watch(self, session_id: str, pane_id: str) -> AsyncIterator[Watch]:
@@ -108,10 +110,12 @@ class OutputWatchers:
         shared = await self._acquire(session_id)
         watch = Watch(shared.client, pane_id)
         remove = shared.client.add_listener(watch.on_line)
+        forget = shared.client.on_ended(watch.on_ended)
         try:
             yield watch
         finally:
             remove()
+            forget()
             with anyio.CancelScope(shield=True):
                 await self._release(session_id, shared)
 
@@ -133,7 +137,18 @@ class OutputWatchers:
                 return
             if self._shared.get(session_id) is shared:
                 del self._shared[session_id]
-        await shared.client.aclose()
+        self._close_soon(shared.client)
+
+    def _close_soon(self, client: ControlClient) -> None:
+        """Close a client no wait uses any more, without holding up the wait's answer.
+
+        A tmux client takes a millisecond or two to leave; the answer need not wait
+        for that. Until it has left it stays among ``client_pids`` (hidden from
+        every attached count), and ``aclose`` waits for it.
+        """
+        task = asyncio.get_running_loop().create_task(client.aclose())
+        self._closing[client] = task
+        task.add_done_callback(lambda _: self._closing.pop(client, None))
 
     async def aclose(self) -> None:
         async with self._lock:
@@ -141,3 +156,6 @@ class OutputWatchers:
             self._shared.clear()
         for client in clients:
             await client.aclose()
+        with anyio.CancelScope(shield=True):
+            for task in list(self._closing.values()):
+                await task
