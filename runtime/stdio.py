@@ -50,7 +50,7 @@ class MessageReader(asyncio.Protocol):
         self._items: deque[Item] = deque()
         self._buffer = b""
         self._ended = False
-        self._wakeup: asyncio.Future[None] | None = None
+        self._waiters: list[asyncio.Future[None]] = []
         self._transport: asyncio.ReadTransport | None = None
         self._paused = False
 
@@ -87,11 +87,12 @@ class MessageReader(asyncio.Protocol):
         while not self._items:
             if self._ended:
                 raise anyio.EndOfStream
-            self._wakeup = asyncio.get_running_loop().create_future()
+            wakeup = asyncio.get_running_loop().create_future()
+            self._waiters.append(wakeup)
             try:
-                await self._wakeup
+                await wakeup
             finally:
-                self._wakeup = None
+                self._waiters.remove(wakeup)
         item = self._items.popleft()
         if self._paused and len(self._items) < QUEUE_LIMIT // 2 and self._transport is not None:
             self._paused = False
@@ -140,8 +141,9 @@ class MessageReader(asyncio.Protocol):
         self._wake()
 
     def _wake(self) -> None:
-        if self._wakeup is not None and not self._wakeup.done():
-            self._wakeup.set_result(None)
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
 
 def _parse(line: bytes) -> Item:
