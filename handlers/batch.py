@@ -118,7 +118,7 @@ class Answer:
             row.elided = True
             row.result = None
 
-    def line_bound(self) -> int:
+    def line_bytes_bound(self) -> int:
         """At least the bytes of the exact response line, counted without rendering it.
 
         A row's result part is counted at its encoded size; its metadata at a
@@ -135,7 +135,7 @@ class Answer:
 
     def fit(self) -> None:
         """Elide results newest first until the exact response line fits the cap."""
-        if self.line_bound() <= LINE_CAP:
+        if self.line_bytes_bound() <= LINE_CAP:
             return  # even the worst escaping fits: no need to render the line to count it
         while (size := self.line_bytes()) > LINE_CAP:
             newest = next((r for r in reversed(self.rows) if not r.elided), None)

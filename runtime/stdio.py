@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from types import TracebackType
+from typing import Self
 
 import anyio
 import mcp.types as types
@@ -39,7 +40,29 @@ def _is_pipe_like(fd: int) -> bool:
 Item = SessionMessage | Exception
 
 
-class MessageReader(asyncio.Protocol):
+class _Stream:
+    """What the SDK's loop expects of a stream besides sending or receiving:
+    ``async with`` closes it, and ``aclose`` is ``close``."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class MessageReader(asyncio.Protocol, _Stream):
     """The read stream the server loop consumes: one item per line, as the SDK parses it.
 
     A line that is not a JSON-RPC message becomes the exception the SDK's reader
@@ -113,20 +136,6 @@ class MessageReader(asyncio.Protocol):
         if self._transport is not None:
             self._transport.close()
 
-    async def aclose(self) -> None:
-        self.close()
-
-    async def __aenter__(self) -> MessageReader:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
     # --- inside ---------------------------------------------------------------------------
 
     def _push(self, item: Item) -> None:
@@ -154,7 +163,7 @@ def _parse(line: bytes) -> Item:
         return exc
 
 
-class MessageWriter:
+class MessageWriter(_Stream):
     """The write stream the server loop sends to: each message is one line, written at once.
 
     Writes never reorder (they go to the pipe's buffer in the order sent); a
@@ -180,20 +189,6 @@ class MessageWriter:
 
     def close(self) -> None:
         self._closed = True
-
-    async def aclose(self) -> None:
-        self.close()
-
-    async def __aenter__(self) -> MessageWriter:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     async def flush(self) -> None:
         """Wait until everything written has reached the pipe (or the client has gone)."""

@@ -55,7 +55,7 @@ def test_the_bound_is_never_below_the_exact_line(
     try:
         for _ in range(12):
             answer = answer_of(rng, flavour, rng.randint(1, 16), rng.choice([10, 1000, 6000]))
-            assert answer.line_bound() >= answer.line_bytes()
+            assert answer.line_bytes_bound() >= answer.line_bytes()
     finally:
         answering.reset(token)
 
@@ -63,11 +63,11 @@ def test_the_bound_is_never_below_the_exact_line(
 def test_sixteen_ordinary_reads_are_known_to_fit_without_measuring() -> None:
     rng = random.Random(1)
     answer = answer_of(rng, PythonRows(), 16, 2000, alphabet="abc ./-_%$@0123456789")
-    assert answer.line_bound() <= LINE_CAP
+    assert answer.line_bytes_bound() <= LINE_CAP
 
 
 def test_an_answer_near_the_cap_is_measured_exactly() -> None:
     rng = random.Random(2)
     answer = answer_of(rng, PythonRows(), 16, 20_000)
-    assert answer.line_bound() > LINE_CAP  # close enough that only the exact size tells
-    assert answer.line_bytes() < answer.line_bound()
+    assert answer.line_bytes_bound() > LINE_CAP  # close enough that only the exact size tells
+    assert answer.line_bytes() < answer.line_bytes_bound()

@@ -121,11 +121,11 @@ async def test_a_line_printed_after_the_call_starts_is_matched(
     assert found["tail"][-2:] == ["before", "the MARKER-7 line"]
 
 
-async def test_a_finished_wait_answers_before_its_output_client_has_left_and_it_leaves(
+async def test_a_finished_wait_leaves_no_output_client_attached(
     shared: TmuxServer, client: Client
 ) -> None:
-    # The answer does not wait for the output client to detach, but the client still
-    # goes: nothing stays attached to the session once the wait has answered.
+    # The answer goes out before the output client has detached (it is closed in the
+    # background), but the client still goes once the wait has answered.
     session, pane = new_session(shared, *echoing("before"))
     await showing(shared, pane, "before")
     arguments = {"pane_id": pane, "patterns": ["DONE-MARK"], "timeout": 15}

@@ -6,7 +6,7 @@ import json
 import select
 import subprocess
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from tests.mcpclient import COMMAND
 from tests.tmuxenv import TmuxServer
@@ -58,8 +58,8 @@ def test_a_server_reading_a_regular_file_falls_back_to_the_sdk_reader(
     assert replies[0]["result"]["serverInfo"]["name"] == "tmux-contract-mcp"
 
 
-def test_a_request_line_far_over_the_default_stream_limit_is_read(tmux: TmuxServer) -> None:
-    long_id = "i" * 300_000  # asyncio's stream reader refuses lines over 64 KiB by default
+def exchange(tmux: TmuxServer, wire: str, answers: int) -> list[dict[str, Any]]:
+    """Write ``wire`` to a swift server's stdin at once, then read ``answers`` replies."""
     server = subprocess.Popen(
         [COMMAND, "--profile", "swift"],
         stdin=subprocess.PIPE,
@@ -70,18 +70,21 @@ def test_a_request_line_far_over_the_default_stream_limit_is_read(tmux: TmuxServ
     )
     assert server.stdin is not None and server.stdout is not None
     try:
-        server.stdin.write(
-            conversation(
-                INITIALIZE,
-                {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                {"jsonrpc": "2.0", "id": long_id, "method": "tools/list"},
-            ).encode()
-        )
+        server.stdin.write(wire.encode())
         server.stdin.flush()
-        replies = [json.loads(read_line(server.stdout)) for _ in range(2)]
+        return [json.loads(read_line(server.stdout)) for _ in range(answers)]
     finally:
         server.stdin.close()
         server.wait(timeout=30)
+
+
+INITIALIZED: dict[str, object] = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def test_a_request_line_far_over_the_default_stream_limit_is_read(tmux: TmuxServer) -> None:
+    long_id = "i" * 300_000  # asyncio's stream reader refuses lines over 64 KiB by default
+    listing: dict[str, object] = {"jsonrpc": "2.0", "id": long_id, "method": "tools/list"}
+    replies = exchange(tmux, conversation(INITIALIZE, INITIALIZED, listing), 2)
     assert [reply["id"] for reply in replies] == [1, long_id]
     assert len(replies[1]["result"]["tools"]) == 17
 
@@ -89,24 +92,10 @@ def test_a_request_line_far_over_the_default_stream_limit_is_read(tmux: TmuxServ
 def test_hundreds_of_requests_written_at_once_are_all_answered(tmux: TmuxServer) -> None:
     # More lines than the reader queues before it pauses reading the pipe: pausing
     # and resuming must lose none, and a line that is not JSON-RPC stops nothing.
-    pings = [{"jsonrpc": "2.0", "id": n, "method": "ping"} for n in range(2, 302)]
-    server = subprocess.Popen(
-        [COMMAND, "--profile", "swift"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=tmux.server_env(),
-    )
-    assert server.stdin is not None and server.stdout is not None
-    try:
-        opening = conversation(
-            INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"}
-        )
-        server.stdin.write((opening + "this is not json\n" + conversation(*pings)).encode())
-        server.stdin.flush()
-        replies = [json.loads(read_line(server.stdout)) for _ in range(1 + len(pings))]
-    finally:
-        server.stdin.close()
-        server.wait(timeout=30)
+    pings: list[dict[str, object]] = [
+        {"jsonrpc": "2.0", "id": n, "method": "ping"} for n in range(2, 302)
+    ]
+    wire = conversation(INITIALIZE, INITIALIZED) + "this is not json\n" + conversation(*pings)
+    replies = exchange(tmux, wire, 1 + len(pings))
     assert sorted(reply["id"] for reply in replies) == list(range(1, 302))
     assert all(reply["result"] == {} for reply in replies[1:])
