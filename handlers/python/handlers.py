@@ -25,7 +25,7 @@ from .listing import ListingTools
 from .panes import PaneTools
 from .reading import ReadingTools
 from .running import RunningTools
-from .shapes import pane_fields
+from .shapes import SHAPE_FIELDS, pane_fields
 from .teardown import TeardownTools
 from .waiting import WaitingTools
 from .windows import WindowTools
@@ -57,7 +57,7 @@ class PythonHandlers(
             and selector.window_id is None
             and params.direction in panes.ONE_TRIP
         ):
-            row = await panes.select_from(server, pane_id, params.direction)
+            row = await panes.select_from(server, pane_id, params.direction, SHAPE_FIELDS)
             return SelectPaneOutput(**pane_fields(server, row))
         if pane_id is not None:
             window = await window_of_pane(server, pane_id)
@@ -82,6 +82,7 @@ class PythonHandlers(
         selector = WindowSelector(
             params.window_id, params.window_index, params.session_name, params.session_id
         )
-        window = await resolve_window(server, selector, panes.CORNER_ONLY[params.corner])
+        only = panes.CORNER_ONLY[params.corner]
+        window = await resolve_window(server, selector, only, SHAPE_FIELDS)
         row = panes.corner(window, params.corner)
         return FindPaneByPositionOutput(**pane_fields(server, row))

@@ -51,7 +51,7 @@ from ..tmux.targets import (
     resolve_window,
 )
 from ..tmux.transport import SubprocessTransport
-from .shapes import pane_fields
+from .shapes import SHAPE_FIELDS, pane_fields
 
 # A probe of a socket nobody answers on gives up after this long (a stale socket file
 # answers "no server running" at once; only a stopped or wedged server makes us wait).
@@ -171,9 +171,9 @@ class ListingTools:
         server = self.tmux.server(params.socket_name)
         rows: Sequence[PaneRow]
         if selector.window_id is not None or selector.window_index is not None:
-            rows = (await resolve_window(server, selector)).panes
+            rows = (await resolve_window(server, selector, fields=SHAPE_FIELDS)).panes
         else:
-            rows = await server.list_panes("-a")
+            rows = await server.list_panes("-a", fields=SHAPE_FIELDS)
             if session_id is not None or session_name is not None:
                 rows = _in_session(server, rows, session_id, session_name)
             rows = _each_pane_once(rows)
@@ -184,7 +184,7 @@ class ListingTools:
         session_id, session_name = _session_target(params.session_id, params.session_name)
         selector = WindowSelector(params.window_id, None, session_name, session_id)
         server = self.tmux.server(params.socket_name)
-        row = await resolve_pane(server, params.pane_id, selector)
+        row = await resolve_pane(server, params.pane_id, selector, SHAPE_FIELDS)
         return GetPaneInfoOutput(**pane_fields(server, row))
 
     # --- formats ------------------------------------------------------------------------

@@ -6,6 +6,27 @@ from typing import Any
 
 from ..tmux.core import Server
 from ..tmux.formats import PaneRow
+from ..tmux.targets import TARGET_FIELDS
+
+SHAPE_FIELDS: tuple[str, ...] = (
+    *TARGET_FIELDS,
+    "pane_current_command",
+    "pane_current_path",
+    "pane_pid",
+    "pane_title",
+    "pane_width",
+    "pane_height",
+    "pane_tty",
+    "pane_left",
+    "pane_top",
+    "pane_right",
+    "pane_bottom",
+    "pane_at_top",
+    "pane_at_bottom",
+    "pane_at_left",
+    "pane_at_right",
+)
+"""What a tool that answers with ``pane_fields`` asks tmux for: the shape and the targeting."""
 
 
 def pane_fields(server: Server, row: PaneRow) -> dict[str, Any]:

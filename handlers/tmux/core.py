@@ -14,7 +14,7 @@ from .formats import (
     CLIENT_FORMAT,
     LINK_FIELDS,
     LINK_FORMAT,
-    PANE_FORMAT,
+    PANE_FIELDS,
     SESSION_FIELDS,
     SESSION_FORMAT,
     ClientRow,
@@ -24,6 +24,7 @@ from .formats import (
     client_rows,
     format_of,
     link_rows,
+    pane_format,
     pane_rows,
     parse_rows,
     session_rows,
@@ -86,17 +87,23 @@ class Server:
         """Wake on ``pane``'s output while the block runs (see ``waits``)."""
         return self.watchers.watch(pane.session_id, pane.pane_id)
 
-    async def list_panes(self, *scope: str) -> list[PaneRow]:
-        """``list-panes`` with every pane field; ``scope`` is ``-a``, ``-s``, ``-t``…"""
-        return pane_rows(await self.run("list-panes", *scope, "-F", PANE_FORMAT))
+    async def list_panes(self, *scope: str, fields: Sequence[str] = PANE_FIELDS) -> list[PaneRow]:
+        """``list-panes``; ``scope`` is ``-a``, ``-s``, ``-t``…
 
-    async def pane(self, pane_id: str) -> PaneRow | None:
-        """One pane's row, or None when it does not exist.
+        ``fields`` (``pane_id`` among them) are all a row will hold: tmux spends
+        most of a listing expanding them, so a caller that needs fewer asks for fewer.
+        """
+        lines = await self.run("list-panes", *scope, "-F", pane_format(fields))
+        return pane_rows(lines, fields)
+
+    async def pane(self, pane_id: str, fields: Sequence[str] = PANE_FIELDS) -> PaneRow | None:
+        """One pane's row (with ``fields``, as ``list_panes``), or None when it does not exist.
 
         ``display-message -t`` does not fail for a missing pane (tmux 3.3a):
         it expands the format with no pane, so the empty ``pane_id`` tells.
         """
-        rows = pane_rows(await self.run("display-message", "-p", "-t", pane_id, PANE_FORMAT))
+        lines = await self.run("display-message", "-p", "-t", pane_id, pane_format(fields))
+        rows = pane_rows(lines, fields)
         return rows[0] if rows and rows[0].pane_id == pane_id else None
 
     async def list_sessions(self) -> list[SessionRow]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 SEP = "\x1f"
 
@@ -238,8 +239,14 @@ def link_rows(lines: Iterable[str]) -> list[LinkRow]:
     return [LinkRow(raw) for raw in parse_rows(lines, LINK_FIELDS)]
 
 
-def pane_rows(lines: Iterable[str]) -> list[PaneRow]:
-    return [PaneRow(raw) for raw in parse_rows(lines, PANE_FIELDS)]
+@cache
+def pane_format(fields: Sequence[str]) -> str:
+    """The ``-F`` format asking for ``fields`` (a tuple), built once per tuple."""
+    return format_of(fields)
+
+
+def pane_rows(lines: Iterable[str], fields: Sequence[str] = PANE_FIELDS) -> list[PaneRow]:
+    return [PaneRow(raw) for raw in parse_rows(lines, fields)]
 
 
 def literal_format(text: str) -> str:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from .core import Server
 from .errors import CommandFailed, TmuxError, UnknownTarget
-from .formats import PANE_FORMAT, PaneRow, pane_rows
+from .formats import PANE_FIELDS, PaneRow, pane_format, pane_rows
 from .targets import ACTIVE_ONLY, Window
 
 Direction = Literal["up", "down", "left", "right", "last", "next", "previous"]
@@ -55,11 +56,17 @@ async def select(
 ONE_TRIP: frozenset[Direction | None] = frozenset({None, "up", "down", "left", "right", "last"})
 
 
-async def select_from(server: Server, pane_id: str, direction: Direction | None) -> PaneRow:
+async def select_from(
+    server: Server,
+    pane_id: str,
+    direction: Direction | None,
+    fields: Sequence[str] = PANE_FIELDS,
+) -> PaneRow:
     """Select ``pane_id`` (or the pane ``direction`` of it) and read back in one round trip.
 
     Only for directions tmux resolves itself (``ONE_TRIP``): the selection and
     the read of the window are written together, and tmux runs them in order.
+    The row read back holds ``fields`` (``pane_id`` and ``pane_active`` among them).
     """
     select: tuple[str, ...]
     if direction is None:
@@ -70,7 +77,7 @@ async def select_from(server: Server, pane_id: str, direction: Direction | None)
         select = ("select-pane", "-t", pane_id, _LAYOUT_FLAGS[direction])
     try:
         _, lines = await server.run_many(
-            select, ("list-panes", "-t", pane_id, "-f", ACTIVE_ONLY, "-F", PANE_FORMAT)
+            select, ("list-panes", "-t", pane_id, "-f", ACTIVE_ONLY, "-F", pane_format(fields))
         )
     except CommandFailed as exc:
         if "can't find" in exc.stderr:
@@ -84,7 +91,7 @@ async def select_from(server: Server, pane_id: str, direction: Direction | None)
                 "pane to return to. Select a pane by id or with up/down/left/right/next/previous."
             ) from None
         raise
-    active = [row for row in pane_rows(lines) if row.active]
+    active = [row for row in pane_rows(lines, fields) if row.active]
     if not active:
         raise TmuxError(f"The window of pane {pane_id} on tmux {server.socket} vanished.")
     return active[0]

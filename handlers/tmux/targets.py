@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ...errors import InvalidArgument
 from .core import Server
 from .errors import CommandFailed, UnknownTarget
-from .formats import PaneRow, SessionRow
+from .formats import PANE_FIELDS, PaneRow, SessionRow
 
 PANE_ID = re.compile(r"^%[0-9]+\Z")
 WINDOW_ID = re.compile(r"^@[0-9]+\Z")
@@ -147,23 +147,39 @@ async def window_of_pane(server: Server, pane_id: str, field: str = "pane_id") -
 ACTIVE_ONLY = "#{pane_active}"
 """A ``list-panes -f`` filter: tmux formats the window's active pane and skips the rest."""
 
+TARGET_FIELDS: tuple[str, ...] = (
+    "pane_id",
+    "pane_index",
+    "pane_active",
+    "window_id",
+    "window_index",
+    "window_active",
+    "session_id",
+    "session_name",
+)
+"""The pane fields resolving a target reads: a caller's ``fields`` must include them."""
+
 
 async def resolve_window(
-    server: Server, selector: WindowSelector, only: str | None = None
+    server: Server,
+    selector: WindowSelector,
+    only: str | None = None,
+    fields: Sequence[str] = PANE_FIELDS,
 ) -> Window:
     """The window a selector names; with nothing named, the first session's active window.
 
     ``only`` is a fixed ``list-panes -f`` filter of ours (never a caller's value):
     for a window named by id, tmux then formats just the panes the caller will
     look at, which is most of what a listing costs it. Other selectors need
-    every pane to find the window, so they get every pane.
+    every pane to find the window, so they get every pane. ``fields`` are the
+    fields its panes hold (``TARGET_FIELDS`` and what the caller reads).
     """
     if selector.window_id is not None:
         try:
             scope = ("-t", selector.window_id)
-            rows = await server.list_panes(*scope, *(("-f", only) if only else ()))
+            rows = await server.list_panes(*scope, *(("-f", only) if only else ()), fields=fields)
             if only and not rows:  # nothing passed the filter: a window is never empty
-                rows = await server.list_panes(*scope)
+                rows = await server.list_panes(*scope, fields=fields)
         except CommandFailed as exc:
             if "can't find" in exc.stderr:
                 raise UnknownTarget(
@@ -173,7 +189,7 @@ async def resolve_window(
             raise
         return _window(selector.window_id, rows)
 
-    rows = await server.list_panes("-a")
+    rows = await server.list_panes("-a", fields=fields)
     if not rows:
         raise UnknownTarget(f"No sessions on tmux {server.socket}. Create a session first.")
     session_id = _session_id(server, selector, rows)
@@ -219,16 +235,22 @@ def _session_id(server: Server, selector: WindowSelector, rows: list[PaneRow]) -
     return rows[0].session_id
 
 
-async def resolve_pane(server: Server, pane_id: str | None, selector: WindowSelector) -> PaneRow:
+async def resolve_pane(
+    server: Server,
+    pane_id: str | None,
+    selector: WindowSelector,
+    fields: Sequence[str] = PANE_FIELDS,
+) -> PaneRow:
     """The pane a call names: ``pane_id``, else the active pane of the window the selector
-    names (with nothing named, the first session's active window), as tmux would pick."""
+    names (with nothing named, the first session's active window), as tmux would pick.
+    ``fields`` as for ``resolve_window``."""
     if pane_id is not None:
         check_pane_id(pane_id)
-        row = await server.pane(pane_id)
+        row = await server.pane(pane_id, fields)
         if row is None:
             raise UnknownTarget(
                 f"No pane {pane_id} on tmux {server.socket}. Call list_panes to see the panes "
                 "that exist."
             )
         return row
-    return (await resolve_window(server, selector, ACTIVE_ONLY)).active_pane
+    return (await resolve_window(server, selector, ACTIVE_ONLY, fields)).active_pane
