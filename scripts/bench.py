@@ -374,10 +374,9 @@ def rotation(columns: Sequence[Column], i: int) -> list[Column]:
     """The columns in a different order each iteration, cycling through every order.
 
     A call made right after one of the peer's is measurably slower (0.1-0.25 ms here),
-    whichever server makes it: the peer leaves work behind (its tmux processes are
-    still ending). Cycling through every permutation makes each column follow each
-    other column equally often; a plain rotation put the same column after the peer
-    every time and charged that column alone for it.
+    whichever server makes it. Cycling through every permutation makes each column
+    follow each other column equally often; a plain rotation put the same column
+    after the peer every time and charged that column alone for it.
     """
     orders = list(itertools.permutations(columns))  # 24 at most: four columns
     return list(orders[i % len(orders)])
