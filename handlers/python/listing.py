@@ -71,6 +71,7 @@ class ListingTools:
     # --- servers ------------------------------------------------------------------------
 
     async def list_servers(self, params: ListServersInput) -> ListServersOutput:
+        self.tmux.require_supported()  # the probes below run tmux without a Server
         extra = [_check_socket_path(path) for path in params.extra_socket_paths or ()]
         directory = socket_dir(self.tmux.environ)
         paths = _sockets_in(directory)

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 
 from .control import ControlTransport
+from .errors import TmuxUnavailable
 from .formats import (
     CLIENT_FORMAT,
     LINK_FIELDS,
@@ -33,6 +34,7 @@ from .identity import Caller, Relation
 from .memo import MemoTransport
 from .sockets import Socket, default_socket, socket_for_name, tmux_binary
 from .transport import SubprocessTransport, Transport
+from .version import refusal_at_startup
 from .waits import OutputWatchers, Watch
 
 TRANSPORT_ENV = "TMUX_CONTRACT_MCP_TRANSPORT"
@@ -169,6 +171,7 @@ class Tmux:
             )
         self._default: Socket | None = None
         self._servers: dict[str, Server] = {}
+        self.refusal = refusal_at_startup(environ)  # a tmux too old to serve
 
     async def aclose(self) -> None:
         """End every long-lived tmux client this process started."""
@@ -180,6 +183,11 @@ class Tmux:
                 await close()
             await server.watchers.aclose()
 
+    def require_supported(self) -> None:
+        """Refuse to work with a tmux older than the oldest this server supports."""
+        if self.refusal is not None:
+            raise TmuxUnavailable(self.refusal)
+
     def socket(self, socket_name: str | None = None) -> Socket:
         if socket_name is not None:
             return socket_for_name(socket_name, self.environ)
@@ -189,6 +197,7 @@ class Tmux:
 
     def server(self, socket_name: str | None = None) -> Server:
         """The server on ``socket_name`` (a tmux -L name), else the configured default."""
+        self.require_supported()
         socket = self.socket(socket_name)
         server = self._servers.get(socket.path)
         if server is None:
