@@ -1,5 +1,8 @@
-# Everything runs inside .venv (Python 3.11), created on first use.
-PYTHON ?= python3.11
+# Everything runs inside .venv, created on first use by any Python 3.11 or newer:
+# PYTHON if given (make PYTHON=python3.13 ...), else the first new enough of python3,
+# python3.14 ... python3.11 on PATH. scripts/setup.sh says what is missing, and as
+# root with apt-get installs python3, python3.X-venv or tmux when they are.
+PYTHON ?=
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -8,16 +11,15 @@ STAMP := $(VENV)/.installed
 
 env: $(STAMP)
 
-# The tests and the demo need a tmux binary; install Debian's when it is missing.
-tmux:
-	@command -v tmux >/dev/null || { \
-	  command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] || { echo "install tmux (3.3 or newer) first" >&2; exit 1; }; \
-	  echo "installing tmux with apt-get"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null; }
+# The tests and the demo need tmux 3.2 or newer: install it when missing, then check it.
+tmux: env
+	@sh scripts/setup.sh tmux
+	@$(BIN)/python -m tmux_contract_mcp.handlers.tmux.version
 
 $(STAMP): pyproject.toml
-	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH" >&2; exit 1; }
-	$(PYTHON) -m venv $(VENV)
+	@python=$$(sh scripts/setup.sh python "$(PYTHON)") && \
+	echo "creating $(VENV) with $$python (Python $$("$$python" -c 'import platform; print(platform.python_version())'))" && \
+	"$$python" -m venv $(VENV)
 	@echo "installing the environment into $(VENV) (log: $(VENV)/install.log)"
 	@$(BIN)/python -m pip install --upgrade pip >$(VENV)/install.log 2>&1 && \
 	$(BIN)/python -m pip install -e '.[dev]' >>$(VENV)/install.log 2>&1 || \
