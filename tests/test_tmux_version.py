@@ -19,7 +19,7 @@ import pytest
 
 from tests.mcpclient import COMMAND, open_client
 from tests.tmuxenv import TmuxServer
-from tmux_contract_mcp.handlers.tmux.version import MINIMUM, parse_version
+from tmux_contract_mcp.handlers.tmux.version import MINIMUM, check_tmux, parse_version
 
 REAL_TMUX = shutil.which("tmux")
 
@@ -92,11 +92,14 @@ def test_a_tmux_older_than_the_minimum_is_named_in_one_line_at_startup(
     tmux: TmuxServer,
 ) -> None:
     binary, log = fake_tmux(tmux.tmpdir, "tmux 2.9")
-    lines = startup_stderr(tmux.server_env(LIBTMUX_TMUX_BIN=str(binary)))
+    env = tmux.server_env(LIBTMUX_TMUX_BIN=str(binary))
+    lines = startup_stderr(env)
     assert len(lines) == 1, lines
     assert lines[0].startswith("tmux-contract-mcp: tmux 2.9 ")
-    assert "older than 3.2" in lines[0] and "LIBTMUX_TMUX_BIN" in lines[0]
-    assert log.read_text().splitlines() == [f"-S {tmux.socket_path} -V"]
+    assert str(binary) in lines[0] and "older than 3.2" in lines[0]
+    assert "LIBTMUX_TMUX_BIN" in lines[0]
+    assert log.read_text().splitlines() == [f"-S {tmux.socket_path} -V"]  # the check's own
+    assert lines[0] == f"tmux-contract-mcp: {check_tmux(env).refusal}"
 
 
 @pytest.mark.anyio
@@ -115,12 +118,13 @@ async def test_every_call_to_an_old_tmux_answers_that_line_and_runs_nothing(
         ("run_command", {"command": "true"}),
     ]
     async with open_client(env, "python") as client:
-        for tool, arguments in calls:
-            message = await client.error(tool, arguments)
-            assert message.startswith("tmux 2.9 "), (tool, message)
-            assert "older than 3.2, the oldest tmux this server supports" in message
+        messages = [await client.error(tool, arguments) for tool, arguments in calls]
     assert log.read_text().splitlines() == [f"-S {tmux.socket_path} -V"]  # nothing but -V ran
     assert tmux.state() == before
+    for message in messages:
+        assert message.startswith("tmux 2.9 "), message
+        assert "older than 3.2, the oldest tmux this server supports" in message
+    assert set(messages) == {check_tmux(env).refusal}  # the line said at startup
 
 
 @pytest.mark.anyio
