@@ -21,7 +21,7 @@ import pytest
 from tests.mcpclient import ROOT
 
 SETUP = ROOT / "scripts" / "setup.sh"
-REAL_PYTHON = os.path.realpath(sys._base_executable)  # the interpreter the venv was made from
+REAL_PYTHON = os.path.realpath(sys.executable)  # the interpreter the venv was made from
 
 
 def executable(path: Path, text: str) -> Path:
