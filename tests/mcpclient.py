@@ -56,12 +56,15 @@ async def open_client(
 ) -> AsyncIterator[Client]:
     params = StdioServerParameters(command=COMMAND, args=["--profile", profile, *args], env=env)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield Client(session, profile)
+        client = Client(session, profile)
+        client.initialized = await session.initialize()
+        yield client
 
 
 class Client:
     """A session plus the checks every test wants on every call."""
+
+    initialized: types.InitializeResult | None = None  # the server's answer to initialize
 
     def __init__(self, session: ClientSession, profile: str) -> None:
         self.session = session
