@@ -25,12 +25,14 @@ from .listing import ListingTools
 from .panes import PaneTools
 from .reading import ReadingTools
 from .running import RunningTools
+from .sessions import session_pair_checked
 from .shapes import SHAPE_FIELDS, pane_fields
 from .teardown import TeardownTools
 from .waiting import WaitingTools
 from .windows import WindowTools
 
 
+@session_pair_checked(PythonProfileHandlers)
 class PythonHandlers(
     ListingTools,
     ReadingTools,
