@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import string
 from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from codegen.contract_file import METADATA_KEY
-from codegen.model import TOOLSETS, Tool
+from codegen.model import TOOLSETS, Profile, Tool
 
 ALLOWED_KEYS = {
     "name",
@@ -20,6 +21,7 @@ ALLOWED_KEYS = {
     "_meta",
     METADATA_KEY,
 }
+PROFILE_KEYS = {"$comment", "text_unwraps", "instructions"}
 ANNOTATION_KEYS = {"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
 
 
@@ -80,3 +82,25 @@ def check_tool(tool: Tool) -> None:
     unknown_annotations = set(contract["annotations"]) - ANNOTATION_KEYS
     if unknown_annotations:
         raise ContractError(f"{where}: unknown annotations {sorted(unknown_annotations)}")
+
+
+def check_profile(profile: Profile) -> None:
+    """The profile description (``<profile>-profile.json``) holds only what the runtime reads."""
+    where = f"contracts/{profile.name}-profile.json"
+    description = profile.description
+    unknown = set(description) - PROFILE_KEYS
+    if unknown:
+        raise ContractError(f"{where}: unknown keys {sorted(unknown)}")
+    unwraps = description.get("text_unwraps")
+    if unwraps is not None and (not isinstance(unwraps, str) or not unwraps):
+        raise ContractError(f"{where}: text_unwraps must be a property name")
+    lines = description.get("instructions", [])
+    if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
+        raise ContractError(f"{where}: instructions must be a list of strings")
+    for line in lines:
+        try:
+            fields = [name for _, name, spec, conv in string.Formatter().parse(line)]
+        except ValueError as exc:
+            raise ContractError(f"{where}: instruction {line!r}: {exc}") from exc
+        if any(name is not None and not name.isidentifier() for name in fields):
+            raise ContractError(f"{where}: instruction {line!r}: placeholders are plain names")

@@ -22,7 +22,7 @@ from typing import Any
 
 import jinja2
 
-from codegen.checks import check_tool
+from codegen.checks import check_profile, check_tool
 from codegen.model import Profile, Tool, load_profile
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,6 +127,7 @@ def generate_all(contracts_root: Path, out: Path, base: Path = ROOT) -> list[Pat
     env = environment()
     profiles = [load_profile(contracts_root, name, base) for name in PROFILES]
     for profile in profiles:
+        check_profile(profile)
         for tool in profile.tools:
             check_tool(tool)
     with tempfile.TemporaryDirectory(prefix="regen-") as tmp:

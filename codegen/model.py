@@ -155,12 +155,24 @@ class Profile:
     name: str
     tools: tuple[Tool, ...] = field(default=())
     catalog_file: dict[str, str] = field(default_factory=dict)
+    description: dict[str, Any] = field(default_factory=dict)
 
     @property
     def catalog(self) -> dict[str, str]:
         """Every tool of the family -> its toolset, served or not yet (sorted by name)."""
         known = {**self.catalog_file, **{tool.name: tool.toolset for tool in self.tools}}
         return dict(sorted(known.items()))
+
+    @property
+    def text_unwraps(self) -> str | None:
+        """The wrapper property whose value a result's text is (see ``<profile>-profile.json``)."""
+        value = self.description.get("text_unwraps")
+        return str(value) if value is not None else None
+
+    @property
+    def instructions(self) -> tuple[str, ...]:
+        """The server instructions' lines, ``{placeholders}`` unfilled."""
+        return tuple(str(line) for line in self.description.get("instructions", ()))
 
     @property
     def package(self) -> str:
@@ -186,4 +198,8 @@ def load_profile(contracts_root: Path, profile: str, base: Path) -> Profile:
     catalog: dict[str, str] = {}
     if catalog_path.exists():
         catalog = dict(json.loads(catalog_path.read_text(encoding="utf-8"))["toolsets"])
-    return Profile(profile, tuple(tools), catalog)
+    description_path = contracts_root / f"{profile}-profile.json"
+    description: dict[str, Any] = {}
+    if description_path.exists():
+        description = dict(json.loads(description_path.read_text(encoding="utf-8")))
+    return Profile(profile, tuple(tools), catalog, description)

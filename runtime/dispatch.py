@@ -35,6 +35,15 @@ def compact_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def structured_text(structured: dict[str, Any], key: str | None = None) -> str:
+    """The text beside a structured result: the value of ``key`` when the result only wraps
+    it (a string as it is, anything else as compact JSON), else the result's compact JSON."""
+    if key is None:
+        return compact_json(structured)
+    value = structured[key]
+    return value if isinstance(value, str) else compact_json(value)
+
+
 def success_result(structured: dict[str, Any], text: str | None = None) -> types.CallToolResult:
     """The result as sent: structured content, and as text its JSON unless a text is given."""
     if text is None:
@@ -95,4 +104,6 @@ async def call_tool(
             f"{name} produced a result that breaks its output schema ({'; '.join(broken)}); "
             "this is a server bug."
         )
+    if text is None:  # a handler's own text (a Reply) wins over the profile's rule
+        text = structured_text(structured, tool.text_key)
     return success_result(structured, text)

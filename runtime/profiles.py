@@ -34,6 +34,17 @@ class Tool:
 
     entry: ToolEntry
     contract: dict[str, Any]
+    unwraps: str | None = None  # the profile's TEXT_UNWRAPS
+
+    @cached_property
+    def text_key(self) -> str | None:
+        """The property whose value is the result's text: set when the profile unwraps one
+        and the output schema is only that property, required; else None (the JSON)."""
+        schema = self.contract.get("outputSchema") or {}
+        key = self.unwraps
+        if key is None or set(schema.get("properties", {})) != {key}:
+            return None
+        return key if key in schema.get("required", ()) else None
 
     @cached_property
     def advertised(self) -> types.Tool:
@@ -85,6 +96,7 @@ class Profile:
     interface: type
     tools: dict[str, Tool] = field(default_factory=dict)
     catalog: dict[str, str] = field(default_factory=dict)  # every tool of the family -> toolset
+    instructions: tuple[str, ...] = ()  # lines with {placeholders}, see ``instructions``
 
     def shown(self, environ: Mapping[str, str]) -> Profile:
         """The profile as the environment's toolset choice shows it (see ``toolsets``)."""
@@ -92,7 +104,7 @@ class Profile:
             self.catalog or {n: t.entry.toolset for n, t in self.tools.items()}, environ
         )
         tools = {name: tool for name, tool in self.tools.items() if name in names}
-        return Profile(self.name, self.interface, tools, self.catalog)
+        return Profile(self.name, self.interface, tools, self.catalog, self.instructions)
 
     def tool(self, name: str) -> Tool | None:
         return self.tools.get(name)
@@ -115,9 +127,11 @@ def load_profile(name: str) -> Profile:
     registry = importlib.import_module(f"{package}.registry")
     listing = json.loads(resources.files(package).joinpath("tools.json").read_text("utf-8"))
     by_name = {contract["name"]: contract for contract in listing["tools"]}
-    tools = {entry.name: Tool(entry, by_name[entry.name]) for entry in registry.TOOLS}
+    unwraps = getattr(registry, "TEXT_UNWRAPS", None)
+    tools = {entry.name: Tool(entry, by_name[entry.name], unwraps) for entry in registry.TOOLS}
     catalog = dict(getattr(registry, "CATALOG", {}))
-    return Profile(name, _import_attr(registry.INTERFACE), tools, catalog)
+    instructions = tuple(getattr(registry, "INSTRUCTIONS", ()))
+    return Profile(name, _import_attr(registry.INTERFACE), tools, catalog, instructions)
 
 
 def create_handlers(profile: Profile, environ: Mapping[str, str]) -> Any:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -11,6 +13,7 @@ from mcp.shared.exceptions import MCPError
 
 from . import __version__
 from .dispatch import call_tool
+from .instructions import instructions_for
 from .profiles import Profile
 from .progress import reporter
 from .wire import Outgoing, answering
@@ -18,7 +21,9 @@ from .wire import Outgoing, answering
 INVALID_PARAMS = -32602
 
 
-def build_server(profile: Profile, handlers: Any) -> Server[Any]:
+def build_server(
+    profile: Profile, handlers: Any, environ: Mapping[str, str] | None = None
+) -> Server[Any]:
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
@@ -41,7 +46,9 @@ def build_server(profile: Profile, handlers: Any) -> Server[Any]:
     server: Server[Any] = Server(
         "tmux-contract-mcp",
         version=__version__,
-        instructions=f"tmux tools ({profile.name} profile).",
+        instructions=instructions_for(
+            profile, handlers, os.environ if environ is None else environ
+        ),
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )

@@ -32,16 +32,20 @@ def _check(variable: str, names: Iterable[str], known: Iterable[str], what: str)
         )
 
 
+def chosen(environ: Mapping[str, str]) -> list[str]:
+    """The toolsets the environment turns on (LIBTMUX_TOOLSETS, else the default)."""
+    if "LIBTMUX_TOOLSETS" not in environ:
+        return list(DEFAULT_TOOLSETS)
+    toolsets = _names(environ["LIBTMUX_TOOLSETS"])
+    _check("LIBTMUX_TOOLSETS", toolsets, TOOLSETS, "toolsets")
+    return toolsets
+
+
 def visible(catalog: Mapping[str, str], environ: Mapping[str, str]) -> set[str]:
     """The tools of ``catalog`` (name -> toolset) that the environment asks to show."""
-    toolsets = (
-        _names(environ["LIBTMUX_TOOLSETS"])
-        if "LIBTMUX_TOOLSETS" in environ
-        else list(DEFAULT_TOOLSETS)
-    )
+    toolsets = chosen(environ)
     added = _names(environ.get("LIBTMUX_TOOLS", ""))
     removed = _names(environ.get("LIBTMUX_EXCLUDE_TOOLS", ""))
-    _check("LIBTMUX_TOOLSETS", toolsets, TOOLSETS, "toolsets")
     _check("LIBTMUX_TOOLS", added, catalog, "tools")
     _check("LIBTMUX_EXCLUDE_TOOLS", removed, catalog, "tools")
     shown = {name for name, toolset in catalog.items() if toolset in toolsets} | set(added)

@@ -22,6 +22,7 @@ class FifoPeer:
         self._reader: int | None = None
         self._buffer = b""
         self._next_id = 0
+        self.initialized: dict[str, Any] = {}  # the server's answer to initialize
 
     def shell_command(self, command: str) -> str:
         return f"exec {command} <{self.inbound} >{self.outbound}"
@@ -76,6 +77,7 @@ class FifoPeer:
             },
         )
         assert "result" in answer, answer
+        self.initialized = dict(answer["result"])
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -28,18 +28,43 @@ def contracts(profile: str) -> dict[str, dict[str, Any]]:
     return found
 
 
+@cache
+def text_unwraps(profile: str) -> str | None:
+    """The property a wrapped result's text is the value of, as the profile declares it."""
+    path = ROOT / "contracts" / f"{profile}-profile.json"
+    declared = json.loads(path.read_text()) if path.exists() else {}
+    return declared.get("text_unwraps")
+
+
+def expected_text_value(profile: str, tool: str, structured: dict[str, Any]) -> Any:
+    """What a result's text must hold: the wrapped value when the profile unwraps this
+    tool's result (its output schema is that one required property), else the whole result."""
+    schema = contracts(profile)[tool]["outputSchema"]
+    key = text_unwraps(profile)
+    wrapper = list(schema.get("properties", {})) == [key] and key in schema.get("required", [])
+    return structured[key] if key is not None and wrapper else structured
+
+
+def text_holds(text: str, value: Any) -> bool:
+    """A string is sent as it is; anything else as JSON."""
+    return text == value if isinstance(value, str) else json.loads(text) == value
+
+
 @asynccontextmanager
 async def open_client(
     env: dict[str, str], profile: str = "python", *args: str
 ) -> AsyncIterator[Client]:
     params = StdioServerParameters(command=COMMAND, args=["--profile", profile, *args], env=env)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield Client(session, profile)
+        client = Client(session, profile)
+        client.initialized = await session.initialize()
+        yield client
 
 
 class Client:
     """A session plus the checks every test wants on every call."""
+
+    initialized: types.InitializeResult | None = None  # the server's answer to initialize
 
     def __init__(self, session: ClientSession, profile: str) -> None:
         self.session = session
@@ -55,7 +80,8 @@ class Client:
             assert len(result.content) == 1
             text = result.content[0]
             assert isinstance(text, types.TextContent)
-            assert json.loads(text.text) == result.structured_content
+            expected = expected_text_value(self.profile, tool, result.structured_content)
+            assert text_holds(text.text, expected), (text.text[:200], expected)
         return result
 
     async def ok(self, tool: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -196,7 +196,7 @@ async def test_show_environment_global_and_per_session(shared: TmuxServer, clien
     for arguments in (
         {"session_name": name},
         {"session_id": session_id},
-        {"session_id": session_id, "session_name": "main"},  # the id wins
+        {"session_id": session_id, "session_name": name},  # both, naming the same session
     ):
         scoped = (await client.ok("show_environment", arguments))["variables"]
         assert scoped[f"TCM_S_{key}"] == "session=only", arguments

@@ -380,9 +380,11 @@ async def test_get_session_info_by_id_name_and_default(shared: TmuxServer, clien
     assert expected_by_id["session_name"] == name
     assert expected_by_id["active_pane_id"] == pane_id and expected_by_id["window_count"] == 1
     assert await call(client, "get_session_info", {"session_name": name}) == expected_by_id
-    # session_id wins over a session_name naming another session
-    both = {"session_id": session_id, "session_name": "main"}
+    # a session_id and a session_name naming the same session agree; two sessions, refused
+    both = {"session_id": session_id, "session_name": name}
     assert await call(client, "get_session_info", both) == expected_by_id
+    message = await client.error("get_session_info", {**both, "session_name": "main"})
+    assert session_id in message and "'main'" in message and "session_name" in message
     first = shared.lines("list-sessions", "-F", "#{session_id}")[0]
     assert (await call(client, "get_session_info"))["session_id"] == first
 

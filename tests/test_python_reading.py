@@ -297,6 +297,36 @@ async def test_capture_since_caps_keep_the_newest_lines(shared: TmuxServer, clie
         assert field in message
 
 
+async def test_capture_since_with_only_a_cursor_reads_the_pane_it_was_issued_for(
+    shared: TmuxServer, client: Client
+) -> None:
+    # Two panes: the default target (the first session's active pane) and a pane of a
+    # window in the background, whose cursor alone must lead back to it.
+    default = (await client.ok("get_pane_info"))["pane_id"]
+    _, pane = new_window(shared, *reader("first"))
+    assert pane != default
+    wait_for_line(shared, pane, "first")
+    cursor = (await client.ok("capture_since", {"pane_id": pane}))["cursor"]
+    feed(shared, pane, "second", "third")
+    followed = await client.ok("capture_since", {"cursor": cursor})
+    assert followed["pane_id"] == pane
+    assert followed["lines"] == ["second", "third"]
+    feed(shared, pane, "fourth")
+    again = await client.ok("capture_since", {"cursor": followed["cursor"]})
+    assert (again["pane_id"], again["lines"]) == (pane, ["fourth"])
+
+
+async def test_capture_since_with_only_the_cursor_of_a_pane_that_is_gone_says_so(
+    shared: TmuxServer, client: Client
+) -> None:
+    _, pane = new_window(shared, *reader("x"))
+    wait_for_line(shared, pane, "x")
+    cursor = (await client.ok("capture_since", {"pane_id": pane}))["cursor"]
+    shared.tmux("kill-pane", "-t", pane)
+    message = await client.error("capture_since", {"cursor": cursor})
+    assert f"No pane {pane}" in message and "`cursor`" in message and "list_panes" in message
+
+
 async def test_capture_since_refuses_a_cursor_of_another_pane(
     shared: TmuxServer, client: Client
 ) -> None:

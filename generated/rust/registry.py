@@ -27,3 +27,14 @@ TOOLS: tuple[ToolEntry, ...] = (
 CATALOG: dict[str, str] = {
     "select_pane": "manage",
 }
+
+# How the profile presents itself (contracts/rust-profile.json): the property
+# whose value is a wrapped result's text, and the server instructions, one line each.
+TEXT_UNWRAPS: str | None = None
+INSTRUCTIONS: tuple[str, ...] = (
+    "These tools drive tmux. A tmux server holds sessions, a session holds windows, a window holds panes.",
+    "Name a pane by its id, such as %3. This process serves one tmux server, chosen when it starts.",
+    "Toolsets on: {toolsets_on}.",
+    "Toolsets off: {toolsets_off} (their tools are not offered; the user can turn them on with LIBTMUX_TOOLSETS).",
+    'This MCP server runs inside tmux: pane {caller_pane} on socket {caller_socket} is the one your client runs in (caller "self"). Never kill that pane, its window, its session or its server, and do not type into it.',
+)

@@ -84,7 +84,7 @@ class ConfigTools:
         server = self.tmux.server(params.socket_name)
         session_id = None
         if params.session_id is not None or params.session_name is not None:
-            # session_id wins over session_name when both are given, as in wait_for_text.
+            # A session_name beside a session_id names the same session (check_session_pair).
             name = params.session_name if params.session_id is None else None
             selector = WindowSelector(session_name=name, session_id=params.session_id)
             session_id = (await resolve_window(server, selector)).panes[0].session_id

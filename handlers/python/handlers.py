@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...errors import InvalidArgument
+from ...errors import InvalidArgument, ToolError
 from ...generated.python.interface import PythonProfileHandlers
 from ...generated.python.models.find_pane_by_position import (
     FindPaneByPositionInput,
@@ -25,12 +25,14 @@ from .listing import ListingTools
 from .panes import PaneTools
 from .reading import ReadingTools
 from .running import RunningTools
+from .sessions import session_pair_checked
 from .shapes import SHAPE_FIELDS, pane_fields
 from .teardown import TeardownTools
 from .waiting import WaitingTools
 from .windows import WindowTools
 
 
+@session_pair_checked(PythonProfileHandlers)
 class PythonHandlers(
     ListingTools,
     ReadingTools,
@@ -46,6 +48,16 @@ class PythonHandlers(
     PythonProfileHandlers,
 ):
     async def select_pane(self, params: SelectPaneInput) -> SelectPaneOutput:
+        if params.pane_id is None and params.direction is None:
+            # The window fields only scope a move: alone they select nothing.
+            raise ToolError(
+                "select_pane needs `pane_id` or `direction`, and neither was given. Pass "
+                "pane_id (such as '%1', from list_panes) to select that pane, or direction "
+                "('up', 'down', 'left', 'right', 'last', 'next' or 'previous') to move from "
+                "the active pane of the window that window_id, or window_index with "
+                "session_name or session_id, names (by default the first session's active "
+                "window). Nothing was run."
+            )
         server = self.tmux.server(params.socket_name)
         pane_id = check_pane_id(params.pane_id) if params.pane_id is not None else None
         selector = WindowSelector(

@@ -220,7 +220,7 @@ async def _target_pane(
     params: ResizePaneInput | SetPaneTitleInput | EnterCopyModeInput | ExitCopyModeInput,
 ) -> PaneRow:
     """The pane a call names: pane_id, else the active pane of window_id, else of the
-    session (session_id winning over session_name), else of the first session."""
+    session (a session_name beside a session_id agrees with it), else of the first session."""
     session_id = check_session_id(params.session_id) if params.session_id is not None else None
     session_name = params.session_name if session_id is None else None
     selector = WindowSelector(params.window_id, None, session_name, session_id)

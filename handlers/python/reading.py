@@ -139,10 +139,14 @@ class ReadingTools:
         server = self.tmux.server(params.socket_name)
         token = params.cursor
         cursor: capture.Cursor | None = None
-        if token is not None and params.pane_id is not None:
-            # A bad cursor for a named pane is refused before tmux is asked anything.
-            cursor = capture.open_cursor(refs, token, check_pane_id(params.pane_id))
-        pane = await self._since_pane(server, params)
+        pane_id = check_pane_id(params.pane_id) if params.pane_id is not None else None
+        named = (params.window_id, params.session_name, params.session_id)
+        if token is not None and (pane_id is not None or named == (None, None, None)):
+            # A bad cursor is refused before tmux is asked anything; with no target
+            # named, the cursor names the pane it was issued for.
+            cursor = capture.open_cursor(refs, token, pane_id)
+            pane_id = cursor.pane_id
+        pane = await self._since_pane(server, params, pane_id)
         if token is not None and cursor is None:
             cursor = capture.open_cursor(refs, token, pane.pane_id)
         if pane["pane_dead"] == "1":
@@ -176,12 +180,15 @@ class ReadingTools:
             dropped_lines=dropped,
         )
 
-    async def _since_pane(self, server: Server, params: CaptureSinceInput) -> PaneRow:
-        if params.pane_id is not None:
-            pane_id = check_pane_id(params.pane_id)
+    async def _since_pane(
+        self, server: Server, params: CaptureSinceInput, pane_id: str | None
+    ) -> PaneRow:
+        """The pane to read: ``pane_id`` (given, or the cursor's), else the active pane of
+        the window or session named, else of the first session's active window."""
+        if pane_id is not None:
             row = await server.pane(pane_id)
             if row is None:
-                raise no_pane(server, pane_id)
+                raise no_pane(server, pane_id, "pane_id" if params.pane_id else "cursor")
             return row
         selector = WindowSelector(params.window_id, None, params.session_name, params.session_id)
         return (await resolve_window(server, selector, ACTIVE_ONLY)).active_pane

@@ -70,6 +70,7 @@ from ..tmux.targets import (
     WindowSelector,
     check_pane_id,
     check_session_id,
+    check_session_pair,
     check_window_id,
     resolve_window,
 )
@@ -140,7 +141,8 @@ def selector_of(
     session_id: str | None,
     prefix: str = "",
 ) -> WindowSelector:
-    """The window selector of a call's target fields, shapes checked (session_id wins)."""
+    """The window selector of a call's target fields, shapes checked (a session_name beside
+    a session_id agrees with it: see ``check_session_pair``)."""
     if window_id is not None:
         check_window_id(window_id, f"{prefix}window_id")
     if session_id is not None:
@@ -279,6 +281,10 @@ class RunningTools:
             )
         stop_on_error = params.on_error != "continue"
         server = self.tmux.server(params.socket_name)
+        for index, operation in enumerate(params.operations):
+            await check_session_pair(
+                server, operation.session_id, operation.session_name, f"operations[{index}]."
+            )
         deadline = None if timeout is None else anyio.current_time() + timeout
         results: list[SendKeysBatchOutputResult] = []
         stopped_at: int | None = None

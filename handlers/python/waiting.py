@@ -86,7 +86,7 @@ class WaitingTools:
         # on the pane's own output events, never on a timer, so it never delays a match.
         if params.pane_id is not None:
             check_pane_id(params.pane_id)
-        # session_id wins over session_name when both are given (the contract says so).
+        # A session_name beside a session_id names the same session (check_session_pair).
         session_name = params.session_name if params.session_id is None else None
         selector = WindowSelector(params.window_id, None, session_name, params.session_id)
 

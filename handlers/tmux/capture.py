@@ -129,8 +129,9 @@ def seal_cursor(refs: Refs, cursor: Cursor) -> str:
     return refs.seal(cursor.to_json())
 
 
-def open_cursor(refs: Refs, token: str, pane_id: str, field: str = "cursor") -> Cursor:
-    """Decode a cursor from this process, for this pane; refuse anything else."""
+def open_cursor(refs: Refs, token: str, pane_id: str | None, field: str = "cursor") -> Cursor:
+    """Decode a cursor from this process, for this pane (any pane when None); refuse
+    anything else."""
     payload = refs.unseal(token)
     cursor = Cursor.from_json(payload) if payload is not None else None
     if cursor is None:
@@ -140,7 +141,7 @@ def open_cursor(refs: Refs, token: str, pane_id: str, field: str = "cursor") -> 
             "is not a cursor this server process issued (cursors do not survive a restart)",
             "Call again without a cursor to start reading afresh.",
         )
-    if cursor.pane_id != pane_id:
+    if pane_id is not None and cursor.pane_id != pane_id:
         raise InvalidArgument(
             field,
             token,

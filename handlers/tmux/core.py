@@ -219,5 +219,9 @@ class TmuxHandlers:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
+    def instruction_facts(self) -> dict[str, str]:
+        """What the server instructions may state about where this process runs."""
+        return self.tmux.caller.facts()
+
     async def aclose(self) -> None:
         await self.tmux.aclose()

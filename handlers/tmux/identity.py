@@ -44,6 +44,12 @@ class Caller:
             tmux.rsplit(",", 2)[0] or None, environ.get("TMUX_PANE") or None, inside_tmux=True
         )
 
+    def facts(self) -> dict[str, str]:
+        """The pane and socket this process runs in, when both are known (else nothing)."""
+        if not self.inside_tmux or self.pane_id is None or self.socket_path is None:
+            return {}
+        return {"caller_pane": self.pane_id, "caller_socket": self.socket_path}
+
     def relation(self, socket: Socket, pane_id: str) -> Relation:
         if not self.inside_tmux:
             return Relation.UNKNOWN

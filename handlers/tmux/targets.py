@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...errors import InvalidArgument
+from ...errors import InvalidArgument, ToolError
 from .core import Server
 from .errors import CommandFailed, UnknownTarget
 from .formats import PANE_FIELDS, PaneRow, SessionRow
@@ -74,6 +74,33 @@ def session_named(sessions: Sequence[SessionRow], value: str) -> SessionRow | No
         if row is not None:
             return row
     return next((r for r in sessions if r.name == value), None)
+
+
+async def check_session_pair(
+    server: Server, session_id: str | None, session_name: str | None, prefix: str = ""
+) -> None:
+    """When a call gives both ``session_id`` and ``session_name``, they must name one session.
+
+    The one rule for every tool that takes both: one ``list-sessions`` tells, and a
+    pair naming two sessions, or a field naming none, is refused before the call does
+    anything else. ``prefix`` places the fields in the call (``operations[2].``).
+    """
+    if session_id is None or session_name is None:
+        return
+    check_session_id(session_id, f"{prefix}session_id")
+    sessions = await server.list_sessions()
+    by_id = next((row for row in sessions if row.session_id == session_id), None)
+    by_name = next((row for row in sessions if row.name == session_name), None)
+    if by_id is not None and by_name is not None and by_id.session_id == by_name.session_id:
+        return
+    named_by_id = f"session {by_id.name!r}" if by_id is not None else "no session"
+    named_by_name = f"session {by_name.session_id}" if by_name is not None else "no session"
+    raise ToolError(
+        f"`{prefix}session_id` and `{prefix}session_name` must name the same session, but "
+        f"session_id {session_id!r} names {named_by_id} and session_name {session_name!r} "
+        f"names {named_by_name} on tmux {server.socket}. Pass only one of them, or both for "
+        "the same session (list_sessions shows each session's id and name). Nothing was changed."
+    )
 
 
 @dataclass(frozen=True)
@@ -215,15 +242,7 @@ def _session_id(server: Server, selector: WindowSelector, rows: list[PaneRow]) -
                 f"No session {selector.session_id} on tmux {server.socket}. "
                 "Call list_sessions to see the sessions that exist."
             )
-        name = match[0].raw["session_name"]
-        if selector.session_name is not None and selector.session_name != name:
-            raise InvalidArgument(
-                "session_name",
-                selector.session_name,
-                f"names a different session than session_id {selector.session_id} ('{name}')",
-                "Pass only one of them.",
-            )
-        return selector.session_id
+        return selector.session_id  # a session_name beside it agrees (check_session_pair)
     if selector.session_name is not None:
         match = [row for row in rows if row.raw["session_name"] == selector.session_name]
         if not match:

@@ -17,19 +17,19 @@ class CaptureSinceInput(BaseModel):
     cursor: Annotated[
         str | None,
         Field(
-            description="The opaque cursor returned by the previous capture_since call for this pane; pass it back unchanged. Default null: start reading, which returns the visible screen and a first cursor. A malformed cursor, or one issued for another pane, is an error."
+            description="The opaque cursor returned by the previous capture_since call for this pane; pass it back unchanged. Default null: start reading, which returns the visible screen and a first cursor. Given without any target field, it reads the pane it was issued for. A malformed cursor, or one issued for another pane than the one targeted, is an error."
         ),
     ] = None
     pane_id: Annotated[
         str | None,
         Field(
-            description="Id of the pane to target, such as `%3`. Default null: the active pane of the window or session given by the other target fields, or of the first session's active window when none is given. Ids are unique per tmux server only, so pair it with the same socket_name that listed it."
+            description="Id of the pane to target, such as `%3`. Default null: with only a cursor, the pane the cursor was issued for; else the active pane of the window or session given by the other target fields, or of the first session's active window when none is given. Ids are unique per tmux server only, so pair it with the same socket_name that listed it."
         ),
     ] = None
     session_name: Annotated[
         str | None,
         Field(
-            description="Name of the session to target. Default null. Use it, or session_id, when you know the session but no window or pane id; session_id wins when both are given."
+            description="Name of the session to target. Default null. Use it, or session_id, when you know the session but no window or pane id; given with session_id, both must name the same session."
         ),
     ] = None
     session_id: Annotated[

@@ -23,7 +23,7 @@ class ClearPaneInput(BaseModel):
     session_name: Annotated[
         str | None,
         Field(
-            description="Exact name of the session whose active pane to clear. Default null. session_id wins when both are given and they must agree."
+            description="Exact name of the session whose active pane to clear. Default null. Given with session_id, both must name the same session."
         ),
     ] = None
     session_id: Annotated[

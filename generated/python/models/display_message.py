@@ -29,7 +29,7 @@ class DisplayMessageInput(BaseModel):
     session_name: Annotated[
         str | None,
         Field(
-            description="Name of the session to target. Default null. Use it, or session_id, when you know the session but no window or pane id; session_id wins when both are given."
+            description="Name of the session to target. Default null. Use it, or session_id, when you know the session but no window or pane id; given with session_id, both must name the same session."
         ),
     ] = None
     session_id: Annotated[

@@ -17,7 +17,7 @@ class ListWindowsInput(BaseModel):
     session_name: Annotated[
         str | None,
         Field(
-            description="Name of the session whose windows to list. Default null: the windows of every session on the server. session_id wins when both are given."
+            description="Name of the session whose windows to list. Default null: the windows of every session on the server. Given with session_id, both must name the same session."
         ),
     ] = None
     session_id: Annotated[

@@ -23,7 +23,7 @@ class RenameSessionInput(BaseModel):
     session_name: Annotated[
         str | None,
         Field(
-            description="Exact current name of the session to rename. Default null. session_id wins when both are given."
+            description="Exact current name of the session to rename. Default null. Given with session_id, both must name the same session."
         ),
     ] = None
     session_id: Annotated[

@@ -35,7 +35,7 @@ class RenameWindowInput(BaseModel):
     session_name: Annotated[
         str | None,
         Field(
-            description="Exact name of the session holding the window. Default null. session_id wins when both are given."
+            description="Exact name of the session holding the window. Default null. Given with session_id, both must name the same session."
         ),
     ] = None
     session_id: Annotated[

@@ -29,7 +29,7 @@ class SearchPanesInput(BaseModel):
     session_name: Annotated[
         str | None,
         Field(
-            description="Search only the panes of this session. Default null: every pane of the server."
+            description="Search only the panes of this session. Default null: every pane of the server. Given with session_id, both must name the same session."
         ),
     ] = None
     session_id: Annotated[

@@ -29,13 +29,13 @@ class SetPaneTitleInput(BaseModel):
     session_name: Annotated[
         str | None,
         Field(
-            description="Name of the session whose active pane to use (matched exactly). Default null. Ignored when pane_id, window_id or session_id is given."
+            description="Name of the session whose active pane to use (matched exactly). Default null. Ignored when pane_id or window_id is given; given with session_id, both must name the same session."
         ),
     ] = None
     session_id: Annotated[
         str | None,
         Field(
-            description="Id of the session whose active pane to use, such as `$1`. Default null. It wins over session_name."
+            description="Id of the session whose active pane to use, such as `$1`. Default null."
         ),
     ] = None
     window_id: Annotated[

@@ -17,7 +17,7 @@ class ShowEnvironmentInput(BaseModel):
     session_name: Annotated[
         str | None,
         Field(
-            description="Read the environment of this session. Default null: the global environment (tmux show-environment -g) unless session_id is given."
+            description="Read the environment of this session. Default null: the global environment (tmux show-environment -g) unless session_id is given. Given with session_id, both must name the same session."
         ),
     ] = None
     session_id: Annotated[

@@ -23,7 +23,7 @@ class GetSessionInfoInput(BaseModel):
     session_name: Annotated[
         str | None,
         Field(
-            description="Name of the session to describe. Default null: the first session of the server unless session_id is given."
+            description="Name of the session to describe. Default null: the first session of the server unless session_id is given. Given with session_id, both must name the same session."
         ),
     ] = None
     socket_name: Annotated[

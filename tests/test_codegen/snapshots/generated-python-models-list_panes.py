@@ -17,7 +17,7 @@ class ListPanesInput(BaseModel):
     session_name: Annotated[
         str | None,
         Field(
-            description="List the panes of this session only. Default null. Without any scope field every pane of the server is listed."
+            description="List the panes of this session only. Default null. Without any scope field every pane of the server is listed. Given with session_id, both must name the same session."
         ),
     ] = None
     session_id: Annotated[

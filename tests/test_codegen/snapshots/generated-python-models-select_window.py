@@ -35,7 +35,7 @@ class SelectWindowInput(BaseModel):
     session_name: Annotated[
         str | None,
         Field(
-            description="Exact name of the session to work in. Default null. session_id wins when both are given."
+            description="Exact name of the session to work in. Default null. Given with session_id, both must name the same session."
         ),
     ] = None
     session_id: Annotated[

@@ -560,3 +560,15 @@ CATALOG: dict[str, str] = {
     "wait_for_channel": "manage",
     "wait_for_text": "inspect",
 }
+
+# How the profile presents itself (contracts/python-profile.json): the property
+# whose value is a wrapped result's text, and the server instructions, one line each.
+TEXT_UNWRAPS: str | None = "result"
+INSTRUCTIONS: tuple[str, ...] = (
+    "These tools drive tmux. A tmux server holds sessions, a session holds windows, a window holds panes, and each pane runs one program (usually a shell).",
+    "Name a pane by its id (pane_id, such as %3, from list_panes): an id stays the same for the pane's life, while indexes and names can change. Windows and sessions have ids too (@2, $1).",
+    "socket_name (a tmux -L name) sends one call to another tmux server. Ids are unique only within one server, so use an id with the socket_name it came from.",
+    "Toolsets on: {toolsets_on}.",
+    "Toolsets off: {toolsets_off} (their tools are not offered; the user can turn them on with LIBTMUX_TOOLSETS).",
+    "This MCP server runs inside tmux: pane {caller_pane} on socket {caller_socket} is the one your client runs in (is_caller true). Never kill that pane, its window, its session or its server, and do not type into it.",
+)

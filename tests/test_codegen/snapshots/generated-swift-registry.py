@@ -187,3 +187,14 @@ CATALOG: dict[str, str] = {
     "show_option": "inspect",
     "snapshot_pane": "inspect",
 }
+
+# How the profile presents itself (contracts/swift-profile.json): the property
+# whose value is a wrapped result's text, and the server instructions, one line each.
+TEXT_UNWRAPS: str | None = None
+INSTRUCTIONS: tuple[str, ...] = (
+    "These tools work with tmux. A tmux server holds sessions, a session holds windows, a window holds panes.",
+    "Name a pane, window or session by its tmux id (%3, @2, $1) or by the ref a result gives beside it; a ref from an earlier run of the tmux server is refused rather than read as another object. This process serves one tmux server, chosen when it starts.",
+    "Toolsets on: {toolsets_on}.",
+    "Toolsets off: {toolsets_off} (their tools are not offered; the user can turn them on with LIBTMUX_TOOLSETS).",
+    "This MCP server runs inside tmux: pane {caller_pane} on socket {caller_socket} is the one your client runs in. Never kill that pane, its window, its session or its server, and do not type into it.",
+)

@@ -1,0 +1,142 @@
+"""What a model reads: the text content beside the structured result.
+
+The python profile declares (contracts/python-profile.json) that a result
+which only wraps one value, ``{"result": X}``, is sent as text as X itself, as
+libtmux-mcp sends it: a string as it is, anything else as compact JSON. Every
+other result, and every result of the other profiles, keeps the compact JSON
+of the whole structured result. ``structuredContent`` is the contract's in
+every case.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import mcp.types as types
+import pytest
+
+from tests.mcpclient import contracts, open_client
+from tests.tmuxenv import TmuxServer
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+
+def compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def only_text(result: types.CallToolResult) -> str:
+    assert not result.is_error, result.content
+    assert len(result.content) == 1 and isinstance(result.content[0], types.TextContent)
+    return result.content[0].text
+
+
+def wraps_result(contract: dict[str, Any]) -> bool:
+    schema = contract["outputSchema"]
+    return list(schema.get("properties", {})) == ["result"] and schema.get("required") == ["result"]
+
+
+WRAPPED_INSPECT = sorted(
+    name
+    for name, contract in contracts("python").items()
+    if wraps_result(contract) and contract["x-tmux-contract-mcp"]["toolset"] == "inspect"
+)
+ARGUMENTS: dict[str, dict[str, Any]] = {"display_message": {"format_string": "#{pane_id}"}}
+
+
+def test_the_wrapped_inspect_tools_are_found_from_the_contracts() -> None:
+    # The list the next test walks is derived, not written out: it must hold the
+    # tools libtmux-mcp answers with a bare string or a bare array.
+    assert {"capture_pane", "display_message", "list_panes", "list_sessions"} <= set(
+        WRAPPED_INSPECT
+    )
+    assert {"list_windows", "list_servers"} <= set(WRAPPED_INSPECT)
+
+
+@pytest.mark.parametrize("tool", WRAPPED_INSPECT)
+async def test_a_wrapped_result_is_sent_as_its_value(tmux: TmuxServer, tool: str) -> None:
+    async with open_client(tmux.server_env()) as client:
+        result = await client.session.call_tool(tool, ARGUMENTS.get(tool, {}))
+    text = only_text(result)
+    assert result.structured_content is not None
+    value = result.structured_content["result"]
+    if isinstance(value, str):
+        assert text == value
+    else:
+        assert text == compact(value)
+
+
+async def test_capture_pane_text_is_the_screen_with_real_newlines(tmux: TmuxServer) -> None:
+    pane = tmux.active_pane()
+    tmux.tmux(
+        "send-keys", "-t", pane, 'for w in one \'two "q"\' three; do echo "$w"; done', "Enter"
+    )
+    async with open_client(tmux.server_env()) as client:
+        deadline = anyio.current_time() + 10
+        while True:
+            result = await client.session.call_tool("capture_pane", {"pane_id": pane})
+            if "three" in only_text(result).splitlines() or anyio.current_time() > deadline:
+                break
+            await anyio.sleep(0.05)
+    text = only_text(result)
+    assert result.structured_content == {"result": text}
+    lines = text.splitlines()
+    assert lines[lines.index("one") : lines.index("three") + 1] == ["one", 'two "q"', "three"]
+    assert not text.startswith("{") and "\\n" not in text
+
+
+async def test_list_panes_text_is_a_json_array_of_the_panes(tmux: TmuxServer) -> None:
+    tmux.grid()
+    async with open_client(tmux.server_env()) as client:
+        result = await client.session.call_tool("list_panes", {})
+    text = only_text(result)
+    assert text.startswith("[")
+    panes = json.loads(text)
+    assert result.structured_content is not None
+    assert panes == result.structured_content["result"]
+    assert sorted(p["pane_id"] for p in panes) == sorted(tmux.corners("main:0").values())
+    assert text == compact(panes)
+
+
+async def test_a_result_that_is_not_a_wrapper_is_sent_as_its_compact_json(
+    tmux: TmuxServer,
+) -> None:
+    async with open_client(tmux.server_env()) as client:
+        result = await client.session.call_tool("get_pane_info", {})
+    assert result.structured_content is not None and "pane_id" in result.structured_content
+    assert only_text(result) == compact(result.structured_content)
+
+
+async def test_batch_rows_carry_each_calls_own_text_and_the_batch_its_json(
+    tmux: TmuxServer,
+) -> None:
+    pane = tmux.active_pane()
+    operations = [
+        {"tool": "capture_pane", "arguments": {"pane_id": pane}},
+        {"tool": "list_panes"},
+        {"tool": "get_pane_info", "arguments": {"pane_id": pane}},
+    ]
+    async with open_client(tmux.server_env()) as client:
+        result = await client.session.call_tool("call_read_tools_batch", {"operations": operations})
+    answer = result.structured_content
+    assert answer is not None
+    assert only_text(result) == compact(answer)
+    capture, listing, info = answer["results"]
+    assert capture["content"] == [{"type": "text", "text": capture["structured_content"]["result"]}]
+    assert json.loads(listing["content"][0]["text"]) == listing["structured_content"]["result"]
+    assert listing["content"][0]["text"].startswith("[")
+    assert info["content"] == [{"type": "text", "text": compact(info["structured_content"])}]
+
+
+async def test_other_profiles_keep_the_json_of_a_single_property_result(
+    tmux: TmuxServer,
+) -> None:
+    # swift's list_panes answers {"panes": [...]}: one required property, yet its
+    # profile declares no unwrapping, so the text stays the whole result.
+    async with open_client(tmux.server_env(), "swift") as client:
+        result = await client.session.call_tool("list_panes", {})
+    assert result.structured_content is not None
+    assert list(result.structured_content) == ["panes"]
+    assert only_text(result) == compact(result.structured_content)

@@ -1,0 +1,169 @@
+"""session_id and session_name given together: one rule for every python tool.
+
+Agreeing values are fine; values naming two sessions (or a field naming none)
+are refused with both fields and both sessions named, after nothing but the
+lookup that tells. The tools are found from the contracts: every input schema
+(or array item of one, as send_keys_batch's operations) holding both fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from tests.mcpclient import contracts, open_client
+from tests.tmuxenv import TmuxServer
+from tests.tmuxlog import TmuxLog
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+BOTH = ("session_id", "session_name")
+
+
+def has_both(schema: Any) -> bool:
+    properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    return all(field in properties for field in BOTH)
+
+
+def sample(schema: dict[str, Any], root: dict[str, Any]) -> Any:
+    """A harmless value that a schema accepts (for required fields besides the target)."""
+    if "$ref" in schema:
+        target: Any = root
+        for part in str(schema["$ref"]).removeprefix("#/").split("/"):
+            target = target[part]
+        return sample(target, root)
+    if "enum" in schema:
+        return schema["enum"][0]
+    for combinator in ("anyOf", "oneOf"):
+        if combinator in schema:
+            return sample(schema[combinator][0], root)
+    kind = schema.get("type")
+    kind = kind[0] if isinstance(kind, list) else kind
+    if kind == "string":
+        return "x" * max(1, int(schema.get("minLength", 1)))
+    if kind in ("integer", "number"):
+        return max(1, schema.get("minimum", 1))
+    if kind == "boolean":
+        return False
+    if kind == "array":
+        return [sample(schema["items"], root)] * max(1, int(schema.get("minItems", 1)))
+    if kind == "object":
+        return call_with(schema, root, {})
+    raise AssertionError(f"no sample for {schema}")
+
+
+def call_with(
+    schema: dict[str, Any], root: dict[str, Any], targets: dict[str, str]
+) -> dict[str, Any]:
+    """An instance of an object schema: ``targets`` wherever the session fields are, the
+    required fields sampled."""
+    properties = schema.get("properties", {})
+    arguments = {
+        name: sample(properties[name], root)
+        for name in schema.get("required", [])
+        if name not in BOTH
+    }
+    if has_both(schema):
+        arguments.update(targets)
+    for name, sub in properties.items():
+        if sub.get("type") == "array" and has_both(sub.get("items")):
+            arguments[name] = [call_with(sub["items"], root, targets)]
+    return arguments
+
+
+def takes_both(schema: dict[str, Any]) -> bool:
+    nested = [sub.get("items") for sub in schema.get("properties", {}).values()]
+    return has_both(schema) or any(has_both(items) for items in nested)
+
+
+PAIRED = sorted(
+    name for name, contract in contracts("python").items() if takes_both(contract["inputSchema"])
+)
+
+
+def arguments_for(tool: str, targets: dict[str, str]) -> dict[str, Any]:
+    schema = contracts("python")[tool]["inputSchema"]
+    arguments = call_with(schema, schema, targets)
+    Draft202012Validator(schema).validate(arguments)
+    return arguments
+
+
+def test_the_tools_taking_both_fields_are_found_from_the_contracts() -> None:
+    assert len(PAIRED) >= 30
+    assert {"kill_session", "capture_pane", "send_keys_batch", "select_pane"} <= set(PAIRED)
+    for tool in PAIRED:  # every one gets a call its contract accepts
+        arguments_for(tool, {"session_id": "$0", "session_name": "main"})
+
+
+def world(tmux: TmuxServer) -> tuple[str, str]:
+    """The ``main`` session's id and a second session's id, named ``other``."""
+    main = tmux.tmux("display-message", "-p", "-t", "main", "#{session_id}").strip()
+    other = tmux.tmux(
+        "new-session", "-d", "-s", "other", "-x", "80", "-y", "24", "-P", "-F", "#{session_id}"
+    ).strip()
+    return main, other
+
+
+def everything(tmux: TmuxServer) -> list[str]:
+    """What a refused call must leave as it was, environment included."""
+    return [
+        *tmux.state(),
+        *tmux.lines("list-sessions", "-F", "#{session_id} #{session_name} #{session_windows}"),
+        *tmux.lines("show-environment", "-g"),
+        *tmux.lines("show-environment", "-t", "main"),
+        *tmux.lines("show-environment", "-t", "other"),
+    ]
+
+
+async def test_every_tool_refuses_a_session_id_and_name_naming_two_sessions(
+    tmux: TmuxServer,
+) -> None:
+    main, other = world(tmux)
+    log = TmuxLog.beside(tmux)
+    before = everything(tmux)
+    async with open_client(log.server_env(tmux, LIBTMUX_TOOLSETS=TOOLSETS)) as client:
+        for tool in PAIRED:
+            log.clear()
+            arguments = arguments_for(tool, {"session_id": main, "session_name": "other"})
+            message = await client.error(tool, arguments)
+            for word in ("session_id`", "session_name`", main, "'main'", "'other'", other):
+                assert word in message, (tool, word, message)
+            assert "Pass only one of them" in message, tool
+            assert log.commands() == ["list-sessions"], (tool, log.commands())
+    assert everything(tmux) == before
+
+
+async def test_a_field_naming_no_session_is_refused_the_same_way(tmux: TmuxServer) -> None:
+    main, _ = world(tmux)
+    before = everything(tmux)
+    async with open_client(tmux.server_env(LIBTMUX_TOOLSETS=TOOLSETS)) as client:
+        for targets, named in (
+            ({"session_id": "$99", "session_name": "main"}, ("'$99' names no session", main)),
+            ({"session_id": main, "session_name": "mai"}, ("'mai' names no session", "'main'")),
+        ):
+            for tool in ("kill_session", "rename_session", "send_keys_batch"):
+                message = await client.error(tool, arguments_for(tool, targets))
+                for word in named:
+                    assert word in message, (tool, word, message)
+    assert everything(tmux) == before
+
+
+async def test_agreeing_session_id_and_name_are_accepted(tmux: TmuxServer) -> None:
+    main, other = world(tmux)
+    pane = tmux.tmux("display-message", "-p", "-t", "other", "#{pane_id}").strip()
+    async with open_client(tmux.server_env()) as client:
+        both = {"session_id": other, "session_name": "other"}
+        assert (await client.ok("get_session_info", both))["session_name"] == "other"
+        assert (await client.ok("get_pane_info", both))["pane_id"] == pane
+        windows = (await client.ok("list_windows", both))["result"]
+        assert {window["session_id"] for window in windows} == {other}
+        assert (await client.ok("display_message", {**both, "format_string": "#{pane_id}"})) == {
+            "result": pane
+        }
+        both = {"session_id": main, "session_name": "main"}
+        assert (await client.ok("get_session_info", both))["session_id"] == main
+
+
+TOOLSETS = "inspect,manage,execute,teardown"
