@@ -23,7 +23,9 @@ from .config import ConfigTools
 from .creating import CreatingTools
 from .listing import ListingTools
 from .panes import PaneTools
+from .prompts import PromptTools
 from .reading import ReadingTools
+from .resources import ResourceTools
 from .running import RunningTools
 from .shapes import SHAPE_FIELDS, pane_fields
 from .teardown import TeardownTools
@@ -42,6 +44,8 @@ class PythonHandlers(
     CreatingTools,
     RunningTools,
     TeardownTools,
+    ResourceTools,
+    PromptTools,
     TmuxHandlers,
     PythonProfileHandlers,
 ):
