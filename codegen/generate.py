@@ -227,7 +227,8 @@ def render_profile(profile: Profile, out: Path, env: jinja2.Environment) -> None
 def check_module_names(profile: Profile) -> None:
     """Tools, resources and prompts share the models package: no two may claim one module."""
     seen: dict[str, str] = {}
-    for item in (*profile.tools, *profile.resources, *profile.prompts):
+    items: list[Tool | Resource | Prompt] = [*profile.tools, *profile.resources, *profile.prompts]
+    for item in items:
         if item.module in seen:
             raise ContractError(
                 f"{item.relpath}: its models module {item.module!r} is also {seen[item.module]}'s"

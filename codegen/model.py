@@ -194,9 +194,8 @@ class Profile:
     @property
     def completion_kinds(self) -> list[str]:
         """Every kind of value the profile's variables and arguments complete to, sorted."""
-        kinds = {
-            kind for item in (*self.resources, *self.prompts) for kind in item.complete.values()
-        }
+        kinds = {kind for item in self.resources for kind in item.complete.values()}
+        kinds |= {kind for item in self.prompts for kind in item.complete.values()}
         return sorted(kinds)
 
 

@@ -130,8 +130,8 @@ class Profile:
     @property
     def completes(self) -> bool:
         """Whether any variable or argument completes to live values."""
-        return any(
-            item.entry.complete for item in (*self.resources.values(), *self.prompts.values())
+        return any(r.entry.complete for r in self.resources.values()) or any(
+            p.entry.complete for p in self.prompts.values()
         )
 
 

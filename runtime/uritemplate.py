@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from urllib.parse import unquote
 
 EXPRESSION = re.compile(r"\{([?]?)([A-Za-z_][A-Za-z0-9_]*(?:,[A-Za-z_][A-Za-z0-9_]*)*)\}")
@@ -75,8 +76,7 @@ class UriTemplate:
         if found is None:
             return None
         values = {
-            name: _decoded(found.group(name), lambda value, n=name: accepts(n, value))
-            for name in self.path_names
+            name: _decoded(found.group(name), partial(accepts, name)) for name in self.path_names
         }
         query = found.groupdict().get(QUERY_GROUP)
         if query:
@@ -94,7 +94,7 @@ class UriTemplate:
                     )
                 if name in values:
                     raise BadUri(name, f"the query parameter `{name}` is given twice")
-                values[name] = _decoded(raw_value, lambda value, n=name: accepts(n, value))
+                values[name] = _decoded(raw_value, partial(accepts, name))
         return values
 
 

@@ -20,7 +20,8 @@ from pytest_regressions.file_regression import FileRegressionFixture
 
 from codegen.contract_file import advertised, read_contract
 from codegen.generate import PROFILES, generate_all
-from codegen.model import load_profile
+from codegen.model import Tool, load_profile
+from codegen.surfaces import Prompt, Resource
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACTS = ROOT / "contracts"
@@ -315,7 +316,7 @@ def expected_sources(rel: str) -> list[str]:
     if len(parts) == 1:
         return ["contracts/"]
     profile = load_profile(CONTRACTS, parts[0], ROOT)
-    items = [*profile.tools, *profile.resources, *profile.prompts]
+    items: list[Tool | Resource | Prompt] = [*profile.tools, *profile.resources, *profile.prompts]
     if parts[1:2] == ("models",) and parts[-1] != "__init__.py":
         return [item.relpath for item in items if f"{item.module}.py" == parts[-1]]
     return [item.relpath for item in items]
