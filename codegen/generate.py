@@ -22,8 +22,10 @@ from typing import Any
 
 import jinja2
 
-from codegen.checks import check_profile, check_tool
+from codegen.checks import ContractError, check_profile, check_tool
 from codegen.model import Profile, Tool, load_profile
+from codegen.surface_checks import check_prompt, check_resource
+from codegen.surfaces import Prompt, Resource
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ("python", "rust", "swift")
@@ -89,6 +91,98 @@ def model_source(tool: Tool) -> str:
     return code
 
 
+def schema_models(
+    schema: dict[str, Any],
+    root_class: str,
+    extra: dict[str, dict[str, Any]],
+    header: str,
+    where: str,
+) -> str:
+    """Pydantic v2 models of one object schema (named ``root_class``) and of each ``extra``
+    schema (named by its key), in one module."""
+    from datamodel_code_generator import LiteralType, generate
+    from datamodel_code_generator.enums import DataModelType, InputFileType, NamingStrategy
+    from datamodel_code_generator.format import Formatter, PythonVersion
+
+    document = {**schema, "$defs": extra} if extra else schema
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = generate(
+            json.dumps(document),
+            input_file_type=InputFileType.JsonSchema,
+            output_model_type=DataModelType.PydanticV2BaseModel,
+            target_python_version=PythonVersion.PY_311,
+            disable_timestamp=True,
+            use_annotated=True,
+            enum_field_as_literal=LiteralType.All,
+            use_schema_description=True,
+            field_extra_keys={"x-libtmux-max-utf8-bytes"},
+            use_double_quotes=True,
+            naming_strategy=NamingStrategy.FullPath,
+            use_missing_sentinel=True,
+            formatters=[Formatter.BUILTIN],
+            custom_file_header=header,
+            class_name=root_class,
+        )
+    if not isinstance(code, str):
+        raise RuntimeError(f"{where}: expected one module from the model generator")
+    code = code.replace(
+        "from pydantic.experimental.missing_sentinel import MISSING", "from pydantic import MISSING"
+    )
+    for cls in (root_class, *extra):
+        if f"class {cls}(" not in code:
+            raise RuntimeError(f"{where}: the model generator wrote no {cls}")
+    return code
+
+
+def resource_model_source(resource: Resource) -> str:
+    """The model of a resource's URI variables and, for a JSON resource, of its result."""
+    header = (
+        f'"""URI variables{" and result" if resource.is_json else ""} of the resource '
+        f"{resource.name} ({resource.profile} profile).\n\n"
+        f'{DO_NOT_EDIT.format(sources=resource.relpath)}\n"""'
+    )
+    result = resource.result_schema
+    extra = {resource.result_class: result} if resource.result_class and result else {}
+    return schema_models(
+        resource.variables_schema, resource.variables_class, extra, header, resource.relpath
+    )
+
+
+def prompt_model_source(prompt: Prompt) -> str:
+    """The model of a prompt's argument values."""
+    header = (
+        f'"""Argument values of the prompt {prompt.name} ({prompt.profile} profile).\n\n'
+        f'{DO_NOT_EDIT.format(sources=prompt.relpath)}\n"""'
+    )
+    return schema_models(
+        prompt.arguments_schema, prompt.arguments_class, {}, header, prompt.relpath
+    )
+
+
+def surface_listings(profile: Profile) -> dict[str, str]:
+    """resources.json and prompts.json: what is advertised, and the schemas the runtime checks."""
+    resources = {
+        "generated": DO_NOT_EDIT.format(
+            sources=", ".join(r.relpath for r in profile.resources) or "no resource contracts"
+        ),
+        "resources": [resource.advertised for resource in profile.resources],
+        "variables": {r.name: r.variables_schema for r in profile.resources},
+        "results": {r.name: r.result_schema for r in profile.resources if r.is_json},
+    }
+    prompts = {
+        "generated": DO_NOT_EDIT.format(
+            sources=", ".join(p.relpath for p in profile.prompts) or "no prompt contracts"
+        ),
+        "prompts": [prompt.advertised for prompt in profile.prompts],
+        "arguments": {p.name: p.arguments_schema for p in profile.prompts},
+    }
+    return {
+        name: json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+        for name, value in (("resources.json", resources), ("prompts.json", prompts))
+    }
+
+
 def render_profile(profile: Profile, out: Path, env: jinja2.Environment) -> None:
     base = out / profile.name
     (base / "models").mkdir(parents=True, exist_ok=True)
@@ -103,13 +197,43 @@ def render_profile(profile: Profile, out: Path, env: jinja2.Environment) -> None
     write("registry.py", env.get_template("registry.py.j2").render(context))
     write("models/__init__.py", env.get_template("models_init.py.j2").render(context))
     listing = {
-        "generated": DO_NOT_EDIT.format(sources=", ".join(profile.sources)),
+        "generated": DO_NOT_EDIT.format(sources=", ".join(tool.relpath for tool in profile.tools)),
         "tools": [tool.advertised for tool in profile.tools],
     }
     write("tools.json", json.dumps(listing, indent=2, ensure_ascii=False) + "\n")
     for tool in profile.tools:
         write(f"models/{tool.module}.py", model_source(tool))
         write(f"docs/{tool.name}.md", env.get_template("page.md.j2").render(tool=tool))
+    for name, text in surface_listings(profile).items():
+        write(name, text)
+    if profile.resources:
+        (base / "docs" / "resources").mkdir()
+    for resource in profile.resources:
+        write(f"models/{resource.module}.py", resource_model_source(resource))
+        write(
+            f"docs/resources/{resource.name}.md",
+            env.get_template("resource_page.md.j2").render(resource=resource),
+        )
+    if profile.prompts:
+        (base / "docs" / "prompts").mkdir()
+    for prompt in profile.prompts:
+        write(f"models/{prompt.module}.py", prompt_model_source(prompt))
+        write(
+            f"docs/prompts/{prompt.name}.md",
+            env.get_template("prompt_page.md.j2").render(prompt=prompt),
+        )
+
+
+def check_module_names(profile: Profile) -> None:
+    """Tools, resources and prompts share the models package: no two may claim one module."""
+    seen: dict[str, str] = {}
+    items: list[Tool | Resource | Prompt] = [*profile.tools, *profile.resources, *profile.prompts]
+    for item in items:
+        if item.module in seen:
+            raise ContractError(
+                f"{item.relpath}: its models module {item.module!r} is also {seen[item.module]}'s"
+            )
+        seen[item.module] = item.relpath
 
 
 def format_tree(out: Path) -> None:
@@ -130,6 +254,11 @@ def generate_all(contracts_root: Path, out: Path, base: Path = ROOT) -> list[Pat
         check_profile(profile)
         for tool in profile.tools:
             check_tool(tool)
+        for resource in profile.resources:
+            check_resource(resource)
+        for prompt in profile.prompts:
+            check_prompt(prompt)
+        check_module_names(profile)
     with tempfile.TemporaryDirectory(prefix="regen-") as tmp:
         staging = Path(tmp) / "generated"
         staging.mkdir()

@@ -6,10 +6,13 @@ import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codegen import naming
 from codegen.contract_file import METADATA_KEY, advertised, read_contract
+
+if TYPE_CHECKING:
+    from codegen.surfaces import Prompt, Resource
 
 TOOLSETS = ("inspect", "manage", "execute", "teardown")
 
@@ -156,6 +159,8 @@ class Profile:
     tools: tuple[Tool, ...] = field(default=())
     catalog_file: dict[str, str] = field(default_factory=dict)
     description: dict[str, Any] = field(default_factory=dict)
+    resources: tuple[Resource, ...] = field(default=())
+    prompts: tuple[Prompt, ...] = field(default=())
 
     @property
     def catalog(self) -> dict[str, str]:
@@ -184,11 +189,32 @@ class Profile:
 
     @cached_property
     def sources(self) -> list[str]:
-        return [tool.relpath for tool in self.tools]
+        return [
+            *(tool.relpath for tool in self.tools),
+            *(resource.relpath for resource in self.resources),
+            *(prompt.relpath for prompt in self.prompts),
+        ]
+
+    @property
+    def templates(self) -> tuple[Resource, ...]:
+        return tuple(resource for resource in self.resources if resource.is_template)
+
+    @property
+    def fixed_resources(self) -> tuple[Resource, ...]:
+        return tuple(resource for resource in self.resources if not resource.is_template)
+
+    @property
+    def completion_kinds(self) -> list[str]:
+        """Every kind of value the profile's variables and arguments complete to, sorted."""
+        kinds = {kind for item in self.resources for kind in item.complete.values()}
+        kinds |= {kind for item in self.prompts for kind in item.complete.values()}
+        return sorted(kinds)
 
 
 def load_profile(contracts_root: Path, profile: str, base: Path) -> Profile:
-    """Every contract of one profile, sorted by tool name."""
+    """Every contract of one profile: tools, resources and prompts, each sorted by name."""
+    from codegen.surfaces import load_prompts, load_resources
+
     tools = []
     for path in sorted((contracts_root / profile).glob("*.json")):
         contract = read_contract(path)
@@ -202,4 +228,11 @@ def load_profile(contracts_root: Path, profile: str, base: Path) -> Profile:
     description: dict[str, Any] = {}
     if description_path.exists():
         description = dict(json.loads(description_path.read_text(encoding="utf-8")))
-    return Profile(profile, tuple(tools), catalog, description)
+    return Profile(
+        profile,
+        tuple(tools),
+        catalog,
+        description,
+        load_resources(contracts_root, profile, base),
+        load_prompts(contracts_root, profile, base),
+    )

@@ -43,3 +43,33 @@ def profile_package(profile: str) -> str:
 
 def models_module(profile: str, tool: str) -> str:
     return f"{profile_package(profile)}.models.{module_name(tool)}"
+
+
+def resource_method(resource: str) -> str:
+    """The handler method that reads a resource: ``get_pane`` -> ``resource_get_pane``."""
+    return f"resource_{identifier(resource)}"
+
+
+def resource_module(resource: str) -> str:
+    return f"resource_{identifier(resource)}"
+
+
+def resource_variables_class(resource: str) -> str:
+    return f"{pascal(resource)}ResourceVariables"
+
+
+def resource_result_class(resource: str) -> str:
+    return f"{pascal(resource)}ResourceResult"
+
+
+def prompt_method(prompt: str) -> str:
+    """The handler method that renders a prompt: ``run_and_wait`` -> ``prompt_run_and_wait``."""
+    return f"prompt_{identifier(prompt)}"
+
+
+def prompt_module(prompt: str) -> str:
+    return f"prompt_{identifier(prompt)}"
+
+
+def prompt_arguments_class(prompt: str) -> str:
+    return f"{pascal(prompt)}PromptArguments"

@@ -54,6 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="tmux-contract-mcp: %(message)s"
     )
+    for handler in logging.getLogger().handlers:  # stderr stays at warnings, whatever a
+        handler.setLevel(logging.WARNING)  # client asks to receive (logging/setLevel)
     try:
         profile = load_profile(name)
         served = profile.shown(os.environ)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -58,6 +59,23 @@ def _model_errors(exc: ValidationError) -> list[str]:
 
 
 async def call_tool(
+    tool: Tool, handlers: Any, arguments: Mapping[str, Any] | None
+) -> types.CallToolResult:
+    """The call's result; logged (errors at info, every answer at debug) for a client that
+    asked for the server's log (logging/setLevel)."""
+    if not log.isEnabledFor(logging.INFO):
+        return await _call_tool(tool, handlers, arguments)
+    started = time.perf_counter()
+    result = await _call_tool(tool, handlers, arguments)
+    if result.is_error:
+        text = " ".join(c.text for c in result.content if isinstance(c, types.TextContent))
+        log.info("%s answered with an error: %s", tool.entry.name, text)
+    else:
+        log.debug("%s answered in %.1f ms", tool.entry.name, (time.perf_counter() - started) * 1000)
+    return result
+
+
+async def _call_tool(
     tool: Tool, handlers: Any, arguments: Mapping[str, Any] | None
 ) -> types.CallToolResult:
     name = tool.entry.name

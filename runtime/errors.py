@@ -27,3 +27,10 @@ def shown(value: object, limit: int = 80) -> str:
     """A value as the agent sent it, cut short: an error must stay readable (and small)."""
     text = repr(value)
     return text if len(text) <= limit else f"{text[: limit - 5]}...{text[-1]}"
+
+
+class NotFound(ToolError):
+    """The target a resource URI names does not exist (answered as resource-not-found).
+
+    The message names the target and the tmux socket it was looked for on.
+    """

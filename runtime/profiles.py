@@ -16,6 +16,7 @@ from typing import Any
 
 import mcp.types as types
 
+from .surfaces import Prompt, Resource
 from .toolsets import visible
 from .toolspec import ToolEntry
 from .validation import compile_check, compile_schema
@@ -97,14 +98,27 @@ class Profile:
     tools: dict[str, Tool] = field(default_factory=dict)
     catalog: dict[str, str] = field(default_factory=dict)  # every tool of the family -> toolset
     instructions: tuple[str, ...] = ()  # lines with {placeholders}, see ``instructions``
+    resources: dict[str, Resource] = field(default_factory=dict)  # by name
+    prompts: dict[str, Prompt] = field(default_factory=dict)
 
     def shown(self, environ: Mapping[str, str]) -> Profile:
-        """The profile as the environment's toolset choice shows it (see ``toolsets``)."""
+        """The profile as the environment's toolset choice shows it (see ``toolsets``).
+
+        Toolsets choose tools only; resources and prompts stay.
+        """
         names = visible(
             self.catalog or {n: t.entry.toolset for n, t in self.tools.items()}, environ
         )
         tools = {name: tool for name, tool in self.tools.items() if name in names}
-        return Profile(self.name, self.interface, tools, self.catalog, self.instructions)
+        return Profile(
+            self.name,
+            self.interface,
+            tools,
+            self.catalog,
+            self.instructions,
+            self.resources,
+            self.prompts,
+        )
 
     def tool(self, name: str) -> Tool | None:
         return self.tools.get(name)
@@ -113,10 +127,41 @@ class Profile:
     def listed(self) -> list[types.Tool]:
         return [tool.advertised for tool in self.tools.values()]
 
+    @cached_property
+    def listed_resources(self) -> list[types.Resource]:
+        return [
+            r.advertised
+            for r in self.resources.values()
+            if isinstance(r.advertised, types.Resource)
+        ]
+
+    @cached_property
+    def listed_templates(self) -> list[types.ResourceTemplate]:
+        return [
+            r.advertised
+            for r in self.resources.values()
+            if isinstance(r.advertised, types.ResourceTemplate)
+        ]
+
+    @cached_property
+    def listed_prompts(self) -> list[types.Prompt]:
+        return [prompt.advertised for prompt in self.prompts.values()]
+
+    @property
+    def completes(self) -> bool:
+        """Whether any variable or argument completes to live values."""
+        return any(r.entry.complete for r in self.resources.values()) or any(
+            p.entry.complete for p in self.prompts.values()
+        )
+
 
 def _import_attr(spec: str) -> Any:
     module, _, attr = spec.partition(":")
     return getattr(importlib.import_module(module), attr)
+
+
+def _listing(package: str, file: str) -> dict[str, Any]:
+    return dict(json.loads(resources.files(package).joinpath(file).read_text("utf-8")))
 
 
 def load_profile(name: str) -> Profile:
@@ -125,13 +170,32 @@ def load_profile(name: str) -> Profile:
         raise ProfileUnavailable(f"unknown profile {name!r}: choose one of {', '.join(PROFILES)}")
     package = f"{__package__}.generated.{name}"
     registry = importlib.import_module(f"{package}.registry")
-    listing = json.loads(resources.files(package).joinpath("tools.json").read_text("utf-8"))
+    listing = _listing(package, "tools.json")
     by_name = {contract["name"]: contract for contract in listing["tools"]}
     unwraps = getattr(registry, "TEXT_UNWRAPS", None)
     tools = {entry.name: Tool(entry, by_name[entry.name], unwraps) for entry in registry.TOOLS}
     catalog = dict(getattr(registry, "CATALOG", {}))
     instructions = tuple(getattr(registry, "INSTRUCTIONS", ()))
-    return Profile(name, _import_attr(registry.INTERFACE), tools, catalog, instructions)
+    found = _listing(package, "resources.json")
+    contracts = {contract["name"]: contract for contract in found["resources"]}
+    served = {
+        entry.name: Resource(
+            entry,
+            contracts[entry.name],
+            found["variables"][entry.name],
+            found["results"].get(entry.name),
+        )
+        for entry in registry.RESOURCES
+    }
+    found = _listing(package, "prompts.json")
+    contracts = {contract["name"]: contract for contract in found["prompts"]}
+    prompts = {
+        entry.name: Prompt(entry, contracts[entry.name], found["arguments"][entry.name])
+        for entry in registry.PROMPTS
+    }
+    return Profile(
+        name, _import_attr(registry.INTERFACE), tools, catalog, instructions, served, prompts
+    )
 
 
 def create_handlers(profile: Profile, environ: Mapping[str, str]) -> Any:
@@ -157,9 +221,13 @@ def create_handlers(profile: Profile, environ: Mapping[str, str]) -> Any:
             f"{profile.interface.__name__}"
         )
     abstract = set(getattr(cls, "__abstractmethods__", ()))
-    missing = sorted(
-        tool.entry.name for tool in profile.tools.values() if tool.entry.method in abstract
-    )
+    named = [
+        *((tool.entry.method, tool.entry.name) for tool in profile.tools.values()),
+        *((r.entry.method, f"resource {r.entry.uri}") for r in profile.resources.values()),
+        *((p.entry.method, f"prompt {p.entry.name}") for p in profile.prompts.values()),
+    ]
+    missing = sorted(label for method, label in named if method in abstract)
+    missing += sorted(abstract - {method for method, _ in named})  # e.g. complete_argument
     if missing:
         raise ProfileUnavailable(f"profile {profile.name!r}: no handler for {', '.join(missing)}")
     return factory(environ)

@@ -1,7 +1,12 @@
-"""The MCP server over stdio: list the profile's contracts, dispatch calls."""
+"""The MCP server over stdio: list the profile's contracts, dispatch calls and reads.
+
+Resources, resource templates, prompts and completion are served when the
+profile declares any; logging is always offered.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -12,18 +17,27 @@ from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from . import __version__
+from .completion import complete
 from .dispatch import call_tool
 from .instructions import instructions_for
+from .logs import ClientLog
 from .profiles import Profile
 from .progress import reporter
+from .prompts import get_prompt
+from .resources import read_resource
 from .wire import Outgoing, answering
 
 INVALID_PARAMS = -32602
 
 
 def build_server(
-    profile: Profile, handlers: Any, environ: Mapping[str, str] | None = None
+    profile: Profile,
+    handlers: Any,
+    environ: Mapping[str, str] | None = None,
+    client_log: ClientLog | None = None,
 ) -> Server[Any]:
+    client_log = client_log or ClientLog(logging.getLogger(__package__))
+
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
@@ -53,7 +67,86 @@ def build_server(
         on_call_tool=on_call_tool,
     )
     stamp = server.server_info_stamp  # fixed for the server's life; read-only from here on
+    add_resources_and_prompts(server, profile, handlers)
+    add_logging(server, client_log)
     return server
+
+
+def add_resources_and_prompts(server: Server[Any], profile: Profile, handlers: Any) -> None:
+    """The resource, prompt and completion methods, for a profile that declares any."""
+
+    async def on_list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=profile.listed_resources)
+
+    async def on_list_resource_templates(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=profile.listed_templates)
+
+    async def on_read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return await read_resource(profile.resources.values(), handlers, str(params.uri))
+
+    async def on_list_prompts(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=profile.listed_prompts)
+
+    async def on_get_prompt(
+        ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        prompt = profile.prompts.get(params.name)
+        if prompt is None:
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"Unknown prompt: {params.name!r}; this server's prompts are "
+                f"{', '.join(profile.prompts) or 'none'}",
+            )
+        return await get_prompt(prompt, handlers, params.arguments)
+
+    async def on_completion(
+        ctx: ServerRequestContext[Any], params: types.CompleteRequestParams
+    ) -> types.CompleteResult:
+        return await complete(params, profile.prompts, profile.resources, handlers)
+
+    if profile.resources:
+        server.add_request_handler(
+            "resources/list", types.PaginatedRequestParams, on_list_resources
+        )
+        server.add_request_handler(
+            "resources/templates/list", types.PaginatedRequestParams, on_list_resource_templates
+        )
+        server.add_request_handler(
+            "resources/read", types.ReadResourceRequestParams, on_read_resource
+        )
+    if profile.prompts:
+        server.add_request_handler("prompts/list", types.PaginatedRequestParams, on_list_prompts)
+        server.add_request_handler("prompts/get", types.GetPromptRequestParams, on_get_prompt)
+    if profile.completes:
+        server.add_request_handler(
+            "completion/complete", types.CompleteRequestParams, on_completion
+        )
+
+
+def add_logging(server: Server[Any], client_log: ClientLog) -> None:
+    """``logging/setLevel``: from then on the server's log lines go to the client.
+
+    Registered as a request handler rather than the constructor's keyword, which
+    warns that 2026-07-28 sessions drop the method; earlier sessions still use it.
+    """
+
+    async def on_set_logging_level(
+        ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        client_log.set_level(ctx.session, params.level)
+        return types.EmptyResult()
+
+    server.add_request_handler(
+        "logging/setLevel", types.SetLevelRequestParams, on_set_logging_level
+    )
 
 
 async def serve_stdio(profile: Profile, handlers: Any) -> None:
@@ -61,7 +154,8 @@ async def serve_stdio(profile: Profile, handlers: Any) -> None:
 
     from .stdio import loop_stdio
 
-    server = build_server(profile, handlers)
+    client_log = ClientLog(logging.getLogger(__package__))
+    server = build_server(profile, handlers, client_log=client_log)
     try:
         async with loop_stdio() as wire:
             if wire is not None:
@@ -70,6 +164,8 @@ async def serve_stdio(profile: Profile, handlers: Any) -> None:
             async with stdio_server() as (read, write):
                 await server.run(read, write, server.create_initialization_options())
     finally:
+        with anyio.CancelScope(shield=True):
+            await client_log.aclose()
         close = getattr(handlers, "aclose", None)  # handlers may hold connections
         if close is not None:
             with anyio.CancelScope(shield=True):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,3 +16,26 @@ class ToolEntry:
     output_model: str
     contract: str
     tags: tuple[str, ...] = ()  # e.g. "self-bounded": waits on its own clock
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceEntry:
+    name: str
+    uri: str  # the URI template, or the fixed URI of a resource without variables
+    mime_type: str
+    method: str
+    models_module: str
+    variables_model: str
+    result_model: str | None  # None: the method answers with the text itself
+    contract: str
+    complete: Mapping[str, str] = field(default_factory=dict)  # variable -> completion kind
+
+
+@dataclass(frozen=True, slots=True)
+class PromptEntry:
+    name: str
+    method: str
+    models_module: str
+    arguments_model: str
+    contract: str
+    complete: Mapping[str, str] = field(default_factory=dict)  # argument -> completion kind

@@ -12,8 +12,10 @@ from typing import Any
 
 import mcp.types as types
 from jsonschema import Draft202012Validator
-from mcp.client.session import ClientSession
+from mcp.client.session import ClientSession, LoggingFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from codegen.surfaces import Prompt, Resource, load_prompts, load_resources
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = str(Path(sys.executable).parent / "tmux-contract-mcp")
@@ -50,12 +52,30 @@ def text_holds(text: str, value: Any) -> bool:
     return text == value if isinstance(value, str) else json.loads(text) == value
 
 
+@cache
+def resource_contracts(profile: str) -> dict[str, Resource]:
+    """The profile's resource contracts, loaded (result schemas inlined) by the generator's
+    own loader, straight from contracts/."""
+    return {r.name: r for r in load_resources(ROOT / "contracts", profile, ROOT)}
+
+
+@cache
+def prompt_contracts(profile: str) -> dict[str, Prompt]:
+    return {p.name: p for p in load_prompts(ROOT / "contracts", profile, ROOT)}
+
+
 @asynccontextmanager
 async def open_client(
-    env: dict[str, str], profile: str = "python", *args: str
+    env: dict[str, str],
+    profile: str = "python",
+    *args: str,
+    logging_callback: LoggingFnT | None = None,
 ) -> AsyncIterator[Client]:
     params = StdioServerParameters(command=COMMAND, args=["--profile", profile, *args], env=env)
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write, logging_callback=logging_callback) as session,
+    ):
         client = Client(session, profile)
         client.initialized = await session.initialize()
         yield client
@@ -94,6 +114,22 @@ class Client:
         result = await self.call(tool, arguments)
         assert result.is_error, f"expected an error, got {result.structured_content}"
         return error_text(result)
+
+    async def read(self, uri: str, resource: str) -> Any:
+        """Read ``uri``, which ``resource`` serves: its JSON checked against the resource's
+        result schema, or its text."""
+        result = await self.session.read_resource(uri)
+        assert len(result.contents) == 1
+        content = result.contents[0]
+        assert isinstance(content, types.TextResourceContents)
+        contract = resource_contracts(self.profile)[resource]
+        assert content.uri == uri
+        assert content.mime_type == contract.mime_type
+        if not contract.is_json:
+            return content.text
+        value = json.loads(content.text)
+        Draft202012Validator(contract.result_schema).validate(value)
+        return value
 
 
 def error_text(result: types.CallToolResult) -> str:

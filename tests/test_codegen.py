@@ -20,7 +20,8 @@ from pytest_regressions.file_regression import FileRegressionFixture
 
 from codegen.contract_file import advertised, read_contract
 from codegen.generate import PROFILES, generate_all
-from codegen.model import load_profile
+from codegen.model import Tool, load_profile
+from codegen.surfaces import Prompt, Resource
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACTS = ROOT / "contracts"
@@ -164,6 +165,87 @@ def test_registry_entries_name_models_their_module_defines(profile: str) -> None
             assert model.__module__ == entry.models_module
 
 
+@pytest.mark.parametrize("profile", PROFILES)
+def test_registry_resource_and_prompt_entries_name_models_their_module_defines(
+    profile: str,
+) -> None:
+    registry = importlib.import_module(f"{PACKAGE}.{profile}.registry")
+    loaded = load_profile(CONTRACTS, profile, ROOT)
+    assert [entry.name for entry in registry.RESOURCES] == [r.name for r in loaded.resources]
+    assert [entry.name for entry in registry.PROMPTS] == [p.name for p in loaded.prompts]
+    for entry, resource in zip(registry.RESOURCES, loaded.resources, strict=True):
+        assert (entry.contract, entry.uri, entry.mime_type) == (
+            resource.relpath,
+            resource.uri,
+            resource.mime_type,
+        )
+        assert dict(entry.complete) == resource.complete
+        models = importlib.import_module(entry.models_module)
+        names = [entry.variables_model] + ([entry.result_model] if entry.result_model else [])
+        assert (entry.result_model is not None) == resource.is_json
+        for class_name in names:
+            model = getattr(models, class_name)
+            assert issubclass(model, BaseModel)
+            assert model.__module__ == entry.models_module
+    for prompt_entry, prompt in zip(registry.PROMPTS, loaded.prompts, strict=True):
+        assert prompt_entry.contract == prompt.relpath
+        assert dict(prompt_entry.complete) == prompt.complete
+        model = getattr(
+            importlib.import_module(prompt_entry.models_module), prompt_entry.arguments_model
+        )
+        assert issubclass(model, BaseModel)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_resources_and_prompts_json_list_the_advertised_contracts_by_name(
+    regen: Regen, profile: str
+) -> None:
+    for kind, key in (("resources", "resources"), ("prompts", "prompts")):
+        paths = sorted((CONTRACTS / profile / kind).glob("*.json"))
+        expected = sorted(
+            (advertised(read_contract(path)) for path in paths), key=lambda c: c["name"]
+        )
+        listing = json.loads((regen.root / profile / f"{kind}.json").read_text(encoding="utf-8"))
+        assert "do not edit" in listing["generated"]
+        assert listing[key] == expected
+        assert [list(item) for item in listing[key]] == [list(item) for item in expected]
+
+
+# A JSON resource answers with a tool's result (or that result plus its children's rows):
+# its reference page must carry exactly that tool's schema, inlined from the tool contract.
+RESOURCE_RESULTS = [
+    ("get_sessions", "list_sessions", ("outputSchema", "properties", "result"), None),
+    ("get_session_windows", "list_windows", ("outputSchema", "properties", "result"), None),
+    ("get_pane", "get_pane_info", ("outputSchema",), None),
+    ("get_session", "get_session_info", ("outputSchema",), ("windows", "list_windows")),
+    ("get_window", "get_window_info", ("outputSchema",), ("panes", "list_panes")),
+]
+
+
+@pytest.mark.parametrize(("resource", "tool", "pointer", "children"), RESOURCE_RESULTS)
+def test_resource_page_carries_the_matching_tools_result_schema(
+    regen: Regen,
+    resource: str,
+    tool: str,
+    pointer: tuple[str, ...],
+    children: tuple[str, str] | None,
+) -> None:
+    text = (regen.root / "python" / "docs" / "resources" / f"{resource}.md").read_text("utf-8")
+    rendered = json.loads(json_text_after(text, "Result schema"))
+    expected: Any = read_contract(CONTRACTS / "python" / f"{tool}.json")
+    for key in pointer:
+        expected = expected[key]
+    if children is None:
+        assert rendered == expected
+        return
+    field, rows_tool = children
+    rows = read_contract(CONTRACTS / "python" / f"{rows_tool}.json")["outputSchema"]
+    first, second = rendered["allOf"]
+    assert first == expected
+    assert second["properties"][field] == rows["properties"]["result"]
+    assert second["required"] == [field]
+
+
 @pytest.mark.parametrize(
     ("seed_name", "profile", "tool"),
     [
@@ -234,9 +316,10 @@ def expected_sources(rel: str) -> list[str]:
     if len(parts) == 1:
         return ["contracts/"]
     profile = load_profile(CONTRACTS, parts[0], ROOT)
+    items: list[Tool | Resource | Prompt] = [*profile.tools, *profile.resources, *profile.prompts]
     if parts[1:2] == ("models",) and parts[-1] != "__init__.py":
-        return [tool.relpath for tool in profile.tools if f"{tool.module}.py" == parts[-1]]
-    return [tool.relpath for tool in profile.tools]
+        return [item.relpath for item in items if f"{item.module}.py" == parts[-1]]
+    return [item.relpath for item in items]
 
 
 @pytest.mark.parametrize("rel", PYTHON_RELPATHS)

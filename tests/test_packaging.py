@@ -34,7 +34,14 @@ PACKAGE_DIRS = {
     "tmux_contract_mcp.generated": "generated",
     "tmux_contract_mcp.handlers": "handlers",
 }
-PROFILE_DATA = ("tools.json", "docs/*.md")
+PROFILE_DATA = (
+    "tools.json",
+    "resources.json",
+    "prompts.json",
+    "docs/*.md",
+    "docs/resources/*.md",
+    "docs/prompts/*.md",
+)
 
 
 def setuptools_config() -> dict[str, Any]:

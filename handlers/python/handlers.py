@@ -23,7 +23,9 @@ from .config import ConfigTools
 from .creating import CreatingTools
 from .listing import ListingTools
 from .panes import PaneTools
+from .prompts import PromptTools
 from .reading import ReadingTools
+from .resources import ResourceTools
 from .running import RunningTools
 from .sessions import session_pair_checked
 from .shapes import SHAPE_FIELDS, pane_fields
@@ -44,6 +46,8 @@ class PythonHandlers(
     CreatingTools,
     RunningTools,
     TeardownTools,
+    ResourceTools,
+    PromptTools,
     TmuxHandlers,
     PythonProfileHandlers,
 ):

@@ -1,0 +1,171 @@
+"""The python profile's resources: the listing tools' answers, read by URI.
+
+Each resource answers with exactly what the matching tool returns (a JSON
+resource's result is that tool's result, or the tool's object with the
+rows of its children added), so a client gets one shape whichever way it asks.
+A target that does not exist is NotFound, which the runtime answers as
+resource-not-found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from ...errors import NotFound
+from ...generated.python.interface import CompletionKind
+from ...generated.python.models.capture_pane import CapturePaneInput, CapturePaneOutput
+from ...generated.python.models.get_pane_info import GetPaneInfoInput, GetPaneInfoOutput
+from ...generated.python.models.get_session_info import GetSessionInfoInput, GetSessionInfoOutput
+from ...generated.python.models.get_window_info import GetWindowInfoInput, GetWindowInfoOutput
+from ...generated.python.models.list_panes import ListPanesInput, ListPanesOutput
+from ...generated.python.models.list_sessions import ListSessionsInput, ListSessionsOutput
+from ...generated.python.models.list_windows import ListWindowsInput, ListWindowsOutput
+from ...generated.python.models.resource_get_pane import (
+    GetPaneResourceResult,
+    GetPaneResourceVariables,
+)
+from ...generated.python.models.resource_get_pane_content import GetPaneContentResourceVariables
+from ...generated.python.models.resource_get_session import (
+    GetSessionResourceResult,
+    GetSessionResourceVariables,
+)
+from ...generated.python.models.resource_get_session_windows import (
+    GetSessionWindowsResourceResult,
+    GetSessionWindowsResourceVariables,
+)
+from ...generated.python.models.resource_get_sessions import (
+    GetSessionsResourceResult,
+    GetSessionsResourceVariables,
+)
+from ...generated.python.models.resource_get_window import (
+    GetWindowResourceResult,
+    GetWindowResourceVariables,
+)
+from ..tmux.core import Tmux
+from ..tmux.errors import NoServer, UnknownTarget
+
+
+@asynccontextmanager
+async def found() -> AsyncIterator[None]:
+    """A missing pane, window, session or server is the resource's absence."""
+    try:
+        yield
+    except (UnknownTarget, NoServer) as exc:
+        raise NotFound(exc.message) from None
+
+
+def _json(model: Any) -> Any:
+    return model.model_dump(mode="json", by_alias=True)
+
+
+class ResourceTools:
+    tmux: Tmux
+
+    if TYPE_CHECKING:  # the tools these resources answer with (ListingTools, ReadingTools)
+
+        async def list_sessions(self, params: ListSessionsInput) -> ListSessionsOutput: ...
+        async def get_session_info(self, params: GetSessionInfoInput) -> GetSessionInfoOutput: ...
+        async def list_windows(self, params: ListWindowsInput) -> ListWindowsOutput: ...
+        async def get_window_info(self, params: GetWindowInfoInput) -> GetWindowInfoOutput: ...
+        async def list_panes(self, params: ListPanesInput) -> ListPanesOutput: ...
+        async def get_pane_info(self, params: GetPaneInfoInput) -> GetPaneInfoOutput: ...
+        async def capture_pane(self, params: CapturePaneInput) -> CapturePaneOutput: ...
+
+    async def resource_get_sessions(
+        self, variables: GetSessionsResourceVariables
+    ) -> GetSessionsResourceResult:
+        async with found():
+            sessions = await self.list_sessions(
+                ListSessionsInput(socket_name=variables.socket_name)
+            )
+        return GetSessionsResourceResult.model_validate(_json(sessions)["result"])
+
+    async def resource_get_session(
+        self, variables: GetSessionResourceVariables
+    ) -> GetSessionResourceResult:
+        name, socket_name = variables.session_name, variables.socket_name
+        async with found():
+            session = await self.get_session_info(
+                GetSessionInfoInput(session_name=name, socket_name=socket_name)
+            )
+            windows = await self.list_windows(
+                ListWindowsInput(session_id=session.session_id, socket_name=socket_name)
+            )
+        return GetSessionResourceResult.model_validate(
+            {**_json(session), "windows": _json(windows)["result"]}
+        )
+
+    async def resource_get_session_windows(
+        self, variables: GetSessionWindowsResourceVariables
+    ) -> GetSessionWindowsResourceResult:
+        async with found():
+            windows = await self.list_windows(
+                ListWindowsInput(
+                    session_name=variables.session_name, socket_name=variables.socket_name
+                )
+            )
+        return GetSessionWindowsResourceResult.model_validate(_json(windows)["result"])
+
+    async def resource_get_window(
+        self, variables: GetWindowResourceVariables
+    ) -> GetWindowResourceResult:
+        socket_name = variables.socket_name
+        async with found():
+            window = await self.get_window_info(
+                GetWindowInfoInput(
+                    session_name=variables.session_name,
+                    window_index=variables.window_index,
+                    socket_name=socket_name,
+                )
+            )
+            panes = await self.list_panes(
+                ListPanesInput(window_id=window.window_id, socket_name=socket_name)
+            )
+        return GetWindowResourceResult.model_validate(
+            {**_json(window), "panes": _json(panes)["result"]}
+        )
+
+    async def resource_get_pane(self, variables: GetPaneResourceVariables) -> GetPaneResourceResult:
+        async with found():
+            pane = await self.get_pane_info(
+                GetPaneInfoInput(pane_id=variables.pane_id, socket_name=variables.socket_name)
+            )
+        return GetPaneResourceResult.model_validate(_json(pane))
+
+    async def resource_get_pane_content(self, variables: GetPaneContentResourceVariables) -> str:
+        async with found():
+            screen = await self.capture_pane(
+                CapturePaneInput(
+                    pane_id=variables.pane_id, socket_name=variables.socket_name, max_lines=None
+                )
+            )
+        return screen.result
+
+    # --- completion -----------------------------------------------------------------------
+
+    async def complete_argument(
+        self, kind: CompletionKind, value: str, context: Mapping[str, str]
+    ) -> list[str]:
+        """Live ids, names or indexes of the server the context's socket_name names."""
+        server = self.tmux.server(context.get("socket_name") or None)
+        pool: Sequence[str]
+        if kind == "pane_id":
+            pool = [row.pane_id for row in await server.list_panes("-a", fields=("pane_id",))]
+        elif kind == "session_name":
+            pool = [row.name for row in await server.list_sessions()]
+        else:
+            links = await server.list_links("-a")
+            session = context.get("session_name")
+            if session:
+                links = [link for link in links if link["session_name"] == session]
+            pool = [str(link.index) for link in links]
+        unique = dict.fromkeys(item for item in pool if item.startswith(value))
+        return sorted(unique, key=_natural)
+
+
+def _natural(text: str) -> tuple[int, int | str]:
+    """Numbers in numeric order (%2 before %10), names alphabetically."""
+    digits = text.lstrip("%$@")
+    return (0, int(digits)) if digits.isdigit() else (1, text)

@@ -1,0 +1,120 @@
+"""A profile's resources and prompts at run time: registry entry, contract, lazily checks.
+
+Like tools, they are looked up by the names and URIs the generated registry
+gives; nothing here knows any of them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import mcp.types as types
+
+from .toolspec import PromptEntry, ResourceEntry
+from .uritemplate import UriTemplate
+from .validation import compile_check, compile_schema
+
+
+def _admits_string(schema: dict[str, Any]) -> bool:
+    kind = schema.get("type")
+    return "string" in (kind if isinstance(kind, list) else [kind])
+
+
+@dataclass
+class Resource:
+    """One resource or resource template of the served profile."""
+
+    entry: ResourceEntry
+    contract: dict[str, Any]  # as advertised
+    variables_schema: dict[str, Any]
+    result_schema: dict[str, Any] | None
+
+    @property
+    def is_template(self) -> bool:
+        return "uriTemplate" in self.contract
+
+    @cached_property
+    def advertised(self) -> types.Resource | types.ResourceTemplate:
+        if self.is_template:
+            return types.ResourceTemplate.model_validate(self.contract)
+        return types.Resource.model_validate(self.contract)
+
+    @cached_property
+    def template(self) -> UriTemplate:
+        return UriTemplate.parse(self.entry.uri)
+
+    @cached_property
+    def variable_checks(self) -> dict[str, Callable[[Any], bool]]:
+        """One check per variable, so a bare ``%`` can be told from an escape."""
+        properties = self.variables_schema.get("properties", {})
+        return {name: compile_check(schema) for name, schema in properties.items()}
+
+    def accepts(self, name: str, value: str) -> bool:
+        check = self.variable_checks.get(name)
+        return check is not None and check(value)
+
+    @cached_property
+    def variables_validator(self) -> Any:
+        return compile_schema(self.variables_schema)
+
+    @cached_property
+    def variables_check(self) -> Callable[[Any], bool]:
+        return compile_check(self.variables_schema)
+
+    @cached_property
+    def result_validator(self) -> Any:
+        return compile_schema(self.result_schema or {})
+
+    @cached_property
+    def result_check(self) -> Callable[[Any], bool]:
+        return compile_check(self.result_schema or {})
+
+    @cached_property
+    def _models(self) -> Any:
+        return importlib.import_module(self.entry.models_module)
+
+    @property
+    def variables_model(self) -> Any:
+        return getattr(self._models, self.entry.variables_model)
+
+    @property
+    def result_model(self) -> Any:
+        if self.entry.result_model is None:
+            return None
+        return getattr(self._models, self.entry.result_model)
+
+
+@dataclass
+class Prompt:
+    """One prompt of the served profile."""
+
+    entry: PromptEntry
+    contract: dict[str, Any]  # as advertised
+    arguments_schema: dict[str, Any]
+
+    @cached_property
+    def advertised(self) -> types.Prompt:
+        return types.Prompt.model_validate(self.contract)
+
+    @cached_property
+    def json_encoded(self) -> frozenset[str]:
+        """Arguments whose values are not strings, so arrive JSON-encoded."""
+        properties = self.arguments_schema.get("properties", {})
+        return frozenset(name for name, schema in properties.items() if not _admits_string(schema))
+
+    @cached_property
+    def validator(self) -> Any:
+        return compile_schema(self.arguments_schema)
+
+    @cached_property
+    def check(self) -> Callable[[Any], bool]:
+        return compile_check(self.arguments_schema)
+
+    @property
+    def arguments_model(self) -> Any:
+        module = importlib.import_module(self.entry.models_module)
+        return getattr(module, self.entry.arguments_model)
