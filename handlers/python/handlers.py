@@ -9,6 +9,7 @@ from ...generated.python.models.find_pane_by_position import (
     FindPaneByPositionOutput,
 )
 from ...generated.python.models.select_pane import SelectPaneInput, SelectPaneOutput
+from ...generated.python.registry import TOOLS
 from ..tmux import panes
 from ..tmux.core import TmuxHandlers
 from ..tmux.targets import (
@@ -34,7 +35,7 @@ from .waiting import WaitingTools
 from .windows import WindowTools
 
 
-@session_pair_checked(PythonProfileHandlers)
+@session_pair_checked(entry.method for entry in TOOLS)
 class PythonHandlers(
     ListingTools,
     ReadingTools,

@@ -10,7 +10,7 @@ with both named, after one read-only lookup.
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
 from ..tmux.targets import check_pane_id, check_session_pair, check_window_id, check_window_index
@@ -47,11 +47,14 @@ def _checked(method: Method) -> Method:
     return call
 
 
-def session_pair_checked(interface: type) -> Callable[[H], H]:
-    """Wrap each tool method ``interface`` declares on the decorated handler class."""
+def session_pair_checked(methods: Iterable[str]) -> Callable[[H], H]:
+    """Wrap each tool method (named by the registry) on the decorated handler class.
+
+    Resource, prompt and completion methods take other parameters and are left alone.
+    """
 
     def decorate(cls: H) -> H:
-        for name in sorted(getattr(interface, "__abstractmethods__", ())):
+        for name in sorted(methods):
             setattr(cls, name, _checked(getattr(cls, name)))
         return cls
 
