@@ -17,6 +17,7 @@ from typing import Any
 import fastjsonschema
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
+from pydantic_core import PydanticCustomError
 
 from . import ecma
 from .errors import shown
@@ -24,14 +25,30 @@ from .errors import shown
 UTF8_KEYWORD = "x-libtmux-max-utf8-bytes"
 
 
+def utf8_bytes(text: str) -> int:
+    """A string's length in UTF-8 bytes (a lone surrogate counts its three)."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def _max_utf8_bytes(
     validator: Any, limit: Any, instance: Any, schema: Mapping[str, Any]
 ) -> Iterator[ValidationError]:
     """``x-libtmux-max-utf8-bytes``: a string's length in UTF-8 bytes, not code points."""
     if isinstance(instance, str):
-        size = len(instance.encode("utf-8", "surrogatepass"))
+        size = utf8_bytes(instance)
         if size > limit:
             yield ValidationError(f"is {size} bytes in UTF-8, more than the {limit} allowed")
+
+
+def within_utf8_bytes(value: Any, limit: int) -> Any:
+    """The byte limit as a generated model checks it: the same count, the same verdict."""
+    if isinstance(value, str) and (size := utf8_bytes(value)) > limit:
+        raise PydanticCustomError(
+            UTF8_KEYWORD,
+            "is {size} bytes in UTF-8, more than the {limit} allowed",
+            {"size": size, "limit": limit},
+        )
+    return value
 
 
 def _pattern(
@@ -213,7 +230,7 @@ def _type_union(branches: Any) -> list[str] | None:
 
 
 def _byte_limit(limit: int) -> Callable[[str], bool]:
-    return lambda text: len(text.encode("utf-8", "surrogatepass")) <= limit
+    return lambda text: utf8_bytes(text) <= limit
 
 
 def _discriminator(branches: list[Any]) -> str | None:
