@@ -2,7 +2,8 @@
 
 The contract decides what is valid. Two schema checkers read it: a check
 compiled to Python code for speed and the full validator, which words a
-failure. Both read ``pattern`` as ECMA-262 does (see ``ecma``).
+failure. Both read ``pattern`` as ECMA-262 does (see ``ecma``) and neither
+writes anything into what it checks.
 """
 
 from __future__ import annotations
@@ -91,10 +92,14 @@ def compile_check(schema: Mapping[str, Any]) -> Callable[[Any], bool]:
     The common case, a valid value, costs microseconds; ``argument_errors``
     with the full validator explains a failure. The compiler knows nothing of
     ``x-libtmux-max-utf8-bytes``, so the keyword is handed to it as a format.
+    It would fill in defaults where a value leaves them out; it is told not to,
+    so a check never changes what it checks.
     """
     formats: dict[str, Callable[[str], bool]] = {}
     switches: list[_Switch] = []
-    compiled = fastjsonschema.compile(_compilable(schema, formats, switches, ()), formats=formats)
+    compiled = fastjsonschema.compile(
+        _compilable(schema, formats, switches, ()), formats=formats, use_default=False
+    )
 
     def check(value: Any) -> bool:
         try:
