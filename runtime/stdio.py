@@ -6,7 +6,11 @@ task hops for every message. Pipes (what an MCP client gives its server) can be
 driven by the event loop directly, so here a line is parsed where its bytes
 land and a response is written by the task that produced it. Parsing and
 serialising are the SDK's own (``jsonrpc_message_adapter``, ``model_dump_json``),
-so the bytes on the wire are the same. As with the SDK, file descriptors 0 and 1
+so the bytes on the wire are the same, with two differences: a line the SDK's
+JSON parser refuses is read with Python's (JSON allows a lone surrogate, that
+parser does not) and checked by the same adapter, and a line that is not JSON,
+or a request that is not JSON-RPC, is answered with its JSON-RPC error instead
+of being dropped. As with the SDK, file descriptors 0 and 1
 are pointed at /dev/null and stderr while serving, so nothing else can write
 onto the wire. Anything that is not a pipe goes to the SDK's transport.
 """
