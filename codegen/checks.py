@@ -10,6 +10,10 @@ from jsonschema.exceptions import SchemaError
 
 from codegen.contract_file import METADATA_KEY
 from codegen.model import TOOLSETS, Profile, Tool
+from codegen.model_rules import patterns
+from tmux_contract_mcp.ecma import UnsupportedPattern, translate
+
+DIALECTS = ("python", "rust")  # every engine a pattern must mean the same in
 
 ALLOWED_KEYS = {
     "name",
@@ -68,6 +72,12 @@ def check_tool(tool: Tool) -> None:
             raise ContractError(
                 f"{where}: {key} is not valid JSON Schema 2020-12: {exc.message}"
             ) from exc
+        for pattern in patterns(schema):
+            for dialect in DIALECTS:
+                try:
+                    translate(pattern, dialect)
+                except UnsupportedPattern as exc:
+                    raise ContractError(f"{where}: {key}: {exc}") from None
         for path, default, subschema in _defaults(schema, key):
             if path.endswith("/properties/default"):
                 continue  # a property named "default", not a default value

@@ -22,10 +22,12 @@ from typing import Any
 
 import jinja2
 
+from codegen import model_rules
 from codegen.checks import ContractError, check_profile, check_tool
 from codegen.model import Profile, Tool, load_profile
 from codegen.surface_checks import check_prompt, check_resource
 from codegen.surfaces import Prompt, Resource
+from tmux_contract_mcp.validation import UTF8_KEYWORD
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ("python", "rust", "swift")
@@ -48,19 +50,49 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def model_source(tool: Tool) -> str:
-    """Pydantic v2 input and output models for one tool."""
+def model_source(tool: Tool) -> tuple[str, set[int]]:
+    """Pydantic v2 input and output models for one tool, and the byte limits they apply.
+
+    The models read each pattern in the regex crate's dialect of its ECMA-262
+    meaning, and check each byte limit with the profile's ``limits`` module
+    (see ``model_rules``): one pass finds the limited fields, a second adds
+    their validators.
+    """
+    mcp_tool = {
+        "name": tool.name,
+        "description": tool.description,
+        "inputSchema": model_rules.for_models(tool.input_schema),
+        "outputSchema": model_rules.for_models(tool.output_schema),
+    }
+    code = _models(tool, mcp_tool, {})
+    fields = model_rules.limited_fields(code)
+    if fields:
+        code = _models(tool, mcp_tool, model_rules.validators(tool.profile, fields))
+    checked = model_rules.validated_fields(code)
+    found = sum(
+        1
+        for cls, limits in fields.items()
+        for names in limits.values()
+        for name in names
+        if name in checked.get(cls, set())
+    )
+    wanted = model_rules.byte_limits(tool.input_schema) + model_rules.byte_limits(
+        tool.output_schema
+    )
+    if found != wanted:
+        raise RuntimeError(
+            f"{tool.relpath}: {wanted} byte limits in the schemas, but the models check {found}; "
+            f"a model can check {UTF8_KEYWORD} only on an object's own string property"
+        )
+    return code, {limit for limits in fields.values() for limit in limits}
+
+
+def _models(tool: Tool, mcp_tool: dict[str, Any], validators: dict[str, Any]) -> str:
     from datamodel_code_generator import LiteralType, generate
     from datamodel_code_generator.enums import DataModelType, InputFileType, NamingStrategy
     from datamodel_code_generator.format import Formatter, PythonVersion
 
     header = f'"""Input and output models of {tool.name} ({tool.profile} profile).\n\n{DO_NOT_EDIT.format(sources=tool.relpath)}\n"""'
-    mcp_tool = {
-        "name": tool.name,
-        "description": tool.description,
-        "inputSchema": tool.input_schema,
-        "outputSchema": tool.output_schema,
-    }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         code = generate(
@@ -72,12 +104,14 @@ def model_source(tool: Tool) -> str:
             use_annotated=True,
             enum_field_as_literal=LiteralType.All,
             use_schema_description=True,
-            field_extra_keys={"x-libtmux-max-utf8-bytes"},
+            field_extra_keys={UTF8_KEYWORD},
             use_double_quotes=True,
             naming_strategy=NamingStrategy.FullPath,
             use_missing_sentinel=True,
             formatters=[Formatter.BUILTIN],
             custom_file_header=header,
+            validators=validators or None,
+            strict_nullable=True,
         )
     if not isinstance(code, str):
         raise RuntimeError(f"{tool.relpath}: expected one module from the model generator")
@@ -201,9 +235,15 @@ def render_profile(profile: Profile, out: Path, env: jinja2.Environment) -> None
         "tools": [tool.advertised for tool in profile.tools],
     }
     write("tools.json", json.dumps(listing, indent=2, ensure_ascii=False) + "\n")
+    limits: set[int] = set()
     for tool in profile.tools:
-        write(f"models/{tool.module}.py", model_source(tool))
+        code, used = model_source(tool)
+        limits |= used
+        write(f"models/{tool.module}.py", code)
         write(f"docs/{tool.name}.md", env.get_template("page.md.j2").render(tool=tool))
+    if limits:
+        functions = [(model_rules.limit_function(n), n) for n in sorted(limits)]
+        write("limits.py", env.get_template("limits.py.j2").render(context, functions=functions))
     for name, text in surface_listings(profile).items():
         write(name, text)
     if profile.resources:

@@ -2,7 +2,8 @@
 
 Each operation goes through the same dispatch as a direct call (its own
 contract, its own output check), so a row's result is exactly what the tool
-would have answered alone. The answer must fit one JSON-RPC line of at most
+would have answered alone. An operation whose arguments the flavour checked
+before the batch began (``check_arguments``) runs on those checked arguments. The answer must fit one JSON-RPC line of at most
 1,000,000 bytes whatever the request id costs: row results are elided newest
 first while every row's metadata stays. The profiles differ only in the
 shape of a row and of the answer (``Flavour``).
@@ -19,7 +20,7 @@ import mcp.types as types
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
-from ..dispatch import call_tool, compact_json, success_result
+from ..dispatch import call_tool, compact_json, run_checked, success_result
 from ..profiles import Profile, load_profile
 from ..wire import ESCAPE_FACTOR, LINE_CAP, line_bound, response_line_bytes
 
@@ -164,8 +165,11 @@ class Answer:
 
 @dataclass(frozen=True)
 class Operation:
+    """One operation; ``params`` when its arguments were checked before the batch began."""
+
     tool: str
     arguments: dict[str, Any] | None
+    params: BaseModel | None = None
 
 
 class Batch:
@@ -213,7 +217,10 @@ class Batch:
         if tool is None:  # callers check names first; this keeps a stale name harmless
             message = f"{operation.tool} is not served by the {self.profile_name} profile."
             return Row(index, operation.tool, message, None, 0.0)
-        result = await call_tool(tool, self.handlers, operation.arguments or {})
+        if operation.params is not None:
+            result = await run_checked(tool, self.handlers, operation.params)
+        else:
+            result = await call_tool(tool, self.handlers, operation.arguments or {})
         elapsed = time.perf_counter() - started
         error = cap_text(result_text(result), ERROR_CAP) if result.is_error else None
         if error is not None:  # the row's own result carries the capped message too

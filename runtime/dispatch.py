@@ -1,8 +1,9 @@
 """One tool call: validate against the contract, run the handler, check the result.
 
-No tmux command can run before the arguments have passed the contract's
-JSON Schema and the strict generated model. Every failure becomes a tool
-result with ``isError: true`` so the agent sees it; nothing escapes as a
+No tmux command can run before the arguments have passed ``check_arguments``
+(the text rule, the contract's JSON Schema, the strict generated model), and
+no result is sent that the output schema refuses. Every failure becomes a
+tool result with ``isError: true`` so the agent sees it; nothing escapes as a
 protocol error except an unknown tool.
 """
 
@@ -16,12 +17,13 @@ from typing import Any
 
 import mcp.types as types
 from mcp.shared.exceptions import MCPError
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
+from .arguments import ArgumentsRefused, check_arguments, unexplained
 from .errors import ToolError
 from .profiles import Tool
 from .reply import Reply
-from .validation import argument_errors, json_path
+from .validation import argument_errors
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +56,12 @@ def success_result(structured: dict[str, Any], text: str | None = None) -> types
     )
 
 
-def _model_errors(exc: ValidationError) -> list[str]:
-    return [f"`{json_path(e['loc'])}`: {e['msg']} (rule: {e['type']})" for e in exc.errors()]
+def invalid_arguments(name: str, problems: list[str]) -> str:
+    return (
+        f"Invalid arguments for {name}: "
+        + "; ".join(problems)
+        + ". Nothing was run; fix the arguments (see the tool's input schema) and call again."
+    )
 
 
 async def call_tool(
@@ -78,24 +84,16 @@ async def call_tool(
 async def _call_tool(
     tool: Tool, handlers: Any, arguments: Mapping[str, Any] | None
 ) -> types.CallToolResult:
-    name = tool.entry.name
-    args = dict(arguments or {})
-    problems = [] if tool.input_check(args) else argument_errors(tool.input_validator, args)
-    if problems:
-        return error_result(
-            f"Invalid arguments for {name}: "
-            + "; ".join(problems)
-            + ". Nothing was run; fix the arguments (see the tool's input schema) and call again."
-        )
     try:
-        params = tool.input_model.model_validate(args, strict=True)
-    except ValidationError as exc:
-        return error_result(
-            f"Invalid arguments for {name}: "
-            + "; ".join(_model_errors(exc))
-            + ". Nothing was run; fix the arguments and call again."
-        )
+        params = check_arguments(tool, arguments)
+    except ArgumentsRefused as exc:
+        return error_result(invalid_arguments(tool.entry.name, exc.problems))
+    return await run_checked(tool, handlers, params)
 
+
+async def run_checked(tool: Tool, handlers: Any, params: BaseModel) -> types.CallToolResult:
+    """Run a call whose arguments ``check_arguments`` admitted; check what it answers."""
+    name = tool.entry.name
     try:
         output = await getattr(handlers, tool.entry.method)(params)
     except ToolError as exc:
@@ -113,10 +111,8 @@ async def _call_tool(
         log.error("%s returned %r, not %s", name, type(output), tool.entry.output_model)
         return error_result(f"{name} produced a result of the wrong type; this is a server bug.")
     structured = output.model_dump(mode="json", by_alias=True)
-    broken = (
-        [] if tool.output_check(structured) else argument_errors(tool.output_validator, structured)
-    )
-    if broken:
+    if not tool.output_check(structured):
+        broken = argument_errors(tool.output_validator, structured) or [unexplained()]
         log.error("%s result breaks its output schema: %s", name, broken)
         return error_result(
             f"{name} produced a result that breaks its output schema ({'; '.join(broken)}); "

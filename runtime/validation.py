@@ -1,8 +1,9 @@
 """Argument and result validation against a contract's JSON Schema (2020-12).
 
-The contract, not the generated model, decides what is valid: pydantic and
-JSON Schema disagree at the edges (``5.0`` as an integer, ``maxLength`` in
-code points), so the schema runs first and the model only gives typed access.
+The contract decides what is valid. Two schema checkers read it: a check
+compiled to Python code for speed and the full validator, which words a
+failure. Both read ``pattern`` as ECMA-262 does (see ``ecma``) and neither
+writes anything into what it checks.
 """
 
 from __future__ import annotations
@@ -17,10 +18,17 @@ from typing import Any
 import fastjsonschema
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
+from pydantic_core import PydanticCustomError
 
+from . import ecma
 from .errors import shown
 
 UTF8_KEYWORD = "x-libtmux-max-utf8-bytes"
+
+
+def utf8_bytes(text: str) -> int:
+    """A string's length in UTF-8 bytes (a lone surrogate counts its three)."""
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def _max_utf8_bytes(
@@ -28,12 +36,50 @@ def _max_utf8_bytes(
 ) -> Iterator[ValidationError]:
     """``x-libtmux-max-utf8-bytes``: a string's length in UTF-8 bytes, not code points."""
     if isinstance(instance, str):
-        size = len(instance.encode("utf-8", "surrogatepass"))
+        size = utf8_bytes(instance)
         if size > limit:
             yield ValidationError(f"is {size} bytes in UTF-8, more than the {limit} allowed")
 
 
-ContractValidator = validators.extend(Draft202012Validator, {UTF8_KEYWORD: _max_utf8_bytes})
+def within_utf8_bytes(value: Any, limit: int) -> Any:
+    """The byte limit as a generated model checks it: the same count, the same verdict."""
+    if isinstance(value, str) and (size := utf8_bytes(value)) > limit:
+        raise PydanticCustomError(
+            UTF8_KEYWORD,
+            "is {size} bytes in UTF-8, more than the {limit} allowed",
+            {"size": size, "limit": limit},
+        )
+    return value
+
+
+def _pattern(
+    validator: Any, pattern: str, instance: Any, schema: Mapping[str, Any]
+) -> Iterator[ValidationError]:
+    """``pattern`` with its ECMA-262 meaning (``$`` is the end of the text, ``\\d`` is ASCII)."""
+    if validator.is_type(instance, "string") and not ecma.search(pattern, instance):
+        yield ValidationError(f"{shown(instance)} does not match {pattern!r}")
+
+
+def _pattern_properties(
+    validator: Any, properties: Mapping[str, Any], instance: Any, schema: Mapping[str, Any]
+) -> Iterator[ValidationError]:
+    """``patternProperties`` with each pattern read as ECMA-262 reads it."""
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in properties.items():
+        for key, value in instance.items():
+            if ecma.search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+ContractValidator = validators.extend(
+    Draft202012Validator,
+    {
+        UTF8_KEYWORD: _max_utf8_bytes,
+        "pattern": _pattern,
+        "patternProperties": _pattern_properties,
+    },
+)
 
 
 def compile_schema(schema: Mapping[str, Any]) -> Any:
@@ -46,10 +92,14 @@ def compile_check(schema: Mapping[str, Any]) -> Callable[[Any], bool]:
     The common case, a valid value, costs microseconds; ``argument_errors``
     with the full validator explains a failure. The compiler knows nothing of
     ``x-libtmux-max-utf8-bytes``, so the keyword is handed to it as a format.
+    It would fill in defaults where a value leaves them out; it is told not to,
+    so a check never changes what it checks.
     """
     formats: dict[str, Callable[[str], bool]] = {}
     switches: list[_Switch] = []
-    compiled = fastjsonschema.compile(_compilable(schema, formats, switches, ()), formats=formats)
+    compiled = fastjsonschema.compile(
+        _compilable(schema, formats, switches, ()), formats=formats, use_default=False
+    )
 
     def check(value: Any) -> bool:
         try:
@@ -100,7 +150,8 @@ def _compilable(
 ) -> Any:
     """An equivalent schema the compiler handles well.
 
-    Each byte limit becomes a named format. A ``oneOf`` whose branches are told
+    Each byte limit becomes a named format; each pattern is written in
+    Python's dialect of its ECMA-262 meaning. A ``oneOf`` whose branches are told
     apart by a constant (the batch's ``tool``) is checked in Python by the one
     branch the constant names, after the compiled check: the compiled ``oneOf``
     would try every branch and build an exception for each that fails.
@@ -111,9 +162,23 @@ def _compilable(
         return node
     copy: dict[str, Any] = {}
     for key, value in node.items():
-        if key == "properties" and isinstance(value, Mapping) and path is not None:
+        if key in _DATA:
+            copy[key] = value
+        elif key == "pattern" and isinstance(value, str):
+            copy[key] = ecma.translate(value, "python")
+        elif key == "patternProperties" and isinstance(value, Mapping):
             copy[key] = {
-                name: _compilable(sub, formats, switches, (*path, name))
+                ecma.translate(pattern, "python"): _compilable(sub, formats, switches, None)
+                for pattern, sub in value.items()
+            }
+        elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            copy[key] = {
+                name: _compilable(
+                    sub,
+                    formats,
+                    switches,
+                    (*path, name) if key == "properties" and path is not None else None,
+                )
                 for name, sub in value.items()
             }
         elif key == "items" and path is not None:
@@ -144,6 +209,8 @@ def _compilable(
 
 
 _ANNOTATIONS = frozenset({"description", "title", "default", "examples"})
+_DATA = frozenset({"const", "enum", "default", "examples"})  # values, not schemas
+_SCHEMA_MAPS = frozenset({"properties", "$defs", "dependentSchemas"})  # name -> schema
 
 
 def _type_union(branches: Any) -> list[str] | None:
@@ -168,7 +235,7 @@ def _type_union(branches: Any) -> list[str] | None:
 
 
 def _byte_limit(limit: int) -> Callable[[str], bool]:
-    return lambda text: len(text.encode("utf-8", "surrogatepass")) <= limit
+    return lambda text: utf8_bytes(text) <= limit
 
 
 def _discriminator(branches: list[Any]) -> str | None:

@@ -91,11 +91,15 @@ def test_a_request_line_far_over_the_default_stream_limit_is_read(tmux: TmuxServ
 
 def test_hundreds_of_requests_written_at_once_are_all_answered(tmux: TmuxServer) -> None:
     # More lines than the reader queues before it pauses reading the pipe: pausing
-    # and resuming must lose none, and a line that is not JSON-RPC stops nothing.
+    # and resuming must lose none, and a line that is not JSON stops nothing (it is
+    # answered with a parse error).
     pings: list[dict[str, object]] = [
         {"jsonrpc": "2.0", "id": n, "method": "ping"} for n in range(2, 302)
     ]
     wire = conversation(INITIALIZE, INITIALIZED) + "this is not json\n" + conversation(*pings)
-    replies = exchange(tmux, wire, 1 + len(pings))
-    assert sorted(reply["id"] for reply in replies) == list(range(1, 302))
-    assert all(reply["result"] == {} for reply in replies[1:])
+    replies = exchange(tmux, wire, 2 + len(pings))
+    errors = [reply for reply in replies if reply["id"] is None]
+    assert [error["error"]["code"] for error in errors] == [-32700]
+    answered = sorted(reply["id"] for reply in replies if reply["id"] is not None)
+    assert answered == list(range(1, 302))
+    assert all(reply["result"] == {} for reply in replies if reply["id"] not in (None, 1))

@@ -2,23 +2,24 @@
 
 Only inspect tools may be named, never the batch itself and never a tool
 that waits on its own clock (wait_for_text): a read batch must end quickly.
-Every operation is checked before any runs: a tool the batch may not call,
-or arguments its contract rejects, refuse the whole call, and nothing runs.
+Every operation is checked before any runs, its arguments exactly as a direct
+call's are (``check_arguments``): a tool the batch may not call, or arguments
+the tool's contract or model rejects, refuse the whole call, and nothing runs.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import MISSING
+from pydantic import MISSING, BaseModel
 
+from ...arguments import ArgumentsRefused, check_arguments
 from ...errors import InvalidArgument, ToolError
 from ...generated.python.models.call_read_tools_batch import (
     CallReadToolsBatchInput,
     CallReadToolsBatchOutput,
 )
 from ...profiles import Tool
-from ...validation import argument_errors
 from ..batch import Answer, Batch, Operation, Row, texts
 from ..tmux.core import Tmux
 
@@ -75,16 +76,20 @@ class BatchTools:
         operations = []
         for index, op in enumerate(params.operations):
             arguments = None if op.arguments is MISSING else dict(op.arguments)
-            check_operation(batch.profile.tool(op.tool), op.tool, arguments, index)
-            operations.append(Operation(op.tool, arguments))
+            checked = check_operation(batch.profile.tool(op.tool), op.tool, arguments, index)
+            operations.append(Operation(op.tool, arguments, checked))
         answer = await batch.run(operations, params.on_error or "stop")
         return CallReadToolsBatchOutput.model_validate(answer.structured())
 
 
 def check_operation(
     tool: Tool | None, name: str, arguments: dict[str, Any] | None, index: int
-) -> None:
-    """Refuse, before anything runs, an operation the batch may not or cannot run."""
+) -> BaseModel:
+    """Refuse, before anything runs, an operation the batch may not or cannot run.
+
+    The arguments get the whole check a direct call gets (``check_arguments``);
+    what it admits is what the operation runs with.
+    """
     field = f"operations[{index}].tool"
     if tool is None:
         raise InvalidArgument(
@@ -106,14 +111,11 @@ def check_operation(
             "waits on its own clock and cannot run inside a batch",
             "Call it on its own.",
         )
-    if tool.input_check(arguments or {}):
-        return
-    problems = argument_errors(
-        tool.input_validator, arguments or {}, ("operations", index, "arguments")
-    )
-    if problems:
+    try:
+        return check_arguments(tool, arguments or {}, ("operations", index, "arguments"))
+    except ArgumentsRefused as exc:
         raise ToolError(
             f"Invalid arguments for {name} in operations[{index}]: "
-            + "; ".join(problems)
+            + "; ".join(exc.problems)
             + ". Nothing was run; fix them (see that tool's input schema) and call again."
-        )
+        ) from None

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import MISSING
+from pydantic import MISSING, BaseModel
 
+from ...arguments import ArgumentsRefused, check_arguments
+from ...dispatch import invalid_arguments
+from ...errors import ToolError
 from ...generated.swift.models.call_read_tools_batch import (
     CallReadToolsBatchInput,
     CallReadToolsBatchOutput,
 )
+from ...profiles import Tool
 from ...reply import Reply
 from ...wire import LINE_CAP
 from ..batch import Answer, Batch, Operation, Row, arguments_json, texts
@@ -69,13 +73,31 @@ class SwiftRows:
 async def run_batch(
     batch: Batch, params: CallReadToolsBatchInput
 ) -> Reply[CallReadToolsBatchOutput]:
-    """The schema already admitted every operation (each inner tool's own arguments included)."""
+    """Check every operation's arguments as a direct call would, then run them in order.
+
+    The batch's schema already admitted each operation; checking each with its
+    own tool's ``check_arguments`` too means a row runs on exactly what a direct
+    call would run on. An operation without ``arguments`` is checked when it is
+    reached, so one whose tool needs some fails as its own row.
+    """
     on_error = params.onError if params.onError is not MISSING else "stop"
-    operations = [
-        Operation(op.tool, None if op.arguments is MISSING else arguments_json(op.arguments))
-        for op in params.operations
-    ]
+    operations = []
+    for index, op in enumerate(params.operations):
+        if op.arguments is MISSING:
+            operations.append(Operation(op.tool, None))
+            continue
+        arguments = arguments_json(op.arguments)
+        tool = batch.profile.tool(op.tool)
+        checked = None if tool is None else check_operation(tool, arguments, index)
+        operations.append(Operation(op.tool, arguments, checked))
     answer = await batch.run(operations, on_error)
     structured, text = answer.rendered()
     assert text is not None
     return Reply(CallReadToolsBatchOutput.model_validate(structured), text)
+
+
+def check_operation(tool: Tool, arguments: dict[str, Any], index: int) -> BaseModel:
+    try:
+        return check_arguments(tool, arguments, ("operations", index, "arguments"))
+    except ArgumentsRefused as exc:
+        raise ToolError(invalid_arguments(tool.entry.name, exc.problems)) from None

@@ -37,7 +37,7 @@ class CallReadToolsBatchInput(BaseModel):
         ),
     ]
     on_error: Annotated[
-        Literal["stop", "continue"] | None,
+        Literal["stop", "continue"],
         Field(
             description="What to do when an operation fails: `stop` (the default) skips the remaining operations and reports where it stopped in stopped_at; `continue` runs every operation and reports each outcome."
         ),
@@ -78,11 +78,11 @@ class CallReadToolsBatchOutput(BaseModel):
         ),
     ] = None
     response_truncated: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Whether rows were shortened to keep the response under 1,000,000 bytes."
         ),
     ] = False
     response_truncated_bytes: Annotated[
-        int | None, Field(description="How many bytes were cut to keep the response under the cap.")
+        int, Field(description="How many bytes were cut to keep the response under the cap.")
     ] = 0

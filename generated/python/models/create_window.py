@@ -39,7 +39,7 @@ class CreateWindowInput(BaseModel):
         ),
     ] = None
     attach: Annotated[
-        bool | None,
+        bool,
         Field(
             description="true makes the new window the session's current window. Default false: it is created in the background."
         ),
@@ -63,7 +63,7 @@ class CreateWindowInput(BaseModel):
         ),
     ] = None
     suppress_persistent_history: Annotated[
-        bool | None,
+        bool,
         Field(
             description="true asks the new shell not to save its command history to disk: HISTFILE and fish_history are set empty, fish_private_mode to 1, and ignorespace is added to HISTCONTROL, for this window's shell only. Best effort: shell startup files may override it; an environment entry that contradicts these values is an error. Default false."
         ),

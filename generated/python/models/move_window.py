@@ -39,7 +39,7 @@ class MoveWindowInput(BaseModel):
         ),
     ] = None
     destination_index: Annotated[
-        str | None,
+        str,
         Field(
             description='Index to move the window to, as a string of digits such as `"3"`. Default `""`: the first free index of the destination session. An index in use is an error; the window\'s own index changes nothing.'
         ),

@@ -27,7 +27,7 @@ class PasteTextInput(BaseModel):
         ),
     ] = None
     bracket: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Wrap the paste in bracketed-paste markers (tmux paste-buffer -p) if the program in the pane turned bracketed paste mode on. Default true. false pastes bare, as if typed: a shell then runs each complete line."
         ),

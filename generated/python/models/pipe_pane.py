@@ -27,7 +27,7 @@ class PipePaneInput(BaseModel):
         ),
     ] = None
     append: Annotated[
-        bool | None,
+        bool,
         Field(
             description="true (default) adds to the end of the file; false empties the file first."
         ),

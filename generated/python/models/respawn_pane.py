@@ -21,7 +21,7 @@ class RespawnPaneInput(BaseModel):
         ),
     ]
     kill: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Kill the pane's running process first (tmux respawn-pane -k). Default true. With false the call fails while that process is still running; it restarts only a pane whose program has already exited (kept open by remain-on-exit)."
         ),
@@ -51,7 +51,7 @@ class RespawnPaneInput(BaseModel):
         ),
     ] = None
     suppress_persistent_history: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Keep common shells from writing the new process's command history to disk: sets HISTFILE and fish_history to empty, fish_private_mode to 1, and adds `ignorespace` to HISTCONTROL. Best effort: shell startup files can undo it. Default false. An `environment` entry that contradicts these is an error."
         ),

@@ -21,7 +21,7 @@ class SearchPanesInput(BaseModel):
         ),
     ]
     regex: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Read pattern as a regular expression instead of a literal string. Default false. An invalid expression is an error, and regex matching is time-bounded."
         ),
@@ -39,7 +39,7 @@ class SearchPanesInput(BaseModel):
         ),
     ] = None
     match_case: Annotated[
-        bool | None,
+        bool,
         Field(description="Match upper and lower case exactly. Default false: case-insensitive."),
     ] = False
     content_start: Annotated[
@@ -55,7 +55,7 @@ class SearchPanesInput(BaseModel):
         ),
     ] = None
     max_matched_lines_per_pane: Annotated[
-        int | None,
+        int,
         Field(
             description="Return at most this many matching lines per pane. Default 50. A pane cut short shows up as `max_matched_lines_per_pane` in truncated_by."
         ),
@@ -67,7 +67,7 @@ class SearchPanesInput(BaseModel):
         ),
     ] = 500
     offset: Annotated[
-        int | None,
+        int,
         Field(
             description="Skip this many panes of the search scope before the page starts. Default 0. For the next page pass offset + limit."
         ),

@@ -31,7 +31,7 @@ class ShowHookInput(BaseModel):
         ),
     ] = None
     global_: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Read the global value (tmux -g) instead of the one set on a target. Default false. Use it for values set in tmux.conf with `set -g`."
         ),

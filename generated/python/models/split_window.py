@@ -81,7 +81,7 @@ class SplitWindowInput(BaseModel):
         ),
     ] = None
     suppress_persistent_history: Annotated[
-        bool | None,
+        bool,
         Field(
             description="true asks the new shell not to save its command history to disk: HISTFILE and fish_history are set empty, fish_private_mode to 1, and ignorespace is added to HISTCONTROL, for this pane's shell only. Best effort: shell startup files may override it; an environment entry that contradicts these values is an error. Default false."
         ),

@@ -21,7 +21,7 @@ class WaitForChannelInput(BaseModel):
         ),
     ]
     timeout: Annotated[
-        float | None,
+        float,
         Field(
             description="Seconds to wait (more than 0). Default 30. A value above LIBTMUX_MCP_WAIT_MAX_SECONDS (default 30) is clamped, not rejected; the timeout used is named in the timeout error."
         ),

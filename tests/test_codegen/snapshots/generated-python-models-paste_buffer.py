@@ -27,7 +27,7 @@ class PasteBufferInput(BaseModel):
         ),
     ] = None
     bracket: Annotated[
-        bool | None,
+        bool,
         Field(
             description="true (default) wraps the text in bracketed-paste sequences when the program in the pane has turned bracketed paste on (tmux paste-buffer -p); false sends the bare text."
         ),

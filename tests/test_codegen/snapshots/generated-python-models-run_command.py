@@ -45,7 +45,7 @@ class RunCommandInput(BaseModel):
         ),
     ] = None
     timeout: Annotated[
-        float | None,
+        float,
         Field(
             description="Seconds to wait for the command to finish. Default 30. Capped by LIBTMUX_MCP_WAIT_MAX_SECONDS (default 30): a larger value is clamped and effective_timeout reports what was used; 0 or less starts the command and returns at once with what it printed so far."
         ),
@@ -57,7 +57,7 @@ class RunCommandInput(BaseModel):
         ),
     ] = None
     suppress_history: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Keep the command out of the shell's history. Default true: the line is typed with a leading space, and bash's history entry for it is deleted if bash recorded it (zsh keeps it out only with HIST_IGNORE_SPACE set; sh and dash keep no history). false records it: bash records the command itself, other shells the whole typed line, wrapper included."
         ),
@@ -97,13 +97,13 @@ class RunCommandOutput(BaseModel):
         ),
     ] = MISSING
     output_truncated: Annotated[
-        bool | None,
+        bool,
         Field(
             description="True when output leaves lines out: older lines dropped by max_lines or the size cap, or lines that scrolled out of the pane's history before they could be read."
         ),
     ] = False
     output_truncated_lines: Annotated[
-        int | None, Field(description="How many output lines were left out (0 when none).")
+        int, Field(description="How many output lines were left out (0 when none).")
     ] = 0
     effective_timeout: Annotated[
         float,

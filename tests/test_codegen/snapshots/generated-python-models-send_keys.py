@@ -45,19 +45,19 @@ class SendKeysInput(BaseModel):
         ),
     ] = None
     enter: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Press Enter after the keys. Default true; pass false to type without submitting, or when keys is itself a key such as `C-c`."
         ),
     ] = True
     literal: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Type keys as text even when the value spells a key name (`Enter` then types the five letters). Default false."
         ),
     ] = False
     suppress_history: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Type one space before the keys: shells set to ignore lines that start with a space (bash HISTCONTROL=ignorespace or ignoreboth, zsh HIST_IGNORE_SPACE) then leave the line out of their history. Default false."
         ),

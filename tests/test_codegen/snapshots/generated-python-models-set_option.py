@@ -39,7 +39,7 @@ class SetOptionInput(BaseModel):
         ),
     ] = None
     global_: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Set the global value (tmux -g), inherited by every session, window or pane that has no value of its own. Default false: set the target's own value."
         ),

@@ -27,7 +27,7 @@ class WaitForTextInput(BaseModel):
         ),
     ] = None
     regex: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Read patterns and stop as regular expressions instead of literal strings. Default false."
         ),
@@ -57,19 +57,19 @@ class WaitForTextInput(BaseModel):
         ),
     ] = None
     timeout: Annotated[
-        float | None,
+        float,
         Field(
             description="Seconds to wait before giving up with outcome `timeout`. Default 8. A value above LIBTMUX_MCP_WAIT_MAX_SECONDS (default 30) is clamped, not rejected; the timeout used is reported as effective_timeout."
         ),
     ] = 8.0
     interval: Annotated[
-        float | None,
+        float,
         Field(
             description="Seconds between checks in the package this profile mirrors. Default 0.05. Accepted for compatibility; this server wakes on the pane's output instead of polling, so it does not delay a match."
         ),
     ] = 0.05
     match_case: Annotated[
-        bool | None,
+        bool,
         Field(description="Match upper and lower case exactly. Default false: case-insensitive."),
     ] = False
     socket_name: Annotated[
@@ -109,16 +109,16 @@ class WaitForTextOutput(BaseModel):
         ),
     ] = MISSING
     saw_new_output: Annotated[
-        bool | None, Field(description="Whether the pane printed anything after the call started.")
+        bool, Field(description="Whether the pane printed anything after the call started.")
     ] = False
     matched_at_entry: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Whether a pattern already matched the screen when the call started; that text alone does not end the wait."
         ),
     ] = False
     alternate_screen: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Whether the pane was on the alternate screen (a full-screen program) when the wait ended."
         ),

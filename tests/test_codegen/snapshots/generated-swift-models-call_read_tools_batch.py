@@ -7,7 +7,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
+from pydantic import (
+    MISSING,
+    BaseModel,
+    ConfigDict,
+    Field,
+    RootModel,
+    ValidationInfo,
+    field_validator,
+)
+
+from tmux_contract_mcp.generated.swift.limits import at_most_4096_utf8_bytes
 
 
 class CallReadToolsBatchInputOperationsArguments(BaseModel):
@@ -214,6 +224,11 @@ class CallReadToolsBatchInputOperations11Arguments(BaseModel):
         int | MISSING, Field(description="Caller-controlled scrollbackLines.", ge=1, le=2000)
     ] = MISSING
     session: Annotated[str | MISSING, Field(description="Caller-controlled session.")] = MISSING
+
+    @field_validator("pattern", mode="after")
+    @classmethod
+    def at_most_4096_utf8_bytes_validator(cls, v: Any, info: ValidationInfo) -> Any:
+        return at_most_4096_utf8_bytes(v, info)
 
 
 class CallReadToolsBatchInputOperations11(BaseModel):

@@ -1,0 +1,155 @@
+"""What a generated model must check the way the contract does, beyond the model generator's reach.
+
+The strict models are one of the checkers a call passes, so they must agree
+with the schema on every value. Two keywords need help for that:
+
+- ``pattern`` is ECMA-262; pydantic hands it to Rust's regex crate, whose
+  ``\\d``, ``\\w`` and ``.`` mean other things. The models get each pattern in
+  the crate's dialect of its ECMA-262 meaning (``tmux_contract_mcp.ecma``).
+- ``x-libtmux-max-utf8-bytes`` is ours; the generator only records it. Each
+  field it limits gets a validator from the profile's generated ``limits``
+  module, which counts bytes as the schema checkers do.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from codegen import naming
+from tmux_contract_mcp.ecma import translate
+from tmux_contract_mcp.validation import UTF8_KEYWORD
+
+_DATA = frozenset({"const", "enum", "default", "examples"})  # values, not schemas
+_SCHEMA_MAPS = frozenset({"properties", "$defs", "dependentSchemas"})  # name -> schema
+
+
+def for_models(node: Any) -> Any:
+    """``node`` (a schema) with every pattern in the regex crate's dialect."""
+    if isinstance(node, list):
+        return [for_models(item) for item in node]
+    if not isinstance(node, Mapping):
+        return node
+    copy: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _DATA:
+            copy[key] = value
+        elif key == "pattern" and isinstance(value, str):
+            copy[key] = translate(value, "rust")
+        elif key == "patternProperties" and isinstance(value, Mapping):
+            copy[key] = {translate(p, "rust"): for_models(sub) for p, sub in value.items()}
+        elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            copy[key] = {name: for_models(sub) for name, sub in value.items()}
+        else:
+            copy[key] = for_models(value)
+    return copy
+
+
+def patterns(node: Any) -> Iterator[str]:
+    """Every ``pattern`` and ``patternProperties`` key of a schema."""
+    if isinstance(node, list):
+        for item in node:
+            yield from patterns(item)
+    elif isinstance(node, Mapping):
+        for key, value in node.items():
+            if key in _DATA:
+                continue
+            if key == "pattern" and isinstance(value, str):
+                yield value
+            elif key == "patternProperties" and isinstance(value, Mapping):
+                yield from value
+                yield from patterns(list(value.values()))
+            elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
+                yield from patterns(list(value.values()))
+            else:
+                yield from patterns(value)
+
+
+def byte_limits(node: Any) -> int:
+    """How many times a schema uses the byte-limit keyword."""
+    if isinstance(node, list):
+        return sum(byte_limits(item) for item in node)
+    if not isinstance(node, Mapping):
+        return 0
+    return sum(
+        (1 if key == UTF8_KEYWORD else 0) + (0 if key in _DATA else byte_limits(value))
+        for key, value in node.items()
+    )
+
+
+def limited_fields(code: str) -> dict[str, dict[int, list[str]]]:
+    """class -> limit -> fields, for every field whose ``Field`` carries the byte limit."""
+    found: dict[str, dict[int, list[str]]] = {}
+    for cls in ast.parse(code).body:
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for statement in cls.body:
+            if not isinstance(statement, ast.AnnAssign) or not isinstance(
+                statement.target, ast.Name
+            ):
+                continue
+            limit = _limit(statement.annotation)
+            if limit is not None:
+                found.setdefault(cls.name, {}).setdefault(limit, []).append(statement.target.id)
+    return found
+
+
+def validated_fields(code: str) -> dict[str, set[str]]:
+    """class -> the fields a ``field_validator`` of the class names."""
+    found: dict[str, set[str]] = {}
+    for cls in ast.parse(code).body:
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for method in cls.body:
+            if not isinstance(method, ast.FunctionDef):
+                continue
+            for decorator in method.decorator_list:
+                if (
+                    isinstance(decorator, ast.Call)
+                    and isinstance(decorator.func, ast.Name)
+                    and decorator.func.id == "field_validator"
+                ):
+                    found.setdefault(cls.name, set()).update(
+                        arg.value
+                        for arg in decorator.args
+                        if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+                    )
+    return found
+
+
+def _limit(annotation: ast.expr) -> int | None:
+    for node in ast.walk(annotation):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        if node.func.id != "Field":
+            continue
+        for keyword in node.keywords:
+            if keyword.arg == "json_schema_extra" and isinstance(keyword.value, ast.Dict):
+                for key, value in zip(keyword.value.keys, keyword.value.values, strict=True):
+                    if (
+                        isinstance(key, ast.Constant)
+                        and key.value == UTF8_KEYWORD
+                        and isinstance(value, ast.Constant)
+                        and isinstance(value.value, int)
+                    ):
+                        return value.value
+    return None
+
+
+def limit_function(limit: int) -> str:
+    return f"at_most_{limit}_utf8_bytes"
+
+
+def validators(profile: str, fields: dict[str, dict[int, list[str]]]) -> dict[str, Any]:
+    """The model generator's ``validators`` option: each limited field checked by its limit."""
+    module = f"{naming.PACKAGE}.generated.{profile}.limits"
+    return {
+        cls: {
+            "validators": [
+                {"fields": names, "function": f"{module}.{limit_function(limit)}", "mode": "after"}
+                for limit, names in sorted(limits.items())
+            ]
+        }
+        for cls, limits in sorted(fields.items())
+    }

@@ -1,0 +1,71 @@
+"""The generated models check patterns and byte limits as the contract means them.
+
+A contract pattern that the engines cannot be told to read alike fails the
+contract check before anything is generated; so does a byte limit the models
+could not check.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import re
+from typing import Any
+
+import pytest
+
+from codegen.checks import ContractError, check_tool
+from codegen.generate import model_source
+from codegen.model_rules import for_models, patterns
+from tests.test_contracts import CONTRACTS, load_tool
+
+
+def get_tmux_variables(pattern: str) -> Any:
+    tool = load_tool(CONTRACTS / "swift" / "get_tmux_variables.json")
+    contract = copy.deepcopy(tool.contract)
+    contract["inputSchema"]["properties"]["names"]["items"]["pattern"] = pattern
+    return dataclasses.replace(tool, contract=contract)
+
+
+@pytest.mark.parametrize("pattern", ["^[a-z]+\\Z", "(?<=a)b", "(?P<n>a)(?P=n)"])
+def test_a_pattern_the_engines_cannot_read_alike_fails_the_contract_check(pattern: str) -> None:
+    where = "contracts/swift/get_tmux_variables.json: inputSchema: pattern"
+    with pytest.raises(ContractError, match=re.escape(where)):
+        check_tool(get_tmux_variables(pattern))
+
+
+def test_the_contract_check_passes_an_ecma_pattern_both_engines_can_read() -> None:
+    check_tool(get_tmux_variables("^[A-Za-z_]\\w*$"))
+
+
+def test_the_models_read_each_pattern_in_the_regex_crates_dialect_and_values_are_untouched() -> (
+    None
+):
+    schema = {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "pattern": "^\\d.$"},
+            "kind": {"const": {"pattern": "^\\d$"}},
+        },
+        "patternProperties": {"^\\w$": {"type": "string", "pattern": "\\s"}},
+    }
+    rewritten = for_models(schema)
+    assert rewritten["properties"]["pattern"]["pattern"] == "^[0-9][^\\x0a\\x0d\\u2028-\\u2029]$"
+    assert rewritten["properties"]["kind"] == {"const": {"pattern": "^\\d$"}}
+    assert list(rewritten["patternProperties"]) == ["^[0-9A-Z_a-z]$"]
+    assert sorted(patterns(schema)) == ["\\s", "^\\d.$", "^\\w$"]
+
+
+def test_a_byte_limit_the_models_cannot_check_stops_generation() -> None:
+    tool = load_tool(CONTRACTS / "swift" / "get_tmux_variables.json")
+    contract = copy.deepcopy(tool.contract)
+    contract["inputSchema"]["properties"]["names"]["items"]["x-libtmux-max-utf8-bytes"] = 64
+    with pytest.raises(RuntimeError, match="1 byte limits in the schemas, but the models check 0"):
+        model_source(dataclasses.replace(tool, contract=contract))
+
+
+def test_a_limited_property_gets_a_validator_from_the_profiles_limits_module() -> None:
+    code, limits = model_source(load_tool(CONTRACTS / "swift" / "search_panes.json"))
+    assert limits == {4096}
+    assert "from tmux_contract_mcp.generated.swift.limits import at_most_4096_utf8_bytes" in code
+    assert '@field_validator("pattern", mode="after")' in code
