@@ -275,12 +275,14 @@ class ControlClient:
         """Attach to ``session_id`` and wait for the attach's own reply.
 
         ``output=True`` drops ``no-output`` so ``%output`` arrives for the session's panes.
-        ``-N`` keeps the client from starting a server on an empty socket.
+        ``-N`` keeps the client from starting a server on an empty socket; ``-E`` keeps
+        tmux from copying this process's environment into the session's
+        (``update-environment``), which an attach does otherwise.
         """
         flags = ",".join(f for f in DEFAULT_FLAGS if output is False or f != "no-output")
         env = dict(environ if environ is not None else os.environ)
         env.pop("TMUX", None)
-        argv = [tmux_bin, "-N", "-S", socket.path, "-C", "attach-session", "-t", session_id]
+        argv = [tmux_bin, "-N", "-S", socket.path, "-C", "attach-session", "-E", "-t", session_id]
         loop = asyncio.get_running_loop()
         try:
             process, pipes = await loop.subprocess_exec(
