@@ -201,3 +201,26 @@ async def test_swift_group_counts_leave_this_servers_clients_out(
             assert answer["values"] == {names[0]: "1", names[1]: "0"}
     finally:
         shared.tmux("kill-session", "-t", "grouped")
+
+
+async def test_during_a_swift_wait_only_the_group_counts_see_its_output_client(
+    shared: TmuxServer,
+) -> None:
+    """Swift recomputes session and window counts without any client of this process;
+    the session_group_ ones come from tmux, which counts a wait's output client."""
+    shared.tmux("new-session", "-d", "-t", "main", "-s", "grouped-wait")
+    names = ["session_group_attached", "session_attached", "window_active_clients"]
+    try:
+        async with open_client(shared.server_env(), "swift") as swift:
+            pane = shared.active_pane()
+            first = await swift.ok("capture_since", {"paneId": pane})
+            arguments = {"paneId": pane, "cursor": first["cursor"], "waitMs": 3000}
+            async with anyio.create_task_group() as group:
+                group.start_soon(swift.ok, "capture_since", arguments)
+                with anyio.fail_after(DEADLINE):
+                    while not output_clients(shared):
+                        await anyio.sleep(0.02)
+                answer = await swift.ok("get_tmux_variables", {"names": names, "paneId": pane})
+            assert answer["values"] == {names[0]: "1", names[1]: "0", names[2]: "0"}
+    finally:
+        shared.tmux("kill-session", "-t", "grouped-wait")

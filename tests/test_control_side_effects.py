@@ -145,18 +145,36 @@ async def test_the_session_it_attaches_to_shows_that_attach_time(
     assert (stamp != "" and abs(int(stamp) - time.time()) < 60) is attached
 
 
+def ring_the_bell(tmux: TmuxServer) -> list[str]:
+    """Ring a bell in window main:0 (bells monitored); the command that reads its flag."""
+    tmux.tmux("set-option", "-g", "monitor-bell", "on")
+    tmux.tmux("set-option", "-g", "bell-action", "any")
+    pane = tmux.active_pane()
+    tmux.tmux("send-keys", "-t", pane, "printf '\\a'; tmux wait-for -S rang", "Enter")
+    tmux.tmux("wait-for", "rang")
+    return ["display-message", "-p", "-t", "main:0", "#{window_bell_flag}"]
+
+
 @pytest.mark.parametrize(("transport", "flagged"), [("control", "0"), ("subprocess", "1")])
 async def test_a_bell_in_the_current_window_is_not_flagged_while_attached(
     tmux: TmuxServer, transport: str, flagged: str
 ) -> None:
-    tmux.tmux("set-option", "-g", "monitor-bell", "on")
-    tmux.tmux("set-option", "-g", "bell-action", "any")
-    flag = ["display-message", "-p", "-t", "main:0", "#{window_bell_flag}"]
     async with open_client(env(tmux, transport)) as client:
         await client.ok("list_panes")
-        pane = tmux.active_pane()
-        tmux.tmux("send-keys", "-t", pane, "printf '\\a'; tmux wait-for -S rang", "Enter")
-        tmux.tmux("wait-for", "rang")
+        flag = ring_the_bell(tmux)
+        await anyio.sleep(0.3)
+        assert tmux.tmux(*flag).strip() == flagged
+
+
+@pytest.mark.parametrize(("transport", "flagged"), [("control", "0"), ("subprocess", "1")])
+async def test_attaching_clears_the_current_windows_bell_flag(
+    tmux: TmuxServer, transport: str, flagged: str
+) -> None:
+    flag = ring_the_bell(tmux)
+    await anyio.sleep(0.3)
+    assert tmux.tmux(*flag).strip() == "1"  # nobody attached: the bell is flagged
+    async with open_client(env(tmux, transport)) as client:
+        await client.ok("list_panes")
         await anyio.sleep(0.3)
         assert tmux.tmux(*flag).strip() == flagged
 
