@@ -1,10 +1,78 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import subprocess
+import sys
+from collections.abc import Generator, Iterator, Sequence
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.tmuxenv import TmuxServer
+
+# --- the e2e marker ---------------------------------------------------------------------------
+# `pytest -m "not e2e"` must leave out every test that starts the server as a process. Every
+# process the tests start goes through subprocess.Popen (asyncio's subprocesses too), so a
+# wrapper there sees each start of the command, and a test that starts it unmarked fails.
+
+SERVER_COMMAND = str(Path(sys.executable).parent / "tmux-contract-mcp")
+_current: list[pytest.Item] = []
+_unmarked: dict[str, list[str]] = {}
+
+
+def starts_the_server(args: Any) -> bool:
+    """Whether a Popen argument list runs the command (directly, as a module, or in a shell)."""
+    argv = [args] if isinstance(args, str | bytes | os.PathLike) else list(args)
+    words = [os.fsdecode(arg) for arg in argv]
+    if words and os.path.basename(words[0]) == "tmux-contract-mcp":
+        return True
+    return any(SERVER_COMMAND in word for word in words) or _runs_module(words)
+
+
+def _runs_module(words: Sequence[str]) -> bool:
+    for at, word in enumerate(words):
+        if word == "-mtmux_contract_mcp" or (
+            word == "-m" and words[at + 1 : at + 2] == ["tmux_contract_mcp"]
+        ):
+            return True
+    return False
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    original = subprocess.Popen.__init__
+
+    def watched(self: subprocess.Popen[Any], args: Any, *rest: Any, **options: Any) -> None:
+        item = _current[-1] if _current else None
+        if item is not None and item.get_closest_marker("e2e") is None and starts_the_server(args):
+            _unmarked.setdefault(item.nodeid, []).append(repr(args)[:200])
+        original(self, args, *rest, **options)
+
+    subprocess.Popen.__init__ = watched  # type: ignore[method-assign]
+    config.add_cleanup(lambda: setattr(subprocess.Popen, "__init__", original))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    _current.append(item)
+    try:
+        return (yield)
+    finally:
+        _current.pop()
+
+
+@pytest.fixture(autouse=True)
+def server_starts_are_marked_e2e(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    starts = _unmarked.pop(request.node.nodeid, None)
+    if starts:
+        pytest.fail(
+            f"{request.node.nodeid} starts the server but is not marked e2e: {starts[0]}",
+            pytrace=False,
+        )
+
+
+# --- tmux servers -----------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")

@@ -340,6 +340,25 @@ async def test_long_text_is_pasted_whole(
     assert not shared.lines("list-buffers", "-F", "#{buffer_name}")
 
 
+@pytest.mark.parametrize("transport", ["control", "subprocess"])
+async def test_long_text_is_loaded_from_a_path_whose_hashes_tmux_would_expand(
+    shared: TmuxServer, tmp_path: Path, marker: Path, transport: str
+) -> None:
+    """Long text reaches tmux as a file under TMPDIR: a ``#[``, ``#{…}`` or ``#(…)`` in
+    that path is kept literal (``##[`` would reach tmux as two characters, ``#(`` would run)."""
+    scratch = tmp_path / f"a#[b]#{{pane_id}}##c#(touch {marker})"
+    scratch.mkdir(parents=True)
+    kept = tmp_path / "long"
+    pane = await quiet_cat(shared, into=kept)
+    text = "".join(f"{n:05d} #(x) #{{pane_id}}\n" for n in range(1000))  # over set-buffer's limit
+    env = shared.server_env(TMUX_CONTRACT_MCP_TRANSPORT=transport, TMPDIR=str(scratch))
+    async with open_client(env, "python") as client:
+        await client.ok("paste_text", {"pane_id": pane, "text": text, "bracket": False})
+    await until(lambda: _read(kept) == text, "the long text")
+    assert not marker.exists()
+    assert not list(scratch.iterdir())  # the private file is gone
+
+
 async def test_bracketed_paste_wraps_the_text_when_the_program_asks(
     shared: TmuxServer, client: Client
 ) -> None:

@@ -8,8 +8,12 @@ import subprocess
 from pathlib import Path
 from typing import IO, Any
 
+import pytest
+
 from tests.mcpclient import COMMAND
 from tests.tmuxenv import TmuxServer
+
+pytestmark = pytest.mark.e2e
 
 INITIALIZE = {
     "jsonrpc": "2.0",

@@ -47,6 +47,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([COMMAND, *args], capture_output=True, text=True, timeout=30, env=env)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("profile", SERVED)
 def test_list_tools_prints_every_tool_with_its_toolset(profile: str) -> None:
     done = run_cli("--profile", profile, "--list-tools")
@@ -58,6 +59,7 @@ def test_list_tools_prints_every_tool_with_its_toolset(profile: str) -> None:
     assert dict((name, toolset) for name, toolset in rows) == expected
 
 
+@pytest.mark.e2e
 def test_profile_comes_from_the_environment_when_not_given() -> None:
     import os
 
@@ -68,6 +70,7 @@ def test_profile_comes_from_the_environment_when_not_given() -> None:
     assert done.stdout.split() == ["select_pane", "manage"]
 
 
+@pytest.mark.e2e
 def test_version_and_help_exit_cleanly() -> None:
     version = run_cli("--version")
     assert version.returncode == 0 and version.stdout.startswith("tmux-contract-mcp ")
@@ -91,6 +94,7 @@ def test_a_profile_with_an_unimplemented_tool_refuses_to_start(
         create_handlers(load_profile("swift"), {})
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("args", "env"),
     [(["--transport", "bogus"], {}), ([], {"TMUX_CONTRACT_MCP_TRANSPORT": "bogus"})],
@@ -111,6 +115,7 @@ def test_an_unknown_transport_stops_startup_with_one_line(
     assert done.stderr.strip().splitlines()[-1].count("bogus") == 1
 
 
+@pytest.mark.e2e
 def test_an_unknown_profile_is_refused() -> None:
     done = run_cli("--profile", "perl")
     assert done.returncode != 0

@@ -72,6 +72,7 @@ def list_tools(**environ: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.e2e
 def test_list_tools_shows_the_chosen_toolsets() -> None:
     done = list_tools(LIBTMUX_TOOLSETS="inspect", LIBTMUX_EXCLUDE_TOOLS="wait_for_text")
     assert done.returncode == 0, done.stderr
@@ -80,6 +81,7 @@ def test_list_tools_shows_the_chosen_toolsets() -> None:
     assert set(listed.values()) == {"inspect"}
 
 
+@pytest.mark.e2e
 def test_an_unknown_name_stops_startup_with_one_line() -> None:
     done = list_tools(LIBTMUX_TOOLSETS="inspect,everything")
     assert done.returncode == 2
@@ -87,6 +89,7 @@ def test_an_unknown_name_stops_startup_with_one_line() -> None:
     assert len(lines) == 1 and "LIBTMUX_TOOLSETS" in lines[0] and "everything" in lines[0]
 
 
+@pytest.mark.e2e
 @pytest.mark.anyio
 async def test_a_hidden_tool_is_not_listed_and_is_answered_as_unknown(tmux: TmuxServer) -> None:
     env = tmux.server_env(LIBTMUX_EXCLUDE_TOOLS="capture_pane")
@@ -110,6 +113,7 @@ COMBINATIONS = [
 ]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("toolsets", COMBINATIONS, ids=lambda value: value or "none")
 def test_every_combination_of_toolsets_lists_exactly_their_tools(toolsets: str) -> None:
     done = list_tools(LIBTMUX_TOOLSETS=toolsets)

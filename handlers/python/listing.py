@@ -41,7 +41,7 @@ from ...generated.python.models.list_windows import (
 )
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, NoServer, TmuxError, UnknownTarget
-from ..tmux.formats import LinkRow, PaneRow, SessionRow
+from ..tmux.formats import LinkRow, PaneRow, SessionRow, counts_clients
 from ..tmux.sockets import Socket, socket_dir
 from ..tmux.targets import (
     WindowSelector,
@@ -195,7 +195,9 @@ class ListingTools:
         rather than ``display-message -p``: list-panes expands formats without a client, so
         ``#{client_*}`` are empty whichever transport asked (display-message would describe
         this server's own control client over one transport and tmux's "best" client over
-        the other), and a format expanding to several lines comes back whole."""
+        the other), and a format expanding to several lines comes back whole. A format
+        naming a variable that counts attached clients runs with this process's clients
+        detached (``Server.run_unattached``), so that it counts only other clients."""
         check_format(params.format_string)
         session_id, session_name = _session_target(params.session_id, params.session_name)
         selector = WindowSelector(params.window_id, None, session_name, session_id)
@@ -205,10 +207,9 @@ class ListingTools:
         else:
             pane_id = (await resolve_pane(server, None, selector)).pane_id
         only = f"#{{==:#{{pane_id}},{pane_id}}}"  # pane_id is '%' and digits: checked above
+        run = server.run_unattached if counts_clients(params.format_string) else server.run
         try:
-            lines = await server.run(
-                "list-panes", "-t", pane_id, "-f", only, "-F", params.format_string
-            )
+            lines = await run("list-panes", "-t", pane_id, "-f", only, "-F", params.format_string)
         except CommandFailed as exc:
             if "can't find" in exc.stderr:
                 raise UnknownTarget(

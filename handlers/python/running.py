@@ -9,7 +9,7 @@ text goes in pieces: a tmux client refuses a command of more than about 16 KB.
 paste_text goes through a buffer of its own (a random name, deleted by
 ``paste-buffer -d``): ``set-buffer`` for short text, ``load-buffer`` from a private
 file for long text or text holding NUL (load-buffer expands formats in its path,
-so the path's ``#`` are doubled).
+so the path is spelled with ``formats.literal_format`` and passed after ``--``).
 
 run_command types one line at the pane's shell prompt (see ``Markers.line``)::
 
@@ -64,7 +64,7 @@ from ..tmux import capture, channels
 from ..tmux.control import ControlClient, output_event
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
-from ..tmux.formats import PANE_FIELDS, PaneRow, format_of, parse_rows
+from ..tmux.formats import PANE_FIELDS, PaneRow, format_of, literal_format, parse_rows
 from ..tmux.targets import (
     ACTIVE_ONLY,
     WindowSelector,
@@ -431,8 +431,7 @@ async def load_buffer(server: Server, buffer: str, text: str) -> None:
     try:
         with open(path, "wb") as file:
             file.write(data)
-        # load-buffer expands formats in its path: '##' is a literal '#'.
-        await server.run("load-buffer", "-b", buffer, path.replace("#", "##"))
+        await server.run("load-buffer", "-b", buffer, "--", literal_format(path))
     finally:
         with contextlib.suppress(OSError):
             os.unlink(path)

@@ -40,7 +40,7 @@ from ..batch import Batch
 from ..tmux import capture, panes, search, settings
 from ..tmux.core import Tmux, TmuxHandlers
 from ..tmux.errors import NoServer
-from ..tmux.formats import SEP, PaneRow, parse_rows
+from ..tmux.formats import SEP, PaneRow, counts_clients, parse_rows
 from ..tmux.refs import Refs
 from ..tmux.targets import Window
 from ..tmux.waits import WatchLost
@@ -49,7 +49,8 @@ from .batch import SwiftRows, run_batch
 from .lookup import Lookup
 
 DEFAULT_SCROLLBACK = 500
-# Format variables that count clients: tmux would count this server's own control clients.
+# Format variables that count clients, recomputed without this process's own clients
+# (output clients of waits in progress included).
 CLIENT_COUNTS = frozenset(
     {
         "session_attached",
@@ -282,16 +283,18 @@ class SwiftHandlers(TmuxHandlers, SwiftProfileHandlers):
         fields = ("pane_id", "pane_active", *names)
         fmt = SEP.join(f"#{{{name}}}" for name in fields)  # names passed the schema's pattern
         # list-panes, not display-message: the format then never sees a client, so
-        # nothing depends on which transport (or whose control client) asked.
+        # nothing depends on which transport (or whose control client) asked. A variable
+        # counting clients is read with this process's clients detached.
+        run = server.run_unattached if counts_clients(fmt) else server.run
         if pane is not None:
             target = (await lookup.pane(pane)).pane_id
-            rows = parse_rows(await server.run("list-panes", "-t", target, "-F", fmt), fields)
+            rows = parse_rows(await run("list-panes", "-t", target, "-F", fmt), fields)
             values = next((r for r in rows if r["pane_id"] == target), {})
         else:
             sessions = await server.list_sessions()
             if sessions:
                 scope = ("-t", sessions[0].session_id)
-                rows = parse_rows(await server.run("list-panes", *scope, "-F", fmt), fields)
+                rows = parse_rows(await run("list-panes", *scope, "-F", fmt), fields)
                 values = next((r for r in rows if r["pane_active"] == "1"), {})
             else:
                 lines = await server.run("display-message", "-p", fmt)

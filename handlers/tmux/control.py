@@ -275,12 +275,14 @@ class ControlClient:
         """Attach to ``session_id`` and wait for the attach's own reply.
 
         ``output=True`` drops ``no-output`` so ``%output`` arrives for the session's panes.
-        ``-N`` keeps the client from starting a server on an empty socket.
+        ``-N`` keeps the client from starting a server on an empty socket; ``-E`` keeps
+        tmux from copying this process's environment into the session's
+        (``update-environment``), which an attach does otherwise.
         """
         flags = ",".join(f for f in DEFAULT_FLAGS if output is False or f != "no-output")
         env = dict(environ if environ is not None else os.environ)
         env.pop("TMUX", None)
-        argv = [tmux_bin, "-N", "-S", socket.path, "-C", "attach-session", "-t", session_id]
+        argv = [tmux_bin, "-N", "-S", socket.path, "-C", "attach-session", "-E", "-t", session_id]
         loop = asyncio.get_running_loop()
         try:
             process, pipes = await loop.subprocess_exec(
@@ -390,6 +392,14 @@ class ControlClient:
         for pending in pendings:
             await pending.done
         return [self._outcome(pending) for pending in pendings]
+
+    async def drain(self) -> None:
+        """Return once every command written so far has its answer (or has failed)."""
+        waiting = [pending.done for pending in self._queue]
+        if self._block is not None and self._block.pending is not None:
+            waiting.append(self._block.pending.done)
+        if waiting:
+            await asyncio.wait(waiting)  # never cancels them: their callers still wait
 
     async def wait_closed(self) -> None:
         """Return once the client has ended and its output has been read to the end."""
@@ -606,6 +616,22 @@ class ControlTransport:
         if client is not None:
             await self._discard(client)
         raise TmuxUnavailable(f"tmux did not answer within {self.timeout:g}s on {self.socket}")
+
+    async def run_detached(self, args: Sequence[str]) -> list[str]:
+        """Run one command while no control client of this transport is attached.
+
+        tmux counts every attached client in ``session_attached`` and the like, this
+        one included. The client is closed once the commands already written to it
+        are answered (or the timeout passes); calls meanwhile wait, and the next call
+        after this one attaches a new client.
+        """
+        async with self._start_lock:
+            client, self._client = self._client, None
+            if client is not None:
+                with anyio.move_on_after(self.timeout):
+                    await client.drain()
+                await client.aclose()
+            return await self.fallback.run(args)
 
     def own_client_pids(self) -> frozenset[int]:
         """Pids of this transport's control clients still running (to hide them from reports)."""

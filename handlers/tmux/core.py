@@ -81,6 +81,14 @@ class Server:
     async def run(self, *args: str) -> list[str]:
         return await self.transport.run(args, retry=is_read(args))
 
+    async def run_unattached(self, *args: str) -> list[str]:
+        """``run`` with none of this process's tmux clients attached while tmux runs it,
+        except the output clients of waits still in progress (see ``waits``)."""
+        await self.watchers.settle()
+        if isinstance(self.transport, ControlTransport):
+            return await self.transport.run_detached(args)
+        return await self.run(*args)
+
     async def run_many(self, *commands: Sequence[str]) -> list[list[str]]:
         """Commands run in order and, where the transport can, in one round trip."""
         return await self.transport.run_many(commands, retry=all(map(is_read, commands)))

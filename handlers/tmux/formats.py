@@ -259,3 +259,17 @@ def literal_format(text: str) -> str:
     before ``[`` (a style), which tmux copies through unchanged.
     """
     return _HASH_RUN.sub(lambda m: m.group(0) if m.group(2) else m.group(1) * 2, text)
+
+
+# tmux (3.3a) counts every attached client, this process's own included, in these
+# variables: session_attached, session_attached_list, session_many_attached, their
+# session_group_* forms, window_active_clients and window_active_clients_list.
+_CLIENT_COUNTING = re.compile(r"session_(?:group_)?(?:many_)?attached|window_active_clients")
+
+
+def counts_clients(text: str) -> bool:
+    """Whether a format (or a variable name) may name a variable that counts attached clients.
+
+    Matched anywhere in the text, so a false alarm only costs the caller a slower path.
+    """
+    return _CLIENT_COUNTING.search(text) is not None

@@ -150,6 +150,12 @@ class OutputWatchers:
         self._closing[client] = task
         task.add_done_callback(lambda _: self._closing.pop(client, None))
 
+    async def settle(self) -> None:
+        """Return once the output clients of finished waits have left tmux."""
+        with anyio.CancelScope(shield=True):
+            for task in list(self._closing.values()):
+                await task
+
     async def aclose(self) -> None:
         async with self._lock:
             clients = [shared.client for shared in self._shared.values()]
