@@ -99,6 +99,15 @@ async def run(
     return conns
 
 
+def peer_stderr(conns: Sequence[Conn]) -> str:
+    """How much the peer wrote to stderr while it was held open: what its logging cost it."""
+    logs = [conn.log for conn in conns if conn.column.is_peer]
+    lines = sum(len(log.read_text(errors="replace").splitlines()) for log in logs)
+    return (
+        f"libtmux-mcp wrote {lines} lines to stderr while held open ({', '.join(map(str, logs))})"
+    )
+
+
 def tool_versions(peer: Path) -> dict[str, str]:
     def out(argv: list[str]) -> str:
         done = subprocess.run(argv, capture_output=True, text=True)
@@ -154,9 +163,21 @@ def header(args: argparse.Namespace) -> list[str]:
         f"libtmux-mcp ran {peer_mode(args.peer_as_shipped)}",
         f"{STUB_LABEL}: ours over control with every tmux command (reads and writes) "
         "answered from answers recorded before timing; no tmux process, no control client",
-        f"samples: {args.iterations} per fast row and ping, {args.batch_iterations} batches, "
-        f"{args.wait_iterations} waits, {args.cold_iterations} cold starts",
+        "samples: " + ", ".join(samples(args)),
     ]
+
+
+def samples(args: argparse.Namespace) -> list[str]:
+    counts = []
+    if any(row != "batch_16" for row in args.rows if row in ("ping", *FAST_ROWS)):
+        counts.append(f"{args.iterations} per row from ping to find_pane_by_position")
+    if "batch_16" in args.rows:
+        counts.append(f"{args.batch_iterations} batches")
+    if "wait" in args.rows:
+        counts.append(f"{args.wait_iterations} waits")
+    if "cold_start" in args.rows or "import_mcp" in args.rows:
+        counts.append(f"{args.cold_iterations} starts and imports per server")
+    return counts
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -182,7 +203,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(table(columns, args.rows, results))
     print("\nwhat each cell called (profile:tool):")
     print("\n".join(notes(columns, args.rows, results)))
-    print(f"\n{versions}; {seconds:.0f} s; raw samples: {args.out}")
+    print(f"\n{peer_stderr(conns)}")
+    print(f"{versions}; {seconds:.0f} s; raw samples: {args.out}")
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     payload = {
@@ -195,6 +217,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "cold": args.cold_iterations,
         },
         "peer_as_shipped": args.peer_as_shipped,
+        "peer_stderr": peer_stderr(conns),
         "seconds": seconds,
         "columns": {
             c.key: {"label": c.label, "command": c.command, "args": c.args("python"), "env": c.env}
