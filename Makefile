@@ -73,6 +73,7 @@ workflow: env tmux
 
 # Latency against libtmux-mcp (installed into build/bench/peer-venv on first use),
 # both over stdio on one private tmux server; raw samples in build/bench/results.json.
+# The peer runs with its per-request logging off unless BENCH_ARGS has --peer-as-shipped.
 # Pass options with BENCH_ARGS, e.g. make bench BENCH_ARGS='--iterations 50'.
 bench: env tmux
 	$(BIN)/python -m scripts.bench $(BENCH_ARGS)

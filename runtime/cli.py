@@ -9,12 +9,11 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
+from .handlers.tmux.core import TRANSPORT_ENV, TRANSPORTS, UnknownTransport
 from .profiles import DEFAULT_PROFILE, PROFILES, ProfileUnavailable, create_handlers, load_profile
 from .toolsets import ToolsetConfigError
 
 PROFILE_ENV = "TMUX_CONTRACT_MCP_PROFILE"
-TRANSPORT_ENV = "TMUX_CONTRACT_MCP_TRANSPORT"
-TRANSPORTS = ("control", "subprocess", "memo")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -39,8 +38,7 @@ def parser() -> argparse.ArgumentParser:
         default=None,
         help=(
             f"how tmux is reached: one long-lived control-mode client per server, or one "
-            f"process per command; memo answers repeated reads from memory and is only "
-            f"for benchmarks (default: ${TRANSPORT_ENV} or control)"
+            f"process per command (default: ${TRANSPORT_ENV} or {TRANSPORTS[0]})"
         ),
     )
     p.add_argument("--list-tools", action="store_true", help="print the profile's tools and exit")
@@ -64,16 +62,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             for tool in served.tools.values():
                 print(f"{tool.entry.name:<{width}}  {tool.entry.toolset}")
             return 0
-        transport = args.transport or os.environ.get(TRANSPORT_ENV) or TRANSPORTS[0]
-        if transport not in TRANSPORTS:
-            print(
-                f"tmux-contract-mcp: {TRANSPORT_ENV}={transport!r} is not a transport; "
-                f"choose one of {', '.join(TRANSPORTS)}",
-                file=sys.stderr,
-            )
-            return 2
-        handlers = create_handlers(profile, {**os.environ, TRANSPORT_ENV: transport})
-    except (ProfileUnavailable, ToolsetConfigError) as exc:
+        environ = dict(os.environ)
+        if args.transport:
+            environ[TRANSPORT_ENV] = args.transport
+        handlers = create_handlers(profile, environ)
+    except (ProfileUnavailable, ToolsetConfigError, UnknownTransport) as exc:
         print(f"tmux-contract-mcp: {exc}", file=sys.stderr)
         return 2
 

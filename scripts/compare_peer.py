@@ -28,7 +28,8 @@ import mcp.types as types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from scripts.bench import OURS, OUT, PEER_PACKAGE, PEER_VERSION, ensure_peer
+from scripts.bench.peer import PEER_PACKAGE, PEER_VERSION, ensure_peer
+from scripts.bench.servers import OURS, OUT
 from tests.tmuxenv import TmuxServer
 
 ALL_TOOLSETS = "inspect,manage,execute,teardown"

@@ -8,7 +8,8 @@ from collections import Counter
 
 import pytest
 
-from scripts.bench import Column, rotation
+from scripts.bench.measure import rotation
+from scripts.bench.servers import Column
 
 
 def columns(count: int) -> list[Column]:

@@ -31,14 +31,14 @@ from .formats import (
     session_rows,
 )
 from .identity import Caller, Relation
-from .memo import MemoTransport
 from .sockets import Socket, default_socket, socket_for_name, tmux_binary
 from .transport import SubprocessTransport, Transport
 from .version import refusal_at_startup
 from .waits import OutputWatchers, Watch
 
 TRANSPORT_ENV = "TMUX_CONTRACT_MCP_TRANSPORT"
-TRANSPORTS = ("control", "subprocess", "memo")
+# The one list of transports (the command line offers these); the first is the default.
+TRANSPORTS = ("control", "subprocess")
 
 # Commands that only read: safe to run again if the connection died under them.
 READS = frozenset(
@@ -64,6 +64,15 @@ def is_read(args: Sequence[str]) -> bool:
 
 class UnknownTransport(ValueError):
     pass
+
+
+def make_transport(
+    kind: str, socket: Socket, tmux_bin: str, environ: Mapping[str, str]
+) -> Transport:
+    """The transport ``kind`` (one of ``TRANSPORTS``) to the server on ``socket``."""
+    if kind == "subprocess":
+        return SubprocessTransport(socket, tmux_bin, environ)
+    return ControlTransport(socket, tmux_bin, environ)
 
 
 class Server:
@@ -171,7 +180,7 @@ class Tmux:
         self.environ = dict(environ)
         self.caller = Caller.from_environ(environ)
         self.tmux_bin = tmux_binary(environ)
-        self.transport_kind = environ.get(TRANSPORT_ENV) or "control"
+        self.transport_kind = environ.get(TRANSPORT_ENV) or TRANSPORTS[0]
         if self.transport_kind not in TRANSPORTS:
             raise UnknownTransport(
                 f"{TRANSPORT_ENV}={self.transport_kind!r} is not a transport; "
@@ -209,13 +218,7 @@ class Tmux:
         socket = self.socket(socket_name)
         server = self._servers.get(socket.path)
         if server is None:
-            transport: Transport
-            if self.transport_kind == "subprocess":
-                transport = SubprocessTransport(socket, self.tmux_bin, self.environ)
-            else:
-                transport = ControlTransport(socket, self.tmux_bin, self.environ)
-            if self.transport_kind == "memo":
-                transport = MemoTransport(transport, is_read)
+            transport = make_transport(self.transport_kind, socket, self.tmux_bin, self.environ)
             watchers = OutputWatchers(socket, self.tmux_bin, self.environ)
             server = self._servers[socket.path] = Server(transport, self.caller, watchers)
         return server

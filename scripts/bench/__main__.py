@@ -1,0 +1,3 @@
+from scripts.bench.main import main
+
+main()

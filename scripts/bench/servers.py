@@ -1,0 +1,123 @@
+"""The servers under test: how each is started, and one open session per profile."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+from anyio.abc import TaskGroup
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+OUT = ROOT / "build" / "bench"
+OURS = str(Path(sys.executable).parent / "tmux-contract-mcp")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One server under test; ``profiles`` are the tool surfaces it is opened with.
+
+    Ours is started as ``command [*launcher] --profile P [*flags]`` from ``cwd``;
+    the peer takes no arguments.
+    """
+
+    key: str
+    label: str
+    command: str
+    env: dict[str, str]
+    profiles: tuple[str, ...]
+    python: str
+    flags: tuple[str, ...] = ()
+    launcher: tuple[str, ...] = ()
+    cwd: Path | None = None
+    is_peer: bool = False
+    is_stub: bool = False  # ours with every tmux answer replayed: no tmux, no transport
+
+    def args(self, profile: str) -> list[str]:
+        if self.is_peer:
+            return []
+        return [*self.launcher, "--profile", profile, *self.flags]
+
+
+@dataclass
+class Conn:
+    """A server process kept open for the whole run, one per (column, profile)."""
+
+    column: Column
+    profile: str
+    ready: anyio.Event = field(default_factory=anyio.Event)
+    session: ClientSession | None = None
+    tools: frozenset[str] = frozenset()
+    error: str | None = None
+
+    @property
+    def log(self) -> Path:
+        return OUT / "logs" / f"{self.column.key}-{self.profile}.log"
+
+
+def describe(exc: BaseException) -> str:
+    """The innermost messages of an exception group: the SDK nests them deeply."""
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(describe(inner) for inner in exc.exceptions)
+    return f"{type(exc).__name__}: {exc}"
+
+
+def log_tail(path: Path, lines: int = 3) -> str:
+    try:
+        text = path.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return " | ".join(line.strip() for line in text[-lines:])
+
+
+def params(column: Column, profile: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=column.command, args=column.args(profile), env=column.env, cwd=column.cwd
+    )
+
+
+async def hold(conn: Conn, stop: anyio.Event) -> None:
+    """Open one server, publish its session, keep it until ``stop`` is set."""
+    conn.log.parent.mkdir(parents=True, exist_ok=True)
+    with conn.log.open("w") as log:
+        try:
+            async with (
+                stdio_client(params(conn.column, conn.profile), errlog=log) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                with anyio.fail_after(60):
+                    await session.initialize()
+                    listed = await session.list_tools()
+                conn.tools = frozenset(tool.name for tool in listed.tools)
+                conn.session = session
+                conn.ready.set()
+                await stop.wait()
+        except Exception as exc:
+            log.flush()
+            tail = log_tail(conn.log)
+            conn.error = describe(exc) + (f" (stderr: {tail})" if tail else "")
+        finally:
+            conn.session = None
+            conn.ready.set()
+
+
+async def open_all(conns: Sequence[Conn], stop: anyio.Event, tg: TaskGroup) -> None:
+    """Start every server in ``tg`` and return once each is ready or has failed."""
+    for conn in conns:
+        tg.start_soon(hold, conn, stop)
+    for conn in conns:
+        await conn.ready.wait()
+    for conn in conns:
+        state = f"{len(conn.tools)} tools" if conn.session else f"unavailable: {conn.error}"
+        print(f"· {conn.column.label} [{conn.profile}]: {state}", file=sys.stderr)
+
+
+def conn_for(conns: Sequence[Conn], column: Column, profile: str) -> Conn | None:
+    for conn in conns:
+        if conn.column is column and conn.profile == profile and conn.session is not None:
+            return conn
+    return None
