@@ -243,6 +243,7 @@ def test_the_installed_command_runs_the_wheels_copy_not_the_checkouts(
     assert script.startswith(f"#!{user_venv / 'bin' / 'python'}")
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("profile", PROFILES)
 def test_the_installed_command_lists_every_tool_of_each_profile(
     user_venv: Path, profile: str, tmp_path: Path

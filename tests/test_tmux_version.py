@@ -88,6 +88,7 @@ def startup_stderr(env: dict[str, str]) -> list[str]:
     return done.stderr.splitlines()
 
 
+@pytest.mark.e2e
 def test_a_tmux_older_than_the_minimum_is_named_in_one_line_at_startup(
     tmux: TmuxServer,
 ) -> None:
@@ -141,6 +142,7 @@ async def test_the_other_profiles_refuse_an_old_tmux_the_same_way(tmux: TmuxServ
     assert log.read_text().splitlines() == [f"-S {tmux.socket_path} -V"] * 2
 
 
+@pytest.mark.e2e
 def test_a_supported_tmux_starts_without_a_word(tmux: TmuxServer) -> None:
     binary, log = fake_tmux(tmux.tmpdir, "tmux 3.2")
     assert startup_stderr(tmux.server_env(LIBTMUX_TMUX_BIN=str(binary))) == []
@@ -165,6 +167,7 @@ async def test_an_unreadable_version_is_warned_about_once_and_calls_still_run(
     assert any(not line.endswith("-V") for line in log.read_text().splitlines())
 
 
+@pytest.mark.e2e
 def test_a_missing_tmux_is_named_in_one_line_at_startup(tmux: TmuxServer) -> None:
     missing = tmux.tmpdir / "no-such-tmux"
     lines = startup_stderr(tmux.server_env(LIBTMUX_TMUX_BIN=str(missing)))
