@@ -225,11 +225,11 @@ TAIL = [op("list_windows"), op("list_panes"), op("get_pane_info", {"pane_id": "%
 
 async def commands_for(
     tmux: TmuxServer, client: Client, operations: list[dict[str, Any]], on_error: str | None
-) -> tuple[dict[str, Any], int]:
-    """A batch's answer and how many counted tmux commands it ran."""
-    tmux.count_commands()
+) -> tuple[dict[str, Any], list[tuple[str, ...]]]:
+    """A batch's answer and every tmux command it sent (argv or control line)."""
+    mark = tmux.mark()
     answer = await batch(client, operations, on_error)
-    return answer, tmux.commands_run()
+    return answer, [sent.words for sent in tmux.sent_since(mark)]
 
 
 async def test_a_failing_row_carries_the_tools_own_error(tmux: TmuxServer) -> None:
@@ -254,7 +254,7 @@ async def test_on_error_stop_ends_the_batch_at_the_first_failure(
         await batch(client, [op("list_sessions")])  # connect before counting
         head, head_commands = await commands_for(tmux, client, HEAD, "continue")
         answer, commands = await commands_for(tmux, client, HEAD + TAIL, on_error)
-    assert head_commands > 0
+    assert head_commands
     assert head["stopped_at"] is None
     assert answer["stopped_at"] == 1
     assert [row["index"] for row in answer["results"]] == [0, 1]  # the failing row is included
@@ -274,7 +274,9 @@ async def test_on_error_continue_runs_every_operation(tmux: TmuxServer) -> None:
     assert [row["success"] for row in answer["results"]] == [True, False, True, True, True]
     assert [row["index"] for row in answer["results"]] == [0, 1, 2, 3, 4]
     assert answer["succeeded"] == 4 and answer["failed"] == 1
-    assert commands > head_commands
+    # The first two rows send what they sent alone, and the later rows send more.
+    assert commands[: len(head_commands)] == head_commands
+    assert len(commands) > len(head_commands)
     assert answer["results"][4]["structured_content"]["pane_id"] == "%0"
     assert [p["pane_id"] for p in answer["results"][3]["structured_content"]["result"]] == ["%0"]
 
@@ -380,19 +382,19 @@ async def test_an_invalid_batch_is_refused_whole_naming_path_and_rule_and_runs_n
 ) -> None:
     arguments, words = REJECTED[case]
     before = shared.state()
-    shared.count_commands()
+    mark = shared.mark()
     result = await shared_client.session.call_tool(BATCH, arguments)
     assert result.is_error, result.structured_content
     assert not result.structured_content
     message = error_text(result)
     for word in words:
         assert word in message, (word, message)
-    assert shared.commands_run() == 0
+    shared.assert_nothing_sent_since(mark)
     assert shared.state() == before
-    # The valid operations alone run, and do run counted tmux commands.
+    # The valid operations alone run, and what they send shows in the same log.
     after = await batch(shared_client, VALID)
     assert after["succeeded"] == 3
-    assert shared.commands_run() > 0
+    assert shared.sent_since(mark)
 
 
 # --- 4. the 1,000,000-byte line ----------------------------------------------------------------

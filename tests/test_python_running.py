@@ -208,14 +208,14 @@ async def test_long_text_is_typed_whole(shared: TmuxServer, client: Client, tmp_
 
 
 async def test_send_keys_names_a_bad_or_missing_pane(shared: TmuxServer, client: Client) -> None:
-    shared.count_commands()
+    mark = shared.mark()
     message = await client.error("send_keys", {"pane_id": "3", "keys": "x"})
     assert "pane_id" in message and "list_panes" in message
     message = await client.error("send_keys", {"keys": "x", "window_id": "main"})
     assert "window_id" in message
     message = await client.error("send_keys", {"pane_id": "%1", "keys": "a\0b", "literal": True})
     assert "keys" in message and "NUL" in message
-    assert shared.commands_run() == 0
+    shared.assert_nothing_sent_since(mark)
     message = await client.error("send_keys", {"pane_id": "%9999", "keys": "x"})
     assert "%9999" in message and shared.name in message and "list_panes" in message
 
@@ -290,11 +290,13 @@ async def test_a_malformed_operation_refuses_the_whole_batch(
         ([good, {"session_id": "main", "keys": "k"}], "operations[1].session_id"),
         ([good, {"pane_id": pane, "keys": "a\0b"}], "operations[1].keys"),
     ]
+    mark = shared.mark()
     for operations, field in cases:
         message = await client.error("send_keys_batch", {"operations": operations})
         assert field in message
     message = await client.error("send_keys_batch", {"operations": [good], "timeout": 0})
     assert "timeout" in message
+    shared.assert_nothing_sent_since(mark)
     assert await fenced(client, shared, pane) == ["ready"]
 
 
@@ -351,12 +353,12 @@ async def test_bracketed_paste_wraps_the_text_when_the_program_asks(
 
 
 async def test_paste_text_refusals(shared: TmuxServer, client: Client) -> None:
-    shared.count_commands()
+    mark = shared.mark()
     message = await client.error("paste_text", {"pane_id": "%1", "text": ""})
     assert "text" in message and "empty" in message
     message = await client.error("paste_text", {"pane_id": "1", "text": "x"})
     assert "pane_id" in message
-    assert shared.commands_run() == 0
+    shared.assert_nothing_sent_since(mark)
     message = await client.error("paste_text", {"pane_id": "%9999", "text": "x"})
     assert "%9999" in message and shared.name in message
     assert not shared.lines("list-buffers", "-F", "#{buffer_name}")
@@ -508,7 +510,7 @@ async def test_run_command_refuses_bad_arguments_before_tmux_runs(
     shared: TmuxServer, client: Client
 ) -> None:
     pane = await shell(shared)
-    shared.count_commands()
+    mark = shared.mark()
     cases: list[tuple[dict[str, Any], str]] = [
         ({"pane_id": "x1", "command": "true"}, "pane_id"),
         ({"pane_id": pane, "command": "  \n"}, "command"),
@@ -519,7 +521,7 @@ async def test_run_command_refuses_bad_arguments_before_tmux_runs(
     for arguments, field in cases:
         message = await client.error("run_command", arguments)
         assert field in message, message
-    assert shared.commands_run() == 0
+    shared.assert_nothing_sent_since(mark)
     message = await client.error("run_command", {"pane_id": "%9999", "command": "true"})
     assert "%9999" in message and shared.name in message
 

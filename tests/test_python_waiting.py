@@ -291,16 +291,17 @@ async def test_a_quiet_wait_asks_tmux_nothing_while_it_waits(
 ) -> None:
     _, pane = new_session(shared, *echoing())
     await client.ok("list_sessions")  # the transport's own client, if any, is up
-    counts = []
+    sent = []
     for timeout in (0.2, 2.2):
-        shared.count_commands()
+        mark = shared.mark()
         result = await client.ok(
             "wait_for_text", {"pane_id": pane, "patterns": ["never"], "timeout": timeout}
         )
         assert result["outcome"] == "timeout"
-        counts.append(shared.commands_run())
+        sent.append([item.words for item in shared.sent_since(mark)])
     # Ten times longer, not one command more: no polling.
-    assert counts[0] == counts[1]
+    assert sent[0], "a wait reads the pane at least once"
+    assert sent[0] == sent[1]
 
 
 # --- the ceiling, progress and cancellation ---------------------------------------------
@@ -404,7 +405,7 @@ async def test_bad_arguments_are_refused_before_tmux_runs(
     shared: TmuxServer, client: Client
 ) -> None:
     _, pane = new_session(shared, *echoing())
-    shared.count_commands()
+    mark = shared.mark()
     message = await client.error(
         "wait_for_text", {"pane_id": pane, "patterns": ["ok", "(unclosed"], "regex": True}
     )
@@ -417,7 +418,7 @@ async def test_bad_arguments_are_refused_before_tmux_runs(
     assert "patterns[0]" in message and "empty" in message
     message = await client.error("wait_for_text", {"pane_id": "3"})
     assert "pane_id" in message and "list_panes" in message
-    assert shared.commands_run() == 0
+    shared.assert_nothing_sent_since(mark)
     # Not a regex: the same text is a literal, and fine.
     result = await client.ok(
         "wait_for_text", {"pane_id": pane, "patterns": ["(unclosed"], "timeout": 0}
