@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.mcpclient import open_client
-from tests.tmuxenv import LOGGED_TMUX, TMUX, Sent, TmuxServer, control_words
+from tests.tmuxenv import LOGGED_TMUX, Sent, TmuxServer, control_words
 
 DEADLINE = 20.0
 
@@ -144,7 +144,7 @@ async def test_an_invalid_call_between_two_valid_ones_is_the_only_silent_one(
 
 def test_each_invocation_is_logged_with_its_exact_arguments_and_status(tmux: TmuxServer) -> None:
     mark = tmux.mark()
-    odd = "two  spaces\nnew line \u00e9 #{x} \"q\" -"
+    odd = 'two  spaces\nnew line \u00e9 #{x} "q" -'
     done = subprocess.run(
         [str(LOGGED_TMUX), "-L", tmux.name, "display-message", "-p", "--", odd],
         env=logged_env(tmux),
