@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import shlex
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from functools import partial
@@ -246,11 +247,14 @@ async def test_a_batch_sends_each_operation_in_order(shared: TmuxServer, client:
         {"pane_id": second, "keys": "three", "enter": False},
         {"pane_id": second, "keys": "Enter", "enter": False},
     ]
+    started = time.monotonic()
     result = await client.ok("send_keys_batch", {"operations": operations})
+    wall = time.monotonic() - started
     assert [row["index"] for row in result["results"]] == [0, 1, 2, 3, 4]
     assert [row["pane_id"] for row in result["results"]] == [first, second, first, second, second]
     assert all(row["success"] and row["error"] is None for row in result["results"])
-    assert all(row["elapsed_seconds"] >= 0 for row in result["results"])
+    # One after another inside the call (each rounded to milliseconds).
+    assert sum(row["elapsed_seconds"] for row in result["results"]) <= wall + 0.0005 * 5
     assert (result["succeeded"], result["failed"], result["stopped_at"]) == (5, 0, None)
     assert await fenced(client, shared, first) == ["ready", "one", "Enter"]
     assert await fenced(client, shared, second) == ["ready", " two", "three"]
@@ -389,14 +393,18 @@ async def test_run_command_returns_output_and_exit_status(
     shared: TmuxServer, client: Client
 ) -> None:
     pane = await shell(shared)
+    started = time.monotonic()
     result = await run(client, pane, "echo one; echo two")
+    wall = time.monotonic() - started
     assert result["output"] == ["one", "two"]
     assert result["exit_status"] == 0
     assert result["timed_out"] is False
     assert result["pane_id"] == pane
     assert result["effective_timeout"] == 30
     assert result["output_truncated"] is False and result["output_truncated_lines"] == 0
-    assert result["elapsed_seconds"] >= 0
+    assert result["elapsed_seconds"] <= wall + 0.0005  # rounded to milliseconds
+    # It counts from typing to the end: a command that sleeps takes at least its sleep.
+    assert (await run(client, pane, "sleep 0.3"))["elapsed_seconds"] >= 0.3
     failed = await run(client, pane, "echo oops >&2; (exit 3)")
     assert (failed["exit_status"], failed["output"]) == (3, ["oops"])
     assert (await run(client, pane, "true"))["output"] == []

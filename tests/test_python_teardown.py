@@ -218,7 +218,9 @@ async def test_kill_session_by_id_or_exact_name_leaves_the_others(
     assert session_ids(world) == {main}
     assert (await ok(client, world, "list_sessions"))["result"][0]["session_id"] == main
     # The last session: the server exits with it, and says so afterwards.
-    assert await ok(client, world, "kill_session", session_id=main)
+    assert await ok(client, world, "kill_session", session_id=main) == {
+        "result": f"Session killed: main ({main})"
+    }
     assert "no tmux server is running" in await error(client, world, "list_sessions")
 
 
@@ -659,5 +661,5 @@ async def test_the_callers_server_is_recognised_by_another_socket_path(
         assert (await client.error("kill_pane", {"pane_id": home})).startswith("Refused")
         assert (await client.error("kill_server")).startswith("Refused")
         assert snapshot(tmux) == before
-        assert await client.ok("kill_pane", {"pane_id": pane})
+        assert await client.ok("kill_pane", {"pane_id": pane}) == {"result": f"Pane killed: {pane}"}
     assert pane not in pane_ids(tmux)
