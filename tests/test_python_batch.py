@@ -218,7 +218,7 @@ async def test_a_batch_of_every_other_inspect_tool_answers_what_each_tool_answer
     assert by_tool["get_pane_info"]["pane_id"] == arguments["get_pane_info"]["pane_id"]
     assert by_tool["show_buffer"]["content"] == BUFFER_TEXT
     history_limit = tmux.tmux("show-options", "-gv", "history-limit").strip()
-    assert by_tool["show_option"]["value"] == history_limit
+    assert by_tool["show_option"]["value"] == int(history_limit)
     assert by_tool["show_environment"]["variables"]["BATCH_VARIABLE"] == "batch-value"
     assert any(e["hook_name"] == HOOK for e in by_tool["show_hook"]["entries"])
     assert any(e["hook_name"] == HOOK for e in by_tool["show_hooks"]["entries"])

@@ -13,7 +13,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -56,8 +56,7 @@ def running(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] != "Z"
 
 
-def until(check: object, what: str) -> None:
-    assert callable(check)
+def until(check: Callable[[], bool], what: str) -> None:
     deadline = time.monotonic() + DEADLINE
     while not check():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
@@ -165,6 +164,20 @@ def test_each_invocation_is_logged_with_its_exact_arguments_and_status(tmux: Tmu
         ("-L", tmux.name, "no-such-command"),
     ]
     assert [item.command for item in sent] == ["display-message", "no-such-command"]
+
+
+def test_without_a_log_directory_the_wrapper_only_runs_tmux(tmux: TmuxServer) -> None:
+    """As when a pane's shell runs it (run_command's completion signal): no log, same tmux."""
+    mark = tmux.mark()
+    env = {k: v for k, v in logged_env(tmux).items() if k != "TCM_TMUX_LOG"}
+    done = subprocess.run(
+        [str(LOGGED_TMUX), "-L", tmux.name, "display-message", "-p", "#{session_name}"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stdout) == (0, "main\n")
+    assert tmux.sent_since(mark) == []
 
 
 def test_a_version_query_is_logged_but_reaches_no_server(tmux: TmuxServer) -> None:

@@ -276,6 +276,8 @@ def _argv_records(data: bytes) -> list[tuple[str, ...]]:
     fields = [field.decode("utf-8", "surrogateescape") for field in data.split(b"\0")[:-1]]
     records: list[tuple[str, ...]] = []
     while fields:
+        if not fields[0].isdigit():  # a mark taken mid-record: keep the rest, unparsed
+            return [*records, tuple(fields)]
         count = int(fields[0])
         records.append(tuple(fields[1 : 1 + count]))
         del fields[: 1 + count]
