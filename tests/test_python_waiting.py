@@ -86,6 +86,11 @@ async def wait_while(
     """Call wait_for_text; once it waits, type each of ``lines`` into the pane."""
     result: dict[str, Any] = {}
     pane = arguments["pane_id"]
+    # An earlier wait's output client leaves on its own time: until it has, it would pass
+    # for this wait's, and a line typed then would be on the screen before this wait began.
+    await eventually(
+        lambda: session not in {name for _, name in clients(server)}, "an earlier wait to end"
+    )
 
     async def wait() -> None:
         result.update(await client.ok("wait_for_text", arguments))
