@@ -84,10 +84,10 @@ async def test_find_pane_by_position_resolves_the_window_each_way(tmux: TmuxServ
 async def test_find_pane_by_position_window_index_without_session_is_an_error(
     tmux: TmuxServer,
 ) -> None:
-    tmux.count_commands()
     async with open_client(tmux.server_env()) as client:
+        mark = tmux.mark()
         message = await client.error(
             "find_pane_by_position", {"corner": "top-left", "window_index": "0"}
         )
     assert "window_index" in message and "session_name" in message
-    assert tmux.commands_run() == 0
+    tmux.assert_nothing_sent_since(mark)

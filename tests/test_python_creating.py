@@ -256,8 +256,10 @@ async def test_create_session_refuses_bad_arguments_before_tmux_runs(
     shared: TmuxServer, client: Client, arguments: dict[str, Any]
 ) -> None:
     before = session_names(shared)
+    mark = shared.mark()
     message = await client.error("create_session", arguments)
     assert f"`{next(iter(arguments))}`" in message or "`environment`" in message
+    shared.assert_nothing_sent_since(mark)
     assert session_names(shared) == before
 
 
@@ -483,8 +485,10 @@ async def test_split_window_refuses_bad_arguments_before_tmux_runs(
     shared: TmuxServer, client: Client, arguments: dict[str, Any]
 ) -> None:
     before = shared.state()
+    mark = shared.mark()
     message = await client.error("split_window", arguments)
     assert f"`{next(iter(arguments))}`" in message
+    shared.assert_nothing_sent_since(mark)
     assert shared.state() == before
 
 
@@ -648,8 +652,10 @@ async def test_pipe_pane_without_append_starts_the_file_afresh(
 async def test_pipe_pane_refuses_bad_arguments_before_tmux_runs(
     shared: TmuxServer, client: Client, arguments: dict[str, Any]
 ) -> None:
+    mark = shared.mark()
     message = await client.error("pipe_pane", arguments)
     assert f"`{next(iter(arguments))}`" in message
+    shared.assert_nothing_sent_since(mark)
 
 
 async def test_pipe_pane_names_a_missing_pane_and_the_socket(
@@ -731,11 +737,11 @@ async def test_malformed_targets_run_no_tmux_command(tmux: TmuxServer) -> None:
     ]
     async with open_client(tmux.server_env(), "python") as client:
         before = (tmux.state(), tmux.lines("list-sessions"))
-        tmux.count_commands()
+        mark = tmux.mark()
         for tool, arguments in calls:
             message = await client.error(tool, arguments)
             assert "Invalid argument" in message, (tool, message)
-            assert tmux.commands_run() == 0, (tool, arguments, message)
+            tmux.assert_nothing_sent_since(mark, (tool, arguments, message))
         assert (tmux.state(), tmux.lines("list-sessions")) == before
 
 

@@ -119,10 +119,10 @@ def socket_dir(server: TmuxServer) -> Path:
 async def no_tmux_ran(
     server: TmuxServer, client: Client, tool: str, arguments: dict[str, Any]
 ) -> str:
-    """The error a refused call gives, after proving it ran no tmux command."""
-    server.count_commands()
+    """The error a refused call gives, after proving it sent tmux nothing."""
+    mark = server.mark()
     message = await client.error(tool, arguments)
-    assert server.commands_run() == 0, (tool, arguments, message)
+    server.assert_nothing_sent_since(mark, (tool, arguments, message))
     return message
 
 

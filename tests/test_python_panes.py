@@ -276,9 +276,9 @@ async def test_resize_pane_refuses_conflicting_missing_or_impossible_sizes_befor
     pane = tmux.active_pane()
     before = tmux.state()
     async with open_client(tmux.server_env(), "python") as client:
-        tmux.count_commands()
+        mark = tmux.mark()
         message = await client.error("resize_pane", {"pane_id": pane, **arguments})
-        assert tmux.commands_run() == 0
+        tmux.assert_nothing_sent_since(mark)
     assert f"`{field}`" in message
     assert tmux.state() == before
 
@@ -287,7 +287,7 @@ async def test_pane_tools_refuse_a_malformed_pane_id_and_name_an_unknown_one(
     tmux: TmuxServer,
 ) -> None:
     async with open_client(tmux.server_env(), "python") as client:
-        tmux.count_commands()
+        mark = tmux.mark()
         for tool, arguments in (
             ("resize_pane", {"pane_id": "3", "width": 10}),
             ("set_pane_title", {"pane_id": "%x", "title": "t"}),
@@ -299,7 +299,7 @@ async def test_pane_tools_refuse_a_malformed_pane_id_and_name_an_unknown_one(
         ):
             message = await client.error(tool, arguments)
             assert "Invalid argument" in message, (tool, message)
-        assert tmux.commands_run() == 0
+        tmux.assert_nothing_sent_since(mark)
         for tool, arguments in (
             ("resize_pane", {"pane_id": "%999", "width": 10}),
             ("set_pane_title", {"pane_id": "%999", "title": "t"}),

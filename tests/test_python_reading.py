@@ -21,17 +21,6 @@ from tests.tmuxenv import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
-# Commands counted by ``counting`` (show-buffer has no after-hook in tmux 3.3a).
-COUNTED = (
-    "capture-pane",
-    "display-message",
-    "list-buffers",
-    "list-panes",
-    "list-sessions",
-    "list-windows",
-)
-
-
 # --- fixtures ---------------------------------------------------------------------------
 
 
@@ -127,16 +116,11 @@ def show(server: TmuxServer, target: str, *fields: str) -> list[str]:
 
 
 @contextmanager
-def counting(server: TmuxServer) -> Iterator[None]:
-    """Count the reading commands the server runs inside the block; leave no hooks behind."""
-    server.tmux("set-option", "-g", "@ran", "0")
-    for command in COUNTED:
-        server.tmux("set-hook", "-g", f"after-{command}", "set-option -gF @ran '#{e|+:#{@ran},1}'")
-    try:
-        yield
-    finally:
-        for command in COUNTED:
-            server.tmux("set-hook", "-gu", f"after-{command}")
+def sending_nothing(server: TmuxServer) -> Iterator[None]:
+    """The block sends tmux nothing: no tmux process, no control-client line."""
+    mark = server.mark()
+    yield
+    server.assert_nothing_sent_since(mark)
 
 
 # --- capture_pane -----------------------------------------------------------------------
@@ -213,19 +197,17 @@ async def test_capture_pane_refuses_a_cap_of_zero_or_less_without_asking_tmux(
     shared: TmuxServer, client: Client
 ) -> None:
     _, pane = new_window(shared, *reader("x"))
-    with counting(shared):
+    with sending_nothing(shared):
         for bad in (0, -1):
             message = await client.error("capture_pane", {"pane_id": pane, "max_lines": bad})
             assert "max_lines" in message and str(bad) in message
-        assert shared.commands_run() == 0
 
 
 async def test_capture_pane_bad_pane_ids(shared: TmuxServer, client: Client) -> None:
-    with counting(shared):
+    with sending_nothing(shared):
         for tool in ("capture_pane", "snapshot_pane", "capture_since"):
             message = await client.error(tool, {"pane_id": "abc"})
             assert "pane_id" in message and "'abc'" in message, tool
-        assert shared.commands_run() == 0
     for tool in ("capture_pane", "snapshot_pane", "capture_since"):
         message = await client.error(tool, {"pane_id": "%9999"})
         assert "%9999" in message and shared.socket_path in message, tool
@@ -334,9 +316,8 @@ async def test_capture_since_refuses_a_cursor_of_another_pane(
     _, pane_b = new_window(shared, *reader("b"))
     wait_for_line(shared, pane_a, "a")
     cursor = (await client.ok("capture_since", {"pane_id": pane_a}))["cursor"]
-    with counting(shared):
+    with sending_nothing(shared):
         message = await client.error("capture_since", {"pane_id": pane_b, "cursor": cursor})
-        assert shared.commands_run() == 0
     assert "cursor" in message and pane_a in message and pane_b in message
 
 
@@ -408,10 +389,11 @@ async def test_snapshot_pane_reports_content_cursor_and_size_from_one_tmux_read(
 ) -> None:
     _, pane = new_window(shared, *reader("first", "second", "third"))
     wait_for_line(shared, pane, "third")
-    with counting(shared):
-        snapshot = await client.ok("snapshot_pane", {"pane_id": pane})
-        # One display-message for the fields and one capture, sent together.
-        assert shared.commands_run() == 2
+    mark = shared.mark()
+    snapshot = await client.ok("snapshot_pane", {"pane_id": pane})
+    # One display-message for the fields and one capture, nothing else.
+    sent = sorted(item.command for item in shared.sent_since(mark))
+    assert sent == ["capture-pane", "display-message"]
     x, y, width, height, history, command, path = show(
         shared, pane, "cursor_x", "cursor_y", "pane_width", "pane_height", "history_size",
         "pane_current_command", "pane_current_path",
@@ -624,7 +606,7 @@ async def test_search_panes_a_catastrophic_regex_runs_out_of_time_instead_of_han
 async def test_search_panes_refuses_bad_patterns_and_arguments_without_asking_tmux(
     shared: TmuxServer, client: Client
 ) -> None:
-    with counting(shared):
+    with sending_nothing(shared):
         message = await client.error("search_panes", {"pattern": "(unclosed", "regex": True})
         assert "pattern" in message and "(unclosed" in message
         assert "pattern" in await client.error("search_panes", {"pattern": ""})
@@ -633,7 +615,6 @@ async def test_search_panes_refuses_bad_patterns_and_arguments_without_asking_tm
             assert field in message, field
         message = await client.error("search_panes", {"pattern": "x", "session_id": "nope"})
         assert "session_id" in message
-        assert shared.commands_run() == 0
     message = await client.error("search_panes", {"pattern": "x", "session_name": "no-such"})
     assert "no-such" in message and shared.socket_path in message and "list_sessions" in message
 
@@ -670,7 +651,6 @@ async def test_show_buffer_unknown_buffer_names_it_and_where_to_look(
     message = await client.error("show_buffer", {"buffer_name": "no-such-buffer"})
     assert "no-such-buffer" in message and shared.socket_path in message
     assert "list-buffers" in message
-    with counting(shared):
+    with sending_nothing(shared):
         message = await client.error("show_buffer", {"buffer_name": "x", "max_lines": 0})
         assert "max_lines" in message
-        assert shared.commands_run() == 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import shlex
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from functools import partial
@@ -208,14 +209,14 @@ async def test_long_text_is_typed_whole(shared: TmuxServer, client: Client, tmp_
 
 
 async def test_send_keys_names_a_bad_or_missing_pane(shared: TmuxServer, client: Client) -> None:
-    shared.count_commands()
+    mark = shared.mark()
     message = await client.error("send_keys", {"pane_id": "3", "keys": "x"})
     assert "pane_id" in message and "list_panes" in message
     message = await client.error("send_keys", {"keys": "x", "window_id": "main"})
     assert "window_id" in message
     message = await client.error("send_keys", {"pane_id": "%1", "keys": "a\0b", "literal": True})
     assert "keys" in message and "NUL" in message
-    assert shared.commands_run() == 0
+    shared.assert_nothing_sent_since(mark)
     message = await client.error("send_keys", {"pane_id": "%9999", "keys": "x"})
     assert "%9999" in message and shared.name in message and "list_panes" in message
 
@@ -246,11 +247,14 @@ async def test_a_batch_sends_each_operation_in_order(shared: TmuxServer, client:
         {"pane_id": second, "keys": "three", "enter": False},
         {"pane_id": second, "keys": "Enter", "enter": False},
     ]
+    started = time.monotonic()
     result = await client.ok("send_keys_batch", {"operations": operations})
+    wall = time.monotonic() - started
     assert [row["index"] for row in result["results"]] == [0, 1, 2, 3, 4]
     assert [row["pane_id"] for row in result["results"]] == [first, second, first, second, second]
     assert all(row["success"] and row["error"] is None for row in result["results"])
-    assert all(row["elapsed_seconds"] >= 0 for row in result["results"])
+    # One after another inside the call (each rounded to milliseconds).
+    assert sum(row["elapsed_seconds"] for row in result["results"]) <= wall + 0.0005 * 5
     assert (result["succeeded"], result["failed"], result["stopped_at"]) == (5, 0, None)
     assert await fenced(client, shared, first) == ["ready", "one", "Enter"]
     assert await fenced(client, shared, second) == ["ready", " two", "three"]
@@ -290,11 +294,13 @@ async def test_a_malformed_operation_refuses_the_whole_batch(
         ([good, {"session_id": "main", "keys": "k"}], "operations[1].session_id"),
         ([good, {"pane_id": pane, "keys": "a\0b"}], "operations[1].keys"),
     ]
+    mark = shared.mark()
     for operations, field in cases:
         message = await client.error("send_keys_batch", {"operations": operations})
         assert field in message
     message = await client.error("send_keys_batch", {"operations": [good], "timeout": 0})
     assert "timeout" in message
+    shared.assert_nothing_sent_since(mark)
     assert await fenced(client, shared, pane) == ["ready"]
 
 
@@ -370,12 +376,12 @@ async def test_bracketed_paste_wraps_the_text_when_the_program_asks(
 
 
 async def test_paste_text_refusals(shared: TmuxServer, client: Client) -> None:
-    shared.count_commands()
+    mark = shared.mark()
     message = await client.error("paste_text", {"pane_id": "%1", "text": ""})
     assert "text" in message and "empty" in message
     message = await client.error("paste_text", {"pane_id": "1", "text": "x"})
     assert "pane_id" in message
-    assert shared.commands_run() == 0
+    shared.assert_nothing_sent_since(mark)
     message = await client.error("paste_text", {"pane_id": "%9999", "text": "x"})
     assert "%9999" in message and shared.name in message
     assert not shared.lines("list-buffers", "-F", "#{buffer_name}")
@@ -406,14 +412,18 @@ async def test_run_command_returns_output_and_exit_status(
     shared: TmuxServer, client: Client
 ) -> None:
     pane = await shell(shared)
+    started = time.monotonic()
     result = await run(client, pane, "echo one; echo two")
+    wall = time.monotonic() - started
     assert result["output"] == ["one", "two"]
     assert result["exit_status"] == 0
     assert result["timed_out"] is False
     assert result["pane_id"] == pane
     assert result["effective_timeout"] == 30
     assert result["output_truncated"] is False and result["output_truncated_lines"] == 0
-    assert result["elapsed_seconds"] >= 0
+    assert result["elapsed_seconds"] <= wall + 0.0005  # rounded to milliseconds
+    # It counts from typing to the end: a command that sleeps takes at least its sleep.
+    assert (await run(client, pane, "sleep 0.3"))["elapsed_seconds"] >= 0.3
     failed = await run(client, pane, "echo oops >&2; (exit 3)")
     assert (failed["exit_status"], failed["output"]) == (3, ["oops"])
     assert (await run(client, pane, "true"))["output"] == []
@@ -527,7 +537,7 @@ async def test_run_command_refuses_bad_arguments_before_tmux_runs(
     shared: TmuxServer, client: Client
 ) -> None:
     pane = await shell(shared)
-    shared.count_commands()
+    mark = shared.mark()
     cases: list[tuple[dict[str, Any], str]] = [
         ({"pane_id": "x1", "command": "true"}, "pane_id"),
         ({"pane_id": pane, "command": "  \n"}, "command"),
@@ -538,7 +548,7 @@ async def test_run_command_refuses_bad_arguments_before_tmux_runs(
     for arguments, field in cases:
         message = await client.error("run_command", arguments)
         assert field in message, message
-    assert shared.commands_run() == 0
+    shared.assert_nothing_sent_since(mark)
     message = await client.error("run_command", {"pane_id": "%9999", "command": "true"})
     assert "%9999" in message and shared.name in message
 

@@ -32,17 +32,6 @@ ALL_TOOLSETS = "inspect,manage,execute,teardown"
 TRANSPORTS = ("control", "subprocess")
 # Commands tmux has an after- hook for (3.3a): kill-window, kill-session, respawn-pane,
 # delete-buffer and clear-history have none, so a refusal also proves the state unchanged.
-HOOKED = (
-    "list-panes",
-    "list-sessions",
-    "list-windows",
-    "list-buffers",
-    "display-message",
-    "kill-pane",
-    "send-keys",
-)
-
-
 # --- fixtures ---------------------------------------------------------------------------
 
 
@@ -91,17 +80,6 @@ def snapshot(server: TmuxServer) -> list[str]:
     return server.lines(
         "list-panes", "-a", "-F", "#{session_id} #{window_id} #{pane_id} #{pane_pid}"
     )
-
-
-def count_commands(server: TmuxServer) -> None:
-    """Count, from now on, the reads and every command these tools run."""
-    server.tmux("set-option", "-g", "@ran", "0")
-    for command in HOOKED:
-        server.tmux("set-hook", "-g", f"after-{command}", "set-option -gF @ran '#{e|+:#{@ran},1}'")
-
-
-def commands_run(server: TmuxServer) -> int:
-    return int(server.tmux("show-options", "-gv", "@ran").strip() or 0)
 
 
 def new_window(server: TmuxServer, *command: str, target: str = "main:") -> tuple[str, str]:
@@ -234,13 +212,15 @@ async def test_kill_session_by_id_or_exact_name_leaves_the_others(
     )
     mismatch = await error(client, world, "kill_session", session_id=main, session_name="nope")
     assert "session_name" in mismatch and main in mismatch
-    count_commands(world)
+    mark = world.mark()
     assert "session_id" in await error(client, world, "kill_session")
-    assert commands_run(world) == 0
+    world.assert_nothing_sent_since(mark)
     assert session_ids(world) == {main}
     assert (await ok(client, world, "list_sessions"))["result"][0]["session_id"] == main
     # The last session: the server exits with it, and says so afterwards.
-    assert await ok(client, world, "kill_session", session_id=main)
+    assert await ok(client, world, "kill_session", session_id=main) == {
+        "result": f"Session killed: main ({main})"
+    }
     assert "no tmux server is running" in await error(client, world, "list_sessions")
 
 
@@ -387,7 +367,7 @@ async def test_malformed_arguments_are_refused_before_tmux_runs(
 ) -> None:
     _, pane = new_window(world)
     before = snapshot(world)
-    count_commands(world)
+    mark = world.mark()
     cases: list[tuple[str, dict[str, Any], str]] = [
         ("kill_pane", {"pane_id": "5"}, "pane_id"),
         ("kill_pane", {"pane_id": "main:0.0"}, "pane_id"),
@@ -412,7 +392,7 @@ async def test_malformed_arguments_are_refused_before_tmux_runs(
     for tool, arguments, field in cases:
         message = await error(client, world, tool, **arguments)
         assert f"`{field}`" in message, (tool, arguments, message)
-    assert commands_run(world) == 0
+    world.assert_nothing_sent_since(mark)
     assert snapshot(world) == before
 
 
@@ -681,5 +661,5 @@ async def test_the_callers_server_is_recognised_by_another_socket_path(
         assert (await client.error("kill_pane", {"pane_id": home})).startswith("Refused")
         assert (await client.error("kill_server")).startswith("Refused")
         assert snapshot(tmux) == before
-        assert await client.ok("kill_pane", {"pane_id": pane})
+        assert await client.ok("kill_pane", {"pane_id": pane}) == {"result": f"Pane killed: {pane}"}
     assert pane not in pane_ids(tmux)

@@ -86,6 +86,11 @@ async def wait_while(
     """Call wait_for_text; once it waits, type each of ``lines`` into the pane."""
     result: dict[str, Any] = {}
     pane = arguments["pane_id"]
+    # An earlier wait's output client leaves on its own time: until it has, it would pass
+    # for this wait's, and a line typed then would be on the screen before this wait began.
+    await eventually(
+        lambda: session not in {name for _, name in clients(server)}, "an earlier wait to end"
+    )
 
     async def wait() -> None:
         result.update(await client.ok("wait_for_text", arguments))
@@ -291,16 +296,17 @@ async def test_a_quiet_wait_asks_tmux_nothing_while_it_waits(
 ) -> None:
     _, pane = new_session(shared, *echoing())
     await client.ok("list_sessions")  # the transport's own client, if any, is up
-    counts = []
+    sent = []
     for timeout in (0.2, 2.2):
-        shared.count_commands()
+        mark = shared.mark()
         result = await client.ok(
             "wait_for_text", {"pane_id": pane, "patterns": ["never"], "timeout": timeout}
         )
         assert result["outcome"] == "timeout"
-        counts.append(shared.commands_run())
+        sent.append([item.words for item in shared.sent_since(mark)])
     # Ten times longer, not one command more: no polling.
-    assert counts[0] == counts[1]
+    assert sent[0], "a wait reads the pane at least once"
+    assert sent[0] == sent[1]
 
 
 # --- the ceiling, progress and cancellation ---------------------------------------------
@@ -404,7 +410,7 @@ async def test_bad_arguments_are_refused_before_tmux_runs(
     shared: TmuxServer, client: Client
 ) -> None:
     _, pane = new_session(shared, *echoing())
-    shared.count_commands()
+    mark = shared.mark()
     message = await client.error(
         "wait_for_text", {"pane_id": pane, "patterns": ["ok", "(unclosed"], "regex": True}
     )
@@ -417,7 +423,7 @@ async def test_bad_arguments_are_refused_before_tmux_runs(
     assert "patterns[0]" in message and "empty" in message
     message = await client.error("wait_for_text", {"pane_id": "3"})
     assert "pane_id" in message and "list_panes" in message
-    assert shared.commands_run() == 0
+    shared.assert_nothing_sent_since(mark)
     # Not a regex: the same text is a literal, and fine.
     result = await client.ok(
         "wait_for_text", {"pane_id": pane, "patterns": ["(unclosed"], "timeout": 0}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import subprocess
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -49,15 +49,9 @@ async def client(
 
 
 @pytest.fixture
-def counting(shared: TmuxServer) -> Iterator[TmuxServer]:
-    """Count the listing commands tmux runs (to prove a refused call ran none)."""
-    shared.count_commands()
-    try:
-        yield shared
-    finally:
-        for command in ("list-panes", "select-pane", "list-sessions", "display-message"):
-            shared.tmux("set-hook", "-gu", f"after-{command}")
-        shared.tmux("set-hook", "-gu", "after-list-windows")
+def counting(shared: TmuxServer) -> TmuxServer:
+    """The shared server, whose log of what was sent proves a refused call sent nothing."""
+    return shared
 
 
 # --- helpers ----------------------------------------------------------------------------
@@ -177,10 +171,10 @@ def assert_names(message: str, *words: str) -> None:
 async def refused_before_tmux(
     server: TmuxServer, client: Client, tool: str, arguments: dict[str, Any]
 ) -> str:
-    """The call fails, and tmux ran none of the counted commands for it."""
-    server.tmux("set-option", "-g", "@ran", "0")
+    """The call fails, and sent tmux nothing: no tmux process, no control-client line."""
+    mark = server.mark()
     message = await client.error(tool, arguments)
-    assert server.commands_run() == 0, f"{tool} {arguments} ran tmux commands"
+    server.assert_nothing_sent_since(mark, f"{tool} {arguments}")
     return message
 
 
@@ -705,11 +699,13 @@ async def test_load_buffer_refuses_bad_logical_names_before_tmux(
 ) -> None:
     before = shared.lines("list-buffers", "-F", "#{buffer_name}")
     labels = ("has space", "a;b", "#{session_name}", "$(x)", "x/y", "é", "x" * 65, "a\nb", "clip\n")
+    mark = shared.mark()
     for label in labels:
         message = await client.error("load_buffer", {"content": "x", "logical_name": label})
         assert_names(message, "logical_name")
     message = await client.error("load_buffer", {"content": ""})
     assert_names(message, "content", "empty")
+    shared.assert_nothing_sent_since(mark)
     assert shared.lines("list-buffers", "-F", "#{buffer_name}") == before
 
 

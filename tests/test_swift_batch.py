@@ -283,8 +283,8 @@ async def test_an_invalid_batch_is_refused_whole_naming_path_and_rule_and_runs_n
     arguments, words = REJECTED[case]
     tmux.grid()
     before = tmux.state()
-    tmux.count_commands()
     async with open_client(tmux.server_env(), "swift") as client:
+        mark = tmux.mark()
         message = await rejected(client, arguments)
     for word in words:
         assert word in message, (word, message)
@@ -292,7 +292,7 @@ async def test_an_invalid_batch_is_refused_whole_naming_path_and_rule_and_runs_n
     if "arguments" in words[0]:
         assert "is not valid under any of the given schemas" not in message
         assert "was expected" not in message
-    assert tmux.commands_run() == 0
+    tmux.assert_nothing_sent_since(mark)
     assert tmux.state() == before
 
 
@@ -302,8 +302,8 @@ async def test_an_invalid_batch_is_refused_whole_naming_path_and_rule_and_runs_n
 async def test_an_operation_without_arguments_fails_as_one_row_when_its_tool_needs_some(
     tmux: TmuxServer,
 ) -> None:
-    tmux.count_commands()
     async with open_client(tmux.server_env(), "swift") as client:
+        mark = tmux.mark()
         answer = await batch(client, [op("get_pane_info")])
     assert answer["succeeded"] == 0 and answer["failed"] == 1
     assert answer["stoppedAt"] == 0  # the default onError is stop
@@ -313,7 +313,7 @@ async def test_an_operation_without_arguments_fails_as_one_row_when_its_tool_nee
     assert row["result"] == failure(row["error"])
     assert row["result"]["isError"] is True and row["result"]["structuredContent"] is None
     assert row["resultTruncated"] is False
-    assert tmux.commands_run() == 0  # the nested call was refused before tmux
+    tmux.assert_nothing_sent_since(mark)  # the nested call was refused before tmux
 
 
 async def test_an_operation_without_arguments_runs_when_its_tool_needs_none(
@@ -335,11 +335,11 @@ TAIL = [op("list_windows"), op("list_panes"), op("get_pane_info", {"paneId": "%0
 
 async def commands_for(
     tmux: TmuxServer, client: Client, operations: list[dict[str, Any]], on_error: str | None
-) -> tuple[dict[str, Any], int]:
-    """A batch's answer and how many counted tmux commands it ran."""
-    tmux.count_commands()
+) -> tuple[dict[str, Any], list[tuple[str, ...]]]:
+    """A batch's answer and every tmux command it sent (argv or control line)."""
+    mark = tmux.mark()
     answer = await batch(client, operations, on_error)
-    return answer, tmux.commands_run()
+    return answer, [sent.words for sent in tmux.sent_since(mark)]
 
 
 @pytest.mark.parametrize("on_error", ["stop", None])
@@ -350,7 +350,7 @@ async def test_on_error_stop_ends_the_batch_at_the_first_failure(
         await batch(client, [op("list_sessions")])  # connect before counting
         _, head_commands = await commands_for(tmux, client, HEAD, "continue")
         answer, commands = await commands_for(tmux, client, HEAD + TAIL, on_error)
-    assert head_commands > 0
+    assert head_commands
     assert answer["onError"] == "stop"
     assert answer["stoppedAt"] == 1
     assert [row["index"] for row in answer["results"]] == [0, 1]  # the failing row is included
@@ -369,7 +369,9 @@ async def test_on_error_continue_runs_every_operation(tmux: TmuxServer) -> None:
     assert answer["stoppedAt"] is None
     assert [row["success"] for row in answer["results"]] == [True, False, True, True, True]
     assert answer["succeeded"] == 4 and answer["failed"] == 1
-    assert commands > head_commands
+    # The first two rows send what they sent alone, and the later rows send more.
+    assert commands[: len(head_commands)] == head_commands
+    assert len(commands) > len(head_commands)
     panes = answer["results"][3]["result"]["structuredContent"]["panes"]
     assert [p["id"] for p in panes] == ["%0"]
 
@@ -701,8 +703,8 @@ async def test_a_search_pattern_of_4096_utf8_bytes_is_accepted(
 async def test_a_search_pattern_over_4096_utf8_bytes_is_refused_before_anything_runs(
     tmux: TmuxServer, pattern: str, size: int
 ) -> None:
-    tmux.count_commands()
     async with open_client(tmux.server_env(), "swift") as client:
+        mark = tmux.mark()
         message = await rejected(
             client,
             {"operations": [op("search_panes", {"pattern": pattern}), op("list_sessions")]},
@@ -710,7 +712,7 @@ async def test_a_search_pattern_over_4096_utf8_bytes_is_refused_before_anything_
     assert "`operations[0].arguments.pattern`" in message
     assert "x-libtmux-max-utf8-bytes" in message
     assert str(size) in message
-    assert tmux.commands_run() == 0
+    tmux.assert_nothing_sent_since(mark)
 
 
 # --- 7. nested errors are capped ------------------------------------------------------------

@@ -13,8 +13,7 @@ import re
 import subprocess
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -176,23 +175,6 @@ def pane_as_tmux_sees_it(server: TmuxServer, pane: str) -> dict[str, Any]:
 
 def without_ref(row: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in row.items() if key != "ref"}
-
-
-@contextmanager
-def counting(server: TmuxServer) -> Iterator[None]:
-    """Count the commands the server runs inside the block; leave no hooks behind."""
-    server.count_commands()
-    try:
-        yield
-    finally:
-        for command in (
-            "list-panes",
-            "select-pane",
-            "list-sessions",
-            "display-message",
-            "list-windows",
-        ):
-            server.tmux("set-hook", "-gu", f"after-{command}")
 
 
 def unique_pane_ids(server: TmuxServer, *scope: str) -> set[str]:
@@ -722,21 +704,21 @@ async def test_get_tmux_variables_refuses_bad_names_before_running_tmux(
     shared: TmuxServer, client: Client, tmp_path: Path
 ) -> None:
     marker = tmp_path / "ran"
-    with counting(shared):
-        message = await client.error("get_tmux_variables", {"names": []})
-        assert "names" in message
-        for bad in (f"#(touch {marker})", "a}b", "pane_id}#(touch x)#{pane_id", "1abc", ""):
-            message = await client.error("get_tmux_variables", {"names": ["session_name", bad]})
-            assert "names[1]" in message, bad
-        message = await client.error(
-            "get_tmux_variables", {"names": [f"#(touch {marker})"], "paneId": "%0"}
-        )
-        assert "names[0]" in message
-        assert shared.commands_run() == 0
-        assert not marker.exists()
-        # The counter works: a valid call does run tmux.
-        await client.ok("get_tmux_variables", {"names": ["pane_id"], "paneId": "%0"})
-        assert shared.commands_run() > 0
+    mark = shared.mark()
+    message = await client.error("get_tmux_variables", {"names": []})
+    assert "names" in message
+    for bad in (f"#(touch {marker})", "a}b", "pane_id}#(touch x)#{pane_id", "1abc", ""):
+        message = await client.error("get_tmux_variables", {"names": ["session_name", bad]})
+        assert "names[1]" in message, bad
+    message = await client.error(
+        "get_tmux_variables", {"names": [f"#(touch {marker})"], "paneId": "%0"}
+    )
+    assert "names[0]" in message
+    shared.assert_nothing_sent_since(mark)
+    assert not marker.exists()
+    # The log sees a valid call's command.
+    await client.ok("get_tmux_variables", {"names": ["pane_id"], "paneId": "%0"})
+    assert shared.sent_since(mark)
     assert not marker.exists()
 
 
@@ -1023,11 +1005,11 @@ async def test_search_panes_pattern_limit_counts_utf8_bytes(
     for pattern in ("q" * 4096, "é" * 1366):
         found = await client.ok("search_panes", {"pattern": pattern, "session": session})
         assert found["matches"] == [], len(pattern)
-    with counting(shared):
-        for pattern, size in (("q" * 4097, 4097), ("é" * 2049, 4098), ("€" * 1366, 4098)):
-            message = await client.error("search_panes", {"pattern": pattern, "session": session})
-            assert "pattern" in message and str(size) in message and "4096" in message
-        assert shared.commands_run() == 0
+    mark = shared.mark()
+    for pattern, size in (("q" * 4097, 4097), ("é" * 2049, 4098), ("€" * 1366, 4098)):
+        message = await client.error("search_panes", {"pattern": pattern, "session": session})
+        assert "pattern" in message and str(size) in message and "4096" in message
+    shared.assert_nothing_sent_since(mark)
 
 
 # --- show_environment -------------------------------------------------------------------

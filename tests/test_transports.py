@@ -8,6 +8,7 @@ order answers arrive in.
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import time
@@ -24,13 +25,17 @@ from jsonschema import Draft202012Validator
 
 from tests.mcpclient import contracts, error_text, open_client
 from tests.tmuxenv import TMUX, TmuxServer
+from tmux_contract_mcp.toolspec import ToolEntry
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 TRANSPORTS = ("control", "subprocess")
 DEADLINE = 30.0  # only there to turn a hang into a failure
+# What legitimately differs between two server processes answering the same read:
+# refs and cursors are sealed with each process's own secret; a duration is measured per call.
 REF_KEYS = frozenset({"ref", "windowRef", "linkRef", "paneRef", "cursor"})
-UNKNOWN_IDS = ("@999", "%999")  # arguments naming nothing: both transports must fail alike
+TIMING_KEYS = frozenset({"elapsed_seconds"})
+UNKNOWN_IDS = ("@999", "%999", "$999")  # arguments naming nothing: both transports fail alike
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -132,13 +137,16 @@ def type_line(tmux: TmuxServer, pane: str, line: str) -> None:
 
 
 def attached_by_name(structured: Any) -> dict[str, bool]:
-    """Every session object anywhere in a result: name -> isAttached."""
+    """Every session object anywhere in a result: name -> attached (swift ``isAttached``,
+    python ``session_attached``, a count of clients)."""
     found: dict[str, bool] = {}
 
     def walk(value: Any) -> None:
         if isinstance(value, dict):
             if "isAttached" in value and "name" in value:
                 found[value["name"]] = value["isAttached"]
+            if "session_attached" in value and "session_name" in value:
+                found[value["session_name"]] = str(value["session_attached"]) != "0"
             for item in value.values():
                 walk(item)
         elif isinstance(value, list):
@@ -170,13 +178,16 @@ def resolve(value: Any, ids: dict[str, str]) -> Any:
 
 
 def comparable(value: Any) -> Any:
-    """``value`` with what is per process replaced by a marker: refs and cursors are signed
-    with the process's own secret. A nested result's text (a batch row) is compared parsed."""
+    """``value`` with what is per process or per call replaced by a marker (see ``REF_KEYS``
+    and ``TIMING_KEYS``). A nested result's text (a batch row) is compared parsed."""
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for key, item in value.items():
             if key in REF_KEYS and item is not None:
                 assert isinstance(item, str) and item, (key, item)
+                out[key] = f"<{key}>"
+            elif key in TIMING_KEYS:
+                assert isinstance(item, int | float) and not isinstance(item, bool), (key, item)
                 out[key] = f"<{key}>"
             elif key == "text" and isinstance(item, str) and item.startswith("{"):
                 out[key] = comparable(json.loads(item))
@@ -192,6 +203,105 @@ def op(tool: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"tool": tool} | ({"arguments": arguments} if arguments is not None else {})
 
 
+# Every read tool of every profile, from the generated registry, with arguments built by
+# name from the parity world: a new read tool is covered without an edit here, unless it
+# brings an argument name none of these tables knows (then collection fails, naming it).
+
+# Optional arguments that choose what a read looks at: one case sets each in turn.
+TARGETS: dict[str, Any] = {
+    "pane_id": At("tl"),
+    "paneId": At("tl"),
+    "window_id": At("linked"),
+    "windowId": At("linked"),
+    "window": At("linked"),
+    "session_id": At("second"),
+    "session_name": "second",
+    "session": "second",
+    "socket_name": At("socket"),
+}
+# Identifiers that name nothing: one case sets each in turn, and both transports must fail.
+UNKNOWN = {"pane_id": "%999", "paneId": "%999", "window_id": "@999", "windowId": "@999"}
+UNKNOWN |= {"session_id": "$999"}
+FORMAT = "#{session_name}|#{window_index}|#{window_id}|#{window_name}|#{pane_index}|#{pane_id}"
+# Values for required arguments, and for those that keep a call short (a wait that reads
+# the pane once: only output after the call starts could match, and the world prints none).
+GIVEN: dict[str, Any] = {
+    "buffer_name": "tcm-buffer",
+    "corner": "bottom-left",
+    "format_string": FORMAT,
+    "hook_name": "alert-bell",
+    "name": "@tcm-user",
+    "names": ["pane_id", "pane_current_command", "session_name", "window_index"],
+    "option": "@tcm-user",
+    "paneId": At("tl"),
+    "pattern": "line",
+    "patterns": ["line"],
+    "session": "main",
+    "timeout": 0,
+    "windowId": At("grid"),
+}
+QUICK = ("patterns", "timeout")
+
+
+def registry(profile: str) -> tuple[ToolEntry, ...]:
+    module = importlib.import_module(f"tmux_contract_mcp.generated.{profile}.registry")
+    tools: tuple[ToolEntry, ...] = module.TOOLS
+    return tools
+
+
+def read_tools(profile: str) -> list[ToolEntry]:
+    return [entry for entry in registry(profile) if entry.toolset == "inspect"]
+
+
+def in_a_batch(profile: str, batch: str) -> list[str]:
+    """The read tools a profile's batch takes: every other one that does not wait on its own."""
+    return [
+        entry.name
+        for entry in read_tools(profile)
+        if entry.name != batch and "self-bounded" not in entry.tags
+    ]
+
+
+def base_arguments(profile: str, tool: str) -> dict[str, Any]:
+    """The required arguments (and the quick ones) of ``tool``, from ``GIVEN``."""
+    schema = contracts(profile)[tool]["inputSchema"]
+    properties = schema.get("properties", {})
+    arguments: dict[str, Any] = {}
+    for name in [*schema.get("required", []), *(q for q in QUICK if q in properties)]:
+        if name == "operations":  # a batch: every tool it takes, with their base arguments
+            arguments[name] = [
+                op(other, base_arguments(profile, other)) for other in in_a_batch(profile, tool)
+            ]
+        elif name in GIVEN:
+            arguments[name] = GIVEN[name]
+        elif "enum" in properties[name]:
+            arguments[name] = properties[name]["enum"][0]
+        else:
+            raise LookupError(f"no value for the required `{name}` of {profile} {tool}: add one")
+    return arguments
+
+
+def derived_cases(profile: str) -> list[tuple[str, dict[str, Any], str]]:
+    """For each read tool: its base call, one call per target it takes, one per unknown id."""
+    cases: list[tuple[str, dict[str, Any], str]] = []
+    for entry in read_tools(profile):
+        tool = entry.name
+        properties = contracts(profile)[tool]["inputSchema"].get("properties", {})
+        base = base_arguments(profile, tool)
+        cases.append((tool, base, "required"))
+        for name, value in TARGETS.items():
+            if name in properties and base.get(name) != value:
+                cases.append((tool, base | {name: value}, f"by-{name}"))
+        if "window_index" in properties and "session_name" in properties:
+            by_index = {"session_name": "main", "window_index": "0"}
+            cases.append((tool, base | by_index, "by-session-name-and-window-index"))
+        for name, value in UNKNOWN.items():
+            if name in properties:
+                cases.append((tool, base | {name: value}, f"unknown-{name}"))
+    return cases
+
+
+# Hand-written cases: combinations of arguments the derivation above does not make.
 PYTHON_CASES: list[tuple[str, dict[str, Any], str]] = [
     ("find_pane_by_position", {"corner": "top-left"}, "nothing-named"),
     ("find_pane_by_position", {"corner": "bottom-right", "window_id": At("grid")}, "window-id"),
@@ -219,7 +329,8 @@ PYTHON_CASES: list[tuple[str, dict[str, Any], str]] = [
     ("find_pane_by_position", {"corner": "top-left", "window_id": "@999"}, "unknown-window"),
 ]
 
-# select_pane mutates; selecting the pane that is already active changes nothing.
+# The rust profile serves no read tool (its one tool, select_pane, is in `manage`); it
+# answers with the pane it selected, and selecting the pane already active changes nothing.
 RUST_CASES: list[tuple[str, dict[str, Any], str]] = [
     ("select_pane", {"pane": At("active")}, "the-already-active-pane"),
 ]
@@ -291,15 +402,22 @@ SWIFT_CASES: list[tuple[str, dict[str, Any], str]] = [
     ("call_read_tools_batch", {"operations": BATCH_MIX, "onError": "continue"}, "mix"),
 ]
 
-CASES = [
-    *(("python", tool, arguments, label) for tool, arguments, label in PYTHON_CASES),
-    *(("rust", tool, arguments, label) for tool, arguments, label in RUST_CASES),
-    *(("swift", tool, arguments, label) for tool, arguments, label in SWIFT_CASES),
-]
-
 
 def case_key(profile: str, tool: str, arguments: dict[str, Any]) -> str:
     return repr((profile, tool, arguments))
+
+
+def all_cases() -> list[tuple[str, str, dict[str, Any], str]]:
+    """The derived cases of every profile, then the hand-written ones, each call once."""
+    found: dict[str, tuple[str, str, dict[str, Any], str]] = {}
+    hand = {"python": PYTHON_CASES, "rust": RUST_CASES, "swift": SWIFT_CASES}
+    for profile in ("python", "rust", "swift"):
+        for tool, arguments, label in [*derived_cases(profile), *hand[profile]]:
+            found.setdefault(case_key(profile, tool, arguments), (profile, tool, arguments, label))
+    return list(found.values())
+
+
+CASES = all_cases()
 
 
 @dataclass
@@ -350,6 +468,7 @@ def build_world(tmux: TmuxServer) -> dict[str, str]:
     tmux.tmux("link-window", "-d", "-s", ids["linked"], "-t", "second:7")
 
     tmux.tmux("set-hook", "-g", "alert-bell", "display-message tcm-bell")
+    tmux.tmux("set-buffer", "-b", GIVEN["buffer_name"], "buffer line one\nbuffer line two")
     tmux.tmux("set-hook", "-t", "second", "session-renamed", "set-option -g @renamed 1")
     tmux.tmux("set-environment", "-g", "TCM_GLOBAL", "global value")
     tmux.tmux("set-environment", "-t", "main", "TCM_MAIN", "main value")
@@ -450,6 +569,8 @@ async def parity(world: tuple[TmuxServer, dict[str, str], int]) -> Parity:
 async def test_a_read_answers_the_same_over_both_transports(
     parity: Parity, profile: str, tool: str, arguments: dict[str, Any]
 ) -> None:
+    """Equal answers, but for what differs between any two processes or calls: refs and
+    cursors (sealed with each process's own secret) and durations (measured per call)."""
     answers = parity.answers[case_key(profile, tool, arguments)]
     control, plain = answers["control"], answers["subprocess"]
     for answer in (control, plain):
@@ -466,12 +587,28 @@ async def test_a_read_answers_the_same_over_both_transports(
     # The control transport's client really was attached while it answered...
     ours = [c for c in parity.control_clients[profile] if c[0] != parity.outsider]
     assert [session for _, session in ours] == ["main"], parity.control_clients[profile]
-    # ...and the sessions say attached exactly where someone else's client is.
+    # ...and every session a result shows is attached exactly where someone else's client is.
     attached = attached_by_name(control.structured)
-    if tool in ("list_sessions", "call_read_tools_batch"):
+    assert attached == {name: name == "second" for name in attached}, attached
+    if tool == "list_sessions" and not failing:
         assert attached == {"main": False, "second": True}, attached
-    elif tool == "get_session_info":
-        assert list(attached.values()) == [attached.get("second", False)], attached
+
+
+async def test_every_read_tool_of_every_profile_answered_on_both_transports(
+    parity: Parity,
+) -> None:
+    """The registry's read tools, each with at least one call both transports answered."""
+    for profile in ("python", "rust", "swift"):
+        answered = {
+            tool
+            for case_profile, tool, arguments, _ in CASES
+            if case_profile == profile
+            and not any(
+                answer.is_error
+                for answer in parity.answers[case_key(profile, tool, arguments)].values()
+            )
+        }
+        assert {entry.name for entry in read_tools(profile)} <= answered, profile
 
 
 async def test_the_parity_calls_left_the_tmux_state_as_it_was(parity: Parity) -> None:
