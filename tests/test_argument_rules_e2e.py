@@ -106,15 +106,15 @@ def test_text_tmux_cannot_carry_is_refused_naming_field_and_rule_and_nothing_run
     tmux: TmuxServer, python_wire: Wire, case: str
 ) -> None:
     tool, arguments, where = BROKEN_TEXT[case]
-    tmux.count_commands()
+    mark = tmux.mark()
     result = python_wire.call(tool, arguments)
     assert result["isError"] is True, result
     message = text_of(result)
     assert where in message and RULE in message and "Nothing was run" in message, message
-    assert tmux.commands_run() == 0
-    # The same call with clean text runs, and the counter sees it.
+    tmux.assert_nothing_sent_since(mark)
+    # The same call with clean text runs, and the log sees it.
     assert python_wire.call("list_panes", {"session_name": "main"})["isError"] is False
-    assert tmux.commands_run() > 0
+    assert tmux.sent_since(mark)
 
 
 def test_a_lone_surrogate_in_a_swift_list_is_refused_with_its_index(tmux: TmuxServer) -> None:
@@ -166,17 +166,17 @@ def test_an_integral_float_is_an_integer_to_every_checker_and_to_the_handler(
 def test_a_trailing_newline_does_not_match_a_pattern_ending_in_dollar(tmux: TmuxServer) -> None:
     wire = Wire(tmux, "swift")
     try:
-        tmux.count_commands()
+        mark = tmux.mark()
         result = wire.call("get_tmux_variables", {"names": ["pane_id\n"]})
         assert result["isError"] is True
         message = text_of(result)
         assert "`names[0]`" in message and "rule: pattern" in message, message
-        assert tmux.commands_run() == 0
+        tmux.assert_nothing_sent_since(mark)
         batch = wire.call(
             "call_read_tools_batch",
             {"operations": [{"tool": "get_tmux_variables", "arguments": {"names": ["pane_id\n"]}}]},
         )
         assert batch["isError"] is True and "rule: pattern" in text_of(batch)
-        assert tmux.commands_run() == 0
+        tmux.assert_nothing_sent_since(mark)
     finally:
         wire.close()

@@ -15,7 +15,6 @@ from jsonschema import Draft202012Validator
 
 from tests.mcpclient import contracts, open_client
 from tests.tmuxenv import TmuxServer
-from tests.tmuxlog import TmuxLog
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -121,17 +120,18 @@ async def test_every_tool_refuses_a_session_id_and_name_naming_two_sessions(
     tmux: TmuxServer,
 ) -> None:
     main, other = world(tmux)
-    log = TmuxLog.beside(tmux)
     before = everything(tmux)
-    async with open_client(log.server_env(tmux, LIBTMUX_TOOLSETS=TOOLSETS)) as client:
+    async with open_client(tmux.server_env(LIBTMUX_TOOLSETS=TOOLSETS)) as client:
+        await client.ok("list_sessions")  # the control client attaches before the log is read
         for tool in PAIRED:
-            log.clear()
+            mark = tmux.mark()
             arguments = arguments_for(tool, {"session_id": main, "session_name": "other"})
             message = await client.error(tool, arguments)
             for word in ("session_id`", "session_name`", main, "'main'", "'other'", other):
                 assert word in message, (tool, word, message)
             assert "Pass only one of them" in message, tool
-            assert log.commands() == ["list-sessions"], (tool, log.commands())
+            sent = [item.command for item in tmux.sent_since(mark) if item.reaches_a_server]
+            assert sent == ["list-sessions"], (tool, sent)
     assert everything(tmux) == before
 
 

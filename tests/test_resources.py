@@ -237,13 +237,13 @@ async def test_a_uri_no_template_matches_is_resource_not_found_listing_the_templ
 async def test_a_bad_variable_is_invalid_params_naming_it_and_runs_nothing(
     client: Client, shared: TmuxServer, uri: str, variable: str
 ) -> None:
-    shared.count_commands()
+    mark = shared.mark()
     error = await error_of(client, uri)
     assert error.code == -32602
     assert f"`{variable}`" in error.message
-    assert shared.commands_run() == 0
-    await client.read("tmux://sessions", "get_sessions")  # the hooks do see a real read
-    assert shared.commands_run() > 0
+    shared.assert_nothing_sent_since(mark)
+    await client.read("tmux://sessions", "get_sessions")  # the log does see a real read
+    assert shared.sent_since(mark)
 
 
 # --- completion ---------------------------------------------------------------------------------

@@ -6,7 +6,6 @@ import pytest
 
 from tests.mcpclient import Client, open_client
 from tests.tmuxenv import TmuxServer
-from tests.tmuxlog import TmuxLog
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -162,21 +161,21 @@ async def test_python_select_pane_with_neither_pane_id_nor_direction_is_refused_
     grid = tmux.grid()
     tmux.tmux("select-pane", "-t", grid["bottom-right"])
     window_id = tmux.tmux("display-message", "-p", "-t", "main:0", "#{window_id}").strip()
-    log = TmuxLog.beside(tmux)
     before = tmux.state()
-    async with open_client(log.server_env(tmux)) as client:
+    async with open_client(tmux.server_env()) as client:
+        mark = tmux.mark()
         assert (await client.ok("list_panes"))["result"]  # the log sees this server's commands
-        assert log.commands()
+        assert tmux.sent_since(mark)
         for arguments in (
             {},
             {"direction": None, "pane_id": None},
             {"window_id": window_id},
             {"session_name": "main", "window_index": "0"},
         ):
-            log.clear()
+            mark = tmux.mark()
             message = await client.error("select_pane", arguments)
             assert "`pane_id`" in message and "`direction`" in message, arguments
             assert "neither was given" in message and "Nothing was run" in message
-            assert log.commands() == [], arguments
+            tmux.assert_nothing_sent_since(mark, arguments)
     assert tmux.state() == before
     assert tmux.active_pane() == grid["bottom-right"]
