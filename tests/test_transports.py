@@ -222,7 +222,10 @@ TARGETS: dict[str, Any] = {
 # Identifiers that name nothing: one case sets each in turn, and both transports must fail.
 UNKNOWN = {"pane_id": "%999", "paneId": "%999", "window_id": "@999", "windowId": "@999"}
 UNKNOWN |= {"session_id": "$999"}
-FORMAT = "#{session_name}|#{window_index}|#{window_id}|#{window_name}|#{pane_index}|#{pane_id}"
+FORMAT = (
+    "#{session_name}|#{window_index}|#{window_id}|#{window_name}|#{pane_index}|#{pane_id}"
+    "|#{session_attached}"
+)
 # Values for required arguments, and for those that keep a call short (a wait that reads
 # the pane once: only output after the call starts could match, and the world prints none).
 GIVEN: dict[str, Any] = {
