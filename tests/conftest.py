@@ -3,12 +3,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import AsyncIterator, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.mcpclient import Client, open_client
 from tests.tmuxenv import TmuxServer
 
 # --- the e2e marker ---------------------------------------------------------------------------
@@ -108,3 +109,10 @@ def other_tmux(tmux: TmuxServer) -> Iterator[TmuxServer]:
         yield server
     finally:
         server.kill()
+
+
+@pytest.fixture(scope="module")
+async def client(shared: TmuxServer) -> AsyncIterator[Client]:
+    """One python-profile MCP client for a whole module, on the module's shared tmux server."""
+    async with open_client(shared.server_env(), "python") as opened:
+        yield opened

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
 from mcp.shared.exceptions import MCPError
 
-from tests.mcpclient import Client, contracts, open_client, prompt_contracts
+from tests.mcpclient import Client, contracts, prompt_contracts
 from tests.tmuxenv import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -31,21 +30,6 @@ ARGUMENTS = {
     "build_dev_workspace": {"session_name": "dev", "log_command": "tail -F app.log"},
     "interrupt_gracefully": {"pane_id": "%12"},
 }
-
-
-@pytest.fixture(scope="module")
-def shared() -> Iterator[TmuxServer]:
-    server = TmuxServer.start()
-    try:
-        yield server
-    finally:
-        server.kill()
-
-
-@pytest.fixture(scope="module")
-async def client(shared: TmuxServer) -> AsyncIterator[Client]:
-    async with open_client(shared.server_env(), "python") as opened:
-        yield opened
 
 
 async def render(client: Client, name: str, arguments: dict[str, str]) -> str:

@@ -9,11 +9,10 @@ itself reports. Global hooks a test sets are unset again when it ends.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.mcpclient import Client, open_client
+from tests.mcpclient import Client
 from tests.tmuxenv import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -22,12 +21,6 @@ TRICKY = "a;b #{session_name} \"dq\" 'sq' $HOME \\ ;end"
 
 
 # --- fixtures ---------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-async def client(shared: TmuxServer) -> AsyncIterator[Client]:
-    async with open_client(shared.server_env(), "python") as opened:
-        yield opened
 
 
 # --- helpers ----------------------------------------------------------------------------

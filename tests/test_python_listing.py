@@ -15,7 +15,7 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,12 +44,6 @@ def shared() -> Iterator[TmuxServer]:
         yield server
     finally:
         server.kill()
-
-
-@pytest.fixture(scope="module")
-async def client(shared: TmuxServer) -> AsyncIterator[Client]:
-    async with open_client(shared.server_env(), "python") as opened:
-        yield opened
 
 
 # --- helpers ----------------------------------------------------------------------------

@@ -10,14 +10,14 @@ command hooks count). Completion offers live ids, names and indexes.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import mcp.types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.mcpclient import Client, open_client, resource_contracts
+from tests.mcpclient import Client, resource_contracts
 from tests.tmuxenv import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -55,12 +55,6 @@ def shared() -> Iterator[TmuxServer]:
         yield server
     finally:
         server.kill()
-
-
-@pytest.fixture(scope="module")
-async def client(shared: TmuxServer) -> AsyncIterator[Client]:
-    async with open_client(shared.server_env(), "python") as opened:
-        yield opened
 
 
 def pane_ids(server: TmuxServer) -> list[str]:
