@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import string
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from codegen.contract_file import METADATA_KEY
-from codegen.model import TOOLSETS, Profile, Tool
+from codegen.model import Profile, Tool
 from codegen.model_rules import patterns
 from tmux_contract_mcp.ecma import UnsupportedPattern, translate
 
@@ -25,7 +29,7 @@ ALLOWED_KEYS = {
     "_meta",
     METADATA_KEY,
 }
-PROFILE_KEYS = {"$comment", "text_unwraps", "instructions"}
+PROFILE_SCHEMA = Path(__file__).resolve().parent / "schemas" / "profile.schema.json"
 ANNOTATION_KEYS = {"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
 
 
@@ -60,8 +64,8 @@ def check_tool(tool: Tool) -> None:
         raise ContractError(
             f"{where}: the file is named for {tool.path.stem!r}, the tool is {tool.name!r}"
         )
-    if tool.metadata.get("toolset") not in TOOLSETS:
-        raise ContractError(f"{where}: {METADATA_KEY}.toolset must be one of {TOOLSETS}")
+    if not isinstance(tool.metadata.get("toolset"), str):
+        raise ContractError(f"{where}: {METADATA_KEY}.toolset must name one of its toolsets")
     for key in ("inputSchema", "outputSchema"):
         schema = contract[key]
         if not isinstance(schema, dict) or schema.get("type") != "object":
@@ -94,23 +98,53 @@ def check_tool(tool: Tool) -> None:
         raise ContractError(f"{where}: unknown annotations {sorted(unknown_annotations)}")
 
 
+@cache
+def profile_schema() -> dict[str, Any]:
+    value = json.loads(PROFILE_SCHEMA.read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(value)
+    return dict(value)
+
+
+def _unique(where: str, what: str, names: Sequence[str]) -> None:
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ContractError(f"{where}: {what} {', '.join(twice)} listed more than once")
+
+
 def check_profile(profile: Profile) -> None:
-    """The profile description (``<profile>-profile.json``) holds only what the runtime reads."""
-    where = f"contracts/{profile.name}-profile.json"
+    """The profile description (``<profile>-profile.json``) against its schema
+    (codegen/schemas/profile.schema.json), and its tools against its toolsets."""
+    where = profile.description_relpath
     description = profile.description
-    unknown = set(description) - PROFILE_KEYS
-    if unknown:
-        raise ContractError(f"{where}: unknown keys {sorted(unknown)}")
-    unwraps = description.get("text_unwraps")
-    if unwraps is not None and (not isinstance(unwraps, str) or not unwraps):
-        raise ContractError(f"{where}: text_unwraps must be a property name")
-    lines = description.get("instructions", [])
-    if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
-        raise ContractError(f"{where}: instructions must be a list of strings")
-    for line in lines:
+    errors = sorted(
+        Draft202012Validator(profile_schema()).iter_errors(description),
+        key=lambda e: list(e.absolute_path),
+    )
+    if errors:
+        at = "/".join(str(part) for part in errors[0].absolute_path) or "(the description)"
+        raise ContractError(f"{where}: {at}: {errors[0].message}")
+    _unique(where, "toolsets", profile.toolsets)
+    _unique(where, "environment variables", [each.name for each in profile.environment])
+    for line in description["instructions"]:
         try:
             fields = [name for _, name, spec, conv in string.Formatter().parse(line)]
         except ValueError as exc:
             raise ContractError(f"{where}: instruction {line!r}: {exc}") from exc
         if any(name is not None and not name.isidentifier() for name in fields):
             raise ContractError(f"{where}: instruction {line!r}: placeholders are plain names")
+    for tool in profile.tools:
+        if tool.toolset not in profile.toolsets:
+            raise ContractError(
+                f"{tool.relpath}: {METADATA_KEY}.toolset {tool.toolset!r} is not a toolset of "
+                f"{where}: {', '.join(profile.toolsets)}"
+            )
+
+
+def check_profiles(profiles: Sequence[Profile]) -> None:
+    """Exactly one profile is the default."""
+    defaults = [profile.name for profile in profiles if profile.is_default]
+    if len(defaults) != 1:
+        raise ContractError(
+            f'exactly one profile description must say "default": true; '
+            f"found {len(defaults)}: {', '.join(defaults) or 'none'}"
+        )

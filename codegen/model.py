@@ -14,7 +14,7 @@ from codegen.contract_file import METADATA_KEY, advertised, read_contract
 if TYPE_CHECKING:
     from codegen.surfaces import Prompt, Resource
 
-TOOLSETS = ("inspect", "manage", "execute", "teardown")
+PROFILE_SUFFIX = "-profile.json"
 
 
 @dataclass(frozen=True)
@@ -154,19 +154,49 @@ class Tool:
 
 
 @dataclass(frozen=True)
+class EnvironmentVariable:
+    """One variable a profile reads, as --help and the docs describe it."""
+
+    name: str
+    meaning: str
+    default: str | None
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     tools: tuple[Tool, ...] = field(default=())
-    catalog_file: dict[str, str] = field(default_factory=dict)
-    description: dict[str, Any] = field(default_factory=dict)
+    description: dict[str, Any] = field(default_factory=dict)  # <name>-profile.json
     resources: tuple[Resource, ...] = field(default=())
     prompts: tuple[Prompt, ...] = field(default=())
 
     @property
-    def catalog(self) -> dict[str, str]:
-        """Every tool of the family -> its toolset, served or not yet (sorted by name)."""
-        known = {**self.catalog_file, **{tool.name: tool.toolset for tool in self.tools}}
-        return dict(sorted(known.items()))
+    def description_relpath(self) -> str:
+        return f"contracts/{self.name}{PROFILE_SUFFIX}"
+
+    @property
+    def is_default(self) -> bool:
+        """Whether this profile is served when none is chosen."""
+        return bool(self.description.get("default", False))
+
+    @property
+    def toolsets(self) -> tuple[str, ...]:
+        """Every toolset of the family, in the order messages list them."""
+        return tuple(str(each["name"]) for each in self.description.get("toolsets", ()))
+
+    @property
+    def default_toolsets(self) -> tuple[str, ...]:
+        """The toolsets on when the environment chooses none."""
+        return tuple(
+            str(each["name"]) for each in self.description.get("toolsets", ()) if each["default"]
+        )
+
+    @property
+    def environment(self) -> tuple[EnvironmentVariable, ...]:
+        return tuple(
+            EnvironmentVariable(str(each["name"]), str(each["meaning"]), each.get("default"))
+            for each in self.description.get("environment", ())
+        )
 
     @property
     def text_unwraps(self) -> str | None:
@@ -211,8 +241,16 @@ class Profile:
         return sorted(kinds)
 
 
+def profile_names(contracts_root: Path) -> list[str]:
+    """Every profile, found by its description ``<name>-profile.json``, sorted by name."""
+    return sorted(
+        path.name.removesuffix(PROFILE_SUFFIX) for path in contracts_root.glob(f"*{PROFILE_SUFFIX}")
+    )
+
+
 def load_profile(contracts_root: Path, profile: str, base: Path) -> Profile:
-    """Every contract of one profile: tools, resources and prompts, each sorted by name."""
+    """One profile's description and every contract of it: tools, resources and prompts,
+    each sorted by name."""
     from codegen.surfaces import load_prompts, load_resources
 
     tools = []
@@ -220,18 +258,11 @@ def load_profile(contracts_root: Path, profile: str, base: Path) -> Profile:
         contract = read_contract(path)
         tools.append(Tool(profile, path, path.relative_to(base).as_posix(), contract))
     tools.sort(key=lambda tool: tool.name)
-    catalog_path = contracts_root / f"{profile}-toolsets.json"
-    catalog: dict[str, str] = {}
-    if catalog_path.exists():
-        catalog = dict(json.loads(catalog_path.read_text(encoding="utf-8"))["toolsets"])
-    description_path = contracts_root / f"{profile}-profile.json"
-    description: dict[str, Any] = {}
-    if description_path.exists():
-        description = dict(json.loads(description_path.read_text(encoding="utf-8")))
+    description_path = contracts_root / f"{profile}{PROFILE_SUFFIX}"
+    description = dict(json.loads(description_path.read_text(encoding="utf-8")))
     return Profile(
         profile,
         tuple(tools),
-        catalog,
         description,
         load_resources(contracts_root, profile, base),
         load_prompts(contracts_root, profile, base),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import sys
@@ -11,20 +12,41 @@ from collections.abc import Sequence
 from . import __version__
 from .handlers.tmux.core import TRANSPORT_ENV, TRANSPORTS, UnknownTransport
 from .profiles import DEFAULT_PROFILE, PROFILES, ProfileUnavailable, create_handlers, load_profile
-from .toolsets import ToolsetConfigError
+from .toolsets import TOOLSETS_ENV, ToolsetConfigError
 
 PROFILE_ENV = "TMUX_CONTRACT_MCP_PROFILE"
+
+
+def environment_help() -> str:
+    """The variables the profiles read, from their generated registries: each line once,
+    naming the profiles when not every profile reads it."""
+    readers: dict[str, list[str]] = {}
+    for name in PROFILES:
+        registry = importlib.import_module(f"{__package__}.generated.{name}.registry")
+        for variable in registry.ENVIRONMENT:
+            default = variable.default
+            meaning = variable.meaning
+            if variable.name == TOOLSETS_ENV:
+                meaning += f" of {', '.join(registry.TOOLSETS)}"
+                default = ",".join(registry.DEFAULT_TOOLSETS)
+            text = f"{meaning} (default {default})" if default else meaning
+            readers.setdefault(f"{variable.name}\t{text}", []).append(name)
+    width = max(len(key.split("\t")[0]) for key in readers)
+    lines = ["environment:"]
+    for key, names in readers.items():
+        variable, text = key.split("\t")
+        if len(names) < len(PROFILES):
+            text += f" [{', '.join(names)} profile{'s' if len(names) > 1 else ''}]"
+        lines.append(f"  {variable:<{width}}  {text}")
+    return "\n".join(lines)
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tmux-contract-mcp",
         description="A schema-first MCP server for tmux, served over stdio.",
-        epilog=(
-            "tmux is chosen by LIBTMUX_SOCKET (-L name), LIBTMUX_SOCKET_PATH (-S path) "
-            "and LIBTMUX_TMUX_BIN. Tools shown: LIBTMUX_TOOLSETS (default "
-            "inspect,manage,execute), plus LIBTMUX_TOOLS, minus LIBTMUX_EXCLUDE_TOOLS."
-        ),
+        epilog=environment_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "--profile",

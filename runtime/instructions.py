@@ -15,16 +15,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from .profiles import Profile
-from .toolsets import TOOLSETS, chosen
+from .toolsets import chosen
 
 
 def toolset_facts(profile: Profile, environ: Mapping[str, str]) -> dict[str, str]:
-    """The family's toolsets the environment turns on and leaves off, in the usual order."""
-    family = set(profile.catalog.values()) or {t.entry.toolset for t in profile.tools.values()}
-    on = set(chosen(environ))
+    """The profile's toolsets that hold tools, on and off as the environment chooses,
+    in the profile's order."""
+    family = [t for t in profile.toolsets.names if t in profile.catalog.values()]
+    on = set(chosen(profile.toolsets, environ))
     return {
-        "toolsets_on": ", ".join(t for t in TOOLSETS if t in family and t in on) or "none",
-        "toolsets_off": ", ".join(t for t in TOOLSETS if t in family and t not in on),
+        "toolsets_on": ", ".join(t for t in family if t in on) or "none",
+        "toolsets_off": ", ".join(t for t in family if t not in on),
     }
 
 

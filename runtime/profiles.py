@@ -1,7 +1,8 @@
 """A profile at run time: its generated registry, its contracts and its handlers.
 
-Everything here is generic: tools are looked up by the names the registry
-gives. Contracts load once, validators and models on a tool's first call.
+Everything here is generic: profiles and their tools are looked up by the
+names the generated code gives (``generated.PROFILES`` and each registry).
+Contracts load once, validators and models on a tool's first call.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ from typing import Any
 
 import mcp.types as types
 
+from .generated import DEFAULT_PROFILE, PROFILES
 from .surfaces import Prompt, Resource
-from .toolsets import visible
-from .toolspec import ToolEntry
+from .toolsets import Toolsets, visible
+from .toolspec import EnvironmentEntry, ToolEntry
 from .validation import compile_check, compile_schema
 
-PROFILES = ("python", "rust", "swift")
-DEFAULT_PROFILE = "python"
+__all__ = ["DEFAULT_PROFILE", "PROFILES", "Profile", "ProfileUnavailable", "Tool", "load_profile"]
 
 
 class ProfileUnavailable(RuntimeError):
@@ -96,7 +97,9 @@ class Profile:
     name: str
     interface: type
     tools: dict[str, Tool] = field(default_factory=dict)
-    catalog: dict[str, str] = field(default_factory=dict)  # every tool of the family -> toolset
+    catalog: dict[str, str] = field(default_factory=dict)  # every tool, shown or not -> toolset
+    toolsets: Toolsets = field(default_factory=lambda: Toolsets((), ()))
+    environment: tuple[EnvironmentEntry, ...] = ()  # what --help says it reads
     instructions: tuple[str, ...] = ()  # lines with {placeholders}, see ``instructions``
     resources: dict[str, Resource] = field(default_factory=dict)  # by name
     prompts: dict[str, Prompt] = field(default_factory=dict)
@@ -106,15 +109,15 @@ class Profile:
 
         Toolsets choose tools only; resources and prompts stay.
         """
-        names = visible(
-            self.catalog or {n: t.entry.toolset for n, t in self.tools.items()}, environ
-        )
+        names = visible(self.catalog, self.toolsets, environ)
         tools = {name: tool for name, tool in self.tools.items() if name in names}
         return Profile(
             self.name,
             self.interface,
             tools,
             self.catalog,
+            self.toolsets,
+            self.environment,
             self.instructions,
             self.resources,
             self.prompts,
@@ -166,7 +169,7 @@ def _listing(package: str, file: str) -> dict[str, Any]:
 
 def load_profile(name: str) -> Profile:
     """The registry and contracts of a profile (no handlers, no models yet)."""
-    if name not in PROFILES:
+    if name not in PROFILES:  # the generated list: one per contracts/<name>-profile.json
         raise ProfileUnavailable(f"unknown profile {name!r}: choose one of {', '.join(PROFILES)}")
     package = f"{__package__}.generated.{name}"
     registry = importlib.import_module(f"{package}.registry")
@@ -174,8 +177,9 @@ def load_profile(name: str) -> Profile:
     by_name = {contract["name"]: contract for contract in listing["tools"]}
     unwraps = getattr(registry, "TEXT_UNWRAPS", None)
     tools = {entry.name: Tool(entry, by_name[entry.name], unwraps) for entry in registry.TOOLS}
-    catalog = dict(getattr(registry, "CATALOG", {}))
-    instructions = tuple(getattr(registry, "INSTRUCTIONS", ()))
+    toolsets = Toolsets(tuple(registry.TOOLSETS), tuple(registry.DEFAULT_TOOLSETS))
+    environment = tuple(registry.ENVIRONMENT)
+    instructions = tuple(registry.INSTRUCTIONS)
     found = _listing(package, "resources.json")
     contracts = {contract["name"]: contract for contract in found["resources"]}
     served = {
@@ -194,7 +198,15 @@ def load_profile(name: str) -> Profile:
         for entry in registry.PROMPTS
     }
     return Profile(
-        name, _import_attr(registry.INTERFACE), tools, catalog, instructions, served, prompts
+        name,
+        _import_attr(registry.INTERFACE),
+        tools,
+        {entry.name: entry.toolset for entry in registry.TOOLS},
+        toolsets,
+        environment,
+        instructions,
+        served,
+        prompts,
     )
 
 

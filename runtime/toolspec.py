@@ -39,3 +39,12 @@ class PromptEntry:
     arguments_model: str
     contract: str
     complete: Mapping[str, str] = field(default_factory=dict)  # argument -> completion kind
+
+
+@dataclass(frozen=True, slots=True)
+class EnvironmentEntry:
+    """A variable the profile reads, as --help describes it."""
+
+    name: str
+    meaning: str
+    default: str | None  # in words; None when the profile's data gives it (the toolsets)

@@ -19,9 +19,10 @@ from pydantic import BaseModel
 from pytest_regressions.file_regression import FileRegressionFixture
 
 from codegen.contract_file import advertised, read_contract
-from codegen.generate import PROFILES, generate_all
+from codegen.generate import generate_all
 from codegen.model import Tool, load_profile
 from codegen.surfaces import Prompt, Resource
+from tmux_contract_mcp.profiles import PROFILES
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACTS = ROOT / "contracts"

@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from codegen.checks import ContractError, check_tool
+from codegen.checks import ContractError, check_profile, check_tool
 from codegen.contract_file import METADATA_KEY, advertised, dumps_contract, read_contract
-from codegen.model import TOOLSETS, Tool, load_profile
+from codegen.model import Tool, load_profile
 from codegen.vendor import UPSTREAM, VENDORED, Vendored, extract
+from tmux_contract_mcp.profiles import PROFILES
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACTS = ROOT / "contracts"
-PROFILES = ("python", "rust", "swift")
 SHARED_SEEDS = ROOT.parent / "shared" / "seeds"
 SKELETON = ROOT.parent / "shared" / "reference" / "python-profile-skeleton.json"
 
@@ -158,7 +158,7 @@ def test_contract_file_passes_check_tool(path: Path) -> None:
 @pytest.mark.parametrize(
     ("breakage", "message"),
     [
-        (lambda c: c[METADATA_KEY].pop("toolset"), "toolset must be one of"),
+        (lambda c: c[METADATA_KEY].pop("toolset"), "toolset must name one of"),
         (lambda c: c.pop("outputSchema"), "no 'outputSchema'"),
         (lambda c: c.update(surprise=1), "unknown keys ['surprise']"),
         (lambda c: c["annotations"].update(dangerHint=True), "unknown annotations"),
@@ -173,6 +173,16 @@ def test_check_tool_rejects_a_broken_contract(
     breakage(contract)
     with pytest.raises(ContractError, match=re.escape(message)):
         check_tool(dataclasses.replace(tool, contract=contract))
+
+
+def test_check_profile_rejects_a_tool_whose_toolset_the_profile_does_not_declare() -> None:
+    profile = load_profile(CONTRACTS, "rust", ROOT)
+    (tool,) = profile.tools
+    contract = copy.deepcopy(tool.contract)
+    contract[METADATA_KEY]["toolset"] = "destroy"
+    broken = dataclasses.replace(profile, tools=(dataclasses.replace(tool, contract=contract),))
+    with pytest.raises(ContractError, match="'destroy' is not a toolset of"):
+        check_profile(broken)
 
 
 def test_check_tool_rejects_a_default_that_breaks_its_own_schema() -> None:
@@ -193,7 +203,7 @@ def test_upstream_seeds_are_byte_identical_to_the_shared_seeds() -> None:
 def test_contract_metadata_names_a_toolset_and_is_never_advertised(path: Path) -> None:
     contract = read_contract(path)
     metadata = contract[METADATA_KEY]
-    assert metadata["toolset"] in TOOLSETS
+    assert metadata["toolset"] in load_profile(CONTRACTS, path.parent.name, ROOT).toolsets
     for source in metadata.get("source", []):
         assert (ROOT / source).is_file(), source
     wire = advertised(contract)

@@ -20,7 +20,6 @@ from codegen.contract_file import METADATA_KEY, read_contract
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = ROOT / "contracts" / "python"
-TOOLSETS_FILE = ROOT / "contracts" / "python-toolsets.json"
 SKELETON_RELPATH = "contracts/upstream/python-profile-skeleton.json"
 SKELETON_FILE = ROOT / SKELETON_RELPATH
 SHARED_SKELETON = ROOT.parent / "shared" / "reference" / "python-profile-skeleton.json"
@@ -34,28 +33,6 @@ SKELETON: dict[str, dict[str, Any]] = {
 # Vendored from the seeds (contracts/upstream/003, 004): same values as the
 # skeleton, but the seeds list schema keys in another order.
 VENDORED = {"select_pane", "find_pane_by_position"}
-INSPECT = {
-    "call_read_tools_batch",
-    "list_sessions",
-    "list_servers",
-    "get_server_info",
-    "list_windows",
-    "get_session_info",
-    "list_panes",
-    "get_window_info",
-    "capture_pane",
-    "capture_since",
-    "get_pane_info",
-    "search_panes",
-    "wait_for_text",
-    "snapshot_pane",
-    "display_message",
-    "show_option",
-    "show_environment",
-    "show_buffer",
-    "show_hooks",
-    "show_hook",
-}
 CONTRACT_NAMES = sorted(path.stem for path in PYTHON.glob("*.json"))
 AUTHORED_OUTPUT = sorted(
     name for name in CONTRACT_NAMES if SKELETON[name].get("outputSchema") is None
@@ -134,23 +111,15 @@ def test_the_skeleton_copy_is_verbatim() -> None:
     assert hashlib.sha256(data).hexdigest() == SKELETON_SHA256
 
 
-def test_the_inspect_contracts_and_the_vendored_ones_are_all_there() -> None:
-    assert set(CONTRACT_NAMES) >= INSPECT | VENDORED
-    assert set(CONTRACT_NAMES) <= set(SKELETON)
-
-
-def test_toolsets_file_lists_every_skeleton_tool_sorted() -> None:
-    text = TOOLSETS_FILE.read_text(encoding="utf-8")
-    toolsets = json.loads(text)["toolsets"]
-    assert toolsets == {name: tool["toolset"] for name, tool in SKELETON.items()}
-    assert list(toolsets) == sorted(toolsets)
-    assert len(toolsets) == 54
+def test_every_skeleton_tool_has_a_contract_and_no_other_tool_does() -> None:
+    assert sorted(SKELETON) == CONTRACT_NAMES
+    assert set(CONTRACT_NAMES) >= VENDORED
+    assert len(CONTRACT_NAMES) == 54
 
 
 @pytest.mark.parametrize("name", CONTRACT_NAMES)
-def test_contract_toolset_agrees_with_the_toolsets_file(name: str) -> None:
-    toolsets = json.loads(TOOLSETS_FILE.read_text(encoding="utf-8"))["toolsets"]
-    assert contract(name)[METADATA_KEY]["toolset"] == toolsets[name]
+def test_contract_toolset_is_the_skeletons(name: str) -> None:
+    assert contract(name)[METADATA_KEY]["toolset"] == SKELETON[name]["toolset"]
 
 
 @pytest.mark.parametrize("name", CONTRACT_NAMES)
@@ -201,8 +170,8 @@ def test_every_contract_declares_an_output_object(name: str) -> None:
     assert output_schema.get("properties")
 
 
-@pytest.mark.parametrize("name", sorted(INSPECT))
-def test_inspect_contract_is_titled_described_and_names_the_skeleton(name: str) -> None:
+@pytest.mark.parametrize("name", sorted(set(CONTRACT_NAMES) - VENDORED))
+def test_contract_is_titled_described_and_names_the_skeleton(name: str) -> None:
     tool = contract(name)
     assert list(tool) == [
         key

@@ -12,7 +12,7 @@ import string
 
 import pytest
 
-from codegen.checks import ContractError, check_profile
+from codegen.checks import ContractError, check_profile, check_profiles
 from codegen.model import Profile
 from tests.mcpclient import open_client
 from tests.test_caller_identity import server_in_pane
@@ -103,17 +103,41 @@ def test_inside_tmux_the_instructions_name_the_callers_pane_and_socket(
     assert "Never kill" in caller[0]
 
 
+MINIMAL = {"default": False, "toolsets": [], "environment": [], "instructions": ["x"]}
+TOOLSET = {"name": "inspect", "default": True}
+VARIABLE = {"name": "LIBTMUX_SOCKET", "meaning": "the socket name"}
+
+
 @pytest.mark.parametrize(
     ("description", "complaint"),
     [
-        ({"instructions": ["x"], "instuctions": []}, "unknown keys"),
+        ({"instuctions": []}, "'instuctions' was unexpected"),
         ({"instructions": ["pane {caller pane}"]}, "plain names"),
         ({"instructions": ["pane {caller_pane"]}, "instruction"),
         ({"text_unwraps": ""}, "text_unwraps"),
+        ({"toolsets": [TOOLSET, TOOLSET]}, "toolsets inspect listed more than once"),
+        ({"toolsets": [{"name": "inspect"}]}, "'default' is a required property"),
+        ({"environment": [VARIABLE, VARIABLE]}, "LIBTMUX_SOCKET listed more than once"),
+        ({"environment": [{"name": "tmux", "meaning": "x"}]}, "does not match"),
+        ({"default": "yes"}, "is not of type 'boolean'"),
     ],
 )
 def test_codegen_refuses_a_profile_description_the_runtime_could_not_use(
     description: dict[str, object], complaint: str
 ) -> None:
+    broken = {**MINIMAL, "toolsets": [TOOLSET], **description}
     with pytest.raises(ContractError, match=complaint):
-        check_profile(Profile("python", (), {}, dict(description)))
+        check_profile(Profile("python", (), broken))
+
+
+def test_codegen_accepts_the_minimal_profile_description() -> None:
+    check_profile(Profile("python", (), {**MINIMAL, "toolsets": [TOOLSET]}))
+
+
+@pytest.mark.parametrize("defaults", [(), ("python", "rust")])
+def test_codegen_refuses_profiles_unless_exactly_one_is_the_default(
+    defaults: tuple[str, ...],
+) -> None:
+    profiles = [Profile(name, (), {**MINIMAL, "default": name in defaults}) for name in PROFILES]
+    with pytest.raises(ContractError, match="exactly one profile"):
+        check_profiles(profiles)

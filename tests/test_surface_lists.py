@@ -20,9 +20,14 @@ from pytest_regressions.file_regression import FileRegressionFixture
 
 from tests.mcpclient import open_client, prompt_contracts, resource_contracts
 from tests.tmuxenv import TmuxServer
-from tmux_contract_mcp.profiles import ProfileUnavailable, create_handlers, load_profile
+from tmux_contract_mcp.profiles import (
+    PROFILES,
+    ProfileUnavailable,
+    create_handlers,
+    load_profile,
+)
 
-SERVED = ["python", "rust", "swift"]
+SERVED = PROFILES
 
 
 def dumped(items: list[Any]) -> list[dict[str, Any]]:

@@ -15,9 +15,14 @@ from pytest_regressions.file_regression import FileRegressionFixture
 from codegen.contract_file import METADATA_KEY, advertised
 from tests.mcpclient import COMMAND, contracts, open_client
 from tests.tmuxenv import TmuxServer
-from tmux_contract_mcp.profiles import ProfileUnavailable, create_handlers, load_profile
+from tmux_contract_mcp.profiles import (
+    PROFILES,
+    ProfileUnavailable,
+    create_handlers,
+    load_profile,
+)
 
-SERVED = ["python", "rust", "swift"]
+SERVED = PROFILES
 EVERY_TOOLSET = "inspect,manage,execute,teardown"  # teardown is hidden by default
 
 

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
 from mcp.shared.exceptions import MCPError
 
 from tests.mcpclient import COMMAND, open_client
 from tests.tmuxenv import TmuxServer
+from tmux_contract_mcp.profiles import load_profile
 from tmux_contract_mcp.toolsets import ToolsetConfigError, visible
 
-CATALOG = json.loads(
-    (Path(__file__).resolve().parent.parent / "contracts" / "python-toolsets.json").read_text()
-)["toolsets"]
+PYTHON = load_profile("python")
+CATALOG = PYTHON.catalog  # each tool's toolset, from its contract's metadata
+TOOLSETS = PYTHON.toolsets  # from contracts/python-profile.json
 
 
 def names_in(toolset: str) -> set[str]:
@@ -25,7 +24,7 @@ def names_in(toolset: str) -> set[str]:
 
 
 def test_by_default_every_toolset_but_teardown_is_shown() -> None:
-    shown = visible(CATALOG, {})
+    shown = visible(CATALOG, TOOLSETS, {})
     assert shown == names_in("inspect") | names_in("manage") | names_in("execute")
     assert not shown & names_in("teardown")
 
@@ -36,11 +35,13 @@ def test_tools_add_to_the_toolsets_and_exclusions_win_over_both() -> None:
         "LIBTMUX_TOOLS": "kill_pane, select_pane",
         "LIBTMUX_EXCLUDE_TOOLS": "select_pane,list_panes",
     }
-    assert visible(CATALOG, environ) == (names_in("inspect") | {"kill_pane"}) - {"list_panes"}
+    assert visible(CATALOG, TOOLSETS, environ) == (names_in("inspect") | {"kill_pane"}) - {
+        "list_panes"
+    }
 
 
 def test_an_empty_toolset_list_shows_only_the_tools_named() -> None:
-    assert visible(CATALOG, {"LIBTMUX_TOOLSETS": "", "LIBTMUX_TOOLS": "list_panes"}) == {
+    assert visible(CATALOG, TOOLSETS, {"LIBTMUX_TOOLSETS": "", "LIBTMUX_TOOLS": "list_panes"}) == {
         "list_panes"
     }
 
@@ -57,7 +58,7 @@ def test_an_unknown_name_is_refused_naming_the_variable_and_the_name(
     variable: str, value: str, named: str
 ) -> None:
     with pytest.raises(ToolsetConfigError, match=variable) as caught:
-        visible(CATALOG, {variable: value})
+        visible(CATALOG, TOOLSETS, {variable: value})
     assert named in str(caught.value)
 
 
@@ -108,8 +109,8 @@ async def test_a_hidden_tool_is_not_listed_and_is_answered_as_unknown(tmux: Tmux
 
 COMBINATIONS = [
     ",".join(chosen)
-    for size in range(5)
-    for chosen in itertools.combinations(("inspect", "manage", "execute", "teardown"), size)
+    for size in range(len(TOOLSETS.names) + 1)
+    for chosen in itertools.combinations(TOOLSETS.names, size)
 ]
 
 

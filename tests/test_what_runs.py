@@ -6,7 +6,6 @@ The marker is a file that only the command under test creates; `sh` is the panes
 
 from __future__ import annotations
 
-import json
 import shlex
 import time
 from collections.abc import AsyncIterator
@@ -15,14 +14,15 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.mcpclient import ROOT, Client, open_client
+from codegen.contract_file import METADATA_KEY
+from tests.mcpclient import Client, contracts, open_client
 from tests.tmuxenv import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 DEADLINE = 20.0
 EVERY_TOOLSET = "inspect,manage,execute,teardown"
-TOOLSETS = json.loads((ROOT / "contracts" / "python-toolsets.json").read_text())["toolsets"]
+TOOLSETS = {name: c[METADATA_KEY]["toolset"] for name, c in contracts("python").items()}
 
 
 @pytest.fixture(scope="module")

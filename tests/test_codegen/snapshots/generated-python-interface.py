@@ -1,7 +1,8 @@
 """The handler interface of the python profile.
 
-Hand-written handlers subclass PythonProfileHandlers and implement every
-method; the runtime refuses to serve the profile while one is missing. A
+Hand-written handlers implement every abstract method (``handlers.compose``
+binds each to the part that defines it); the runtime refuses to serve the
+profile while one is missing. A
 tool method returns its output model, or a Reply carrying it with its own text.
 A resource method gets the URI's variables and returns the result model (a
 JSON resource) or the text.
@@ -457,3 +458,10 @@ class PythonProfileHandlers(abc.ABC):
     ) -> list[str]:
         """Live values of ``kind`` that start with ``value``; ``context`` holds the other
         arguments already given (e.g. the session whose window indexes to offer)."""
+
+    def instruction_facts(self) -> dict[str, str]:
+        """What the server instructions may state about where this process runs."""
+        return {}
+
+    async def aclose(self) -> None:
+        """Release what the handlers hold (connections, watchers) when the server stops."""
