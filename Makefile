@@ -35,6 +35,8 @@ regen: env
 	$(BIN)/python -m codegen
 
 # Fail when generated/ or the vendored contracts differ from a fresh run, or lint fails.
+# This diff is what keeps the generated Python fresh: no test snapshots it (the
+# snapshots hold only what a client or reader sees: tools.json and the reference pages).
 check: env
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(BIN)/python -m codegen --out "$$tmp/generated" && \
