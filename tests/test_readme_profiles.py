@@ -106,3 +106,16 @@ def test_every_variable_in_the_configuration_table_is_read_by_the_code() -> None
     options = {o for cell in settings for o in re.findall(r"`(--[a-z-]+)`", cell)}
     for option in sorted(options):
         assert f'"{option}"' in code, f"{option} is in the README but the CLI has no such option"
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_every_variable_a_profile_description_lists_is_read_by_the_code(profile: str) -> None:
+    code = "\n".join(
+        path.read_text(encoding="utf-8")
+        for folder in ("runtime", "handlers")
+        for path in (SOURCES / folder).rglob("*.py")
+    )
+    variables = [variable.name for variable in load_profile(profile).environment]
+    assert variables
+    for variable in variables:
+        assert f'"{variable}"' in code, f"{profile} lists {variable}, but no code reads it"

@@ -81,6 +81,23 @@ def test_version_and_help_exit_cleanly() -> None:
         assert word in help_text.stdout
 
 
+@pytest.mark.e2e
+def test_help_lists_every_variable_each_profile_reads_with_its_default() -> None:
+    lines = run_cli("--help").stdout.split("environment:\n", 1)[1].splitlines()
+    described = {line.split()[0]: " ".join(line.split()[1:]) for line in lines}
+    for name in SERVED:
+        profile = load_profile(name)
+        for variable in profile.environment:
+            text = described[variable.name]
+            assert text.startswith(variable.meaning)
+            if variable.default is not None:
+                assert f"(default {variable.default})" in text
+        toolsets = described["LIBTMUX_TOOLSETS"]
+        assert f"(default {','.join(profile.toolsets.default)})" in toolsets
+        assert ", ".join(profile.toolsets.names) in toolsets
+    assert "[python profile]" in described["LIBTMUX_MCP_WAIT_MAX_SECONDS"]
+
+
 def test_a_profile_with_an_unimplemented_tool_refuses_to_start(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
