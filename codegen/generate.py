@@ -22,7 +22,7 @@ from typing import Any
 
 import jinja2
 
-from codegen import model_rules
+from codegen import model_rules, naming
 from codegen.checks import ContractError, check_profile, check_profiles, check_tool
 from codegen.model import Profile, Tool, load_profile, profile_names
 from codegen.surface_checks import check_prompt, check_resource
@@ -58,11 +58,13 @@ def model_source(tool: Tool) -> tuple[str, set[int]]:
     (see ``model_rules``): one pass finds the limited fields, a second adds
     their validators.
     """
+    input_schema, input_titles = naming.titled(model_rules.for_models(tool.input_schema))
+    output_schema, output_titles = naming.titled(model_rules.for_models(tool.output_schema))
     mcp_tool = {
         "name": tool.name,
         "description": tool.description,
-        "inputSchema": model_rules.for_models(tool.input_schema),
-        "outputSchema": model_rules.for_models(tool.output_schema),
+        "inputSchema": input_schema,
+        "outputSchema": output_schema,
     }
     code = _models(tool, mcp_tool, {})
     fields = model_rules.limited_fields(code)
@@ -84,6 +86,17 @@ def model_source(tool: Tool) -> tuple[str, set[int]]:
             f"{tool.relpath}: {wanted} byte limits in the schemas, but the models check {found}; "
             f"a model can check {UTF8_KEYWORD} only on an object's own string property"
         )
+    defs = [
+        *((key, tool.input_class) for key in tool.input_schema.get("$defs", {})),
+        *((key, tool.output_class) for key in tool.output_schema.get("$defs", {})),
+    ]
+    code = naming.readable_classes(
+        code,
+        [tool.input_class, tool.output_class],
+        input_titles + output_titles,
+        defs,
+        tool.relpath,
+    )
     return code, {limit for limits in fields.values() for limit in limits}
 
 
@@ -112,6 +125,7 @@ def _models(tool: Tool, mcp_tool: dict[str, Any], validators: dict[str, Any]) ->
             custom_file_header=header,
             validators=validators or None,
             strict_nullable=True,
+            use_title_as_name=True,
         )
     if not isinstance(code, str):
         raise RuntimeError(f"{tool.relpath}: expected one module from the model generator")
@@ -166,7 +180,7 @@ def schema_models(
     for cls in (root_class, *extra):
         if f"class {cls}(" not in code:
             raise RuntimeError(f"{where}: the model generator wrote no {cls}")
-    return code
+    return naming.readable_classes(code, [root_class, *extra], [], [], where)
 
 
 def resource_model_source(resource: Resource) -> str:

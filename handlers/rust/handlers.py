@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from ...generated.rust.interface import RustProfileHandlers
 from ...generated.rust.models.select_pane import (
+    Relation,
+    SelectPaneDirection,
     SelectPaneInput,
-    SelectPaneInputSelectPaneDirectionSchema,
     SelectPaneOutput,
-    SelectPaneOutputRelation,
 )
 from ..tmux import panes
 from ..tmux.core import TmuxHandlers
@@ -19,9 +19,7 @@ class RustHandlers(TmuxHandlers, RustProfileHandlers):
         server = self.tmux.server()
         pane_id = check_pane_id(params.pane, field="pane")
         chosen = params.direction
-        direction = (
-            chosen.root if isinstance(chosen, SelectPaneInputSelectPaneDirectionSchema) else None
-        )
+        direction = chosen.root if isinstance(chosen, SelectPaneDirection) else None
         if direction in panes.ONE_TRIP:
             row = await panes.select_from(server, pane_id, direction)
         else:
@@ -32,7 +30,7 @@ class RustHandlers(TmuxHandlers, RustProfileHandlers):
             id=row.pane_id,
             window_id=row.window_id,
             active=row.active,
-            caller=SelectPaneOutputRelation(server.relation(row.pane_id).value),
+            caller=Relation(server.relation(row.pane_id).value),
             command=row.text("pane_current_command"),
             path=row.text("pane_current_path"),
         )

@@ -30,7 +30,7 @@ class GetSessionWindowsResourceVariables(BaseModel):
     ] = None
 
 
-class GetSessionWindowsResourceResultGetSessionWindowsResourceResultItem(BaseModel):
+class GetSessionWindowsResourceResultItem(BaseModel):
     window_id: Annotated[str, Field(description="Window id, such as `@2`.")]
     window_name: Annotated[str | None, Field(description="Window name.")] = None
     window_index: Annotated[
@@ -57,14 +57,12 @@ class GetSessionWindowsResourceResultGetSessionWindowsResourceResultItem(BaseMod
     )
 
 
-class GetSessionWindowsResourceResult(
-    RootModel[list[GetSessionWindowsResourceResultGetSessionWindowsResourceResultItem]]
-):
+class GetSessionWindowsResourceResult(RootModel[list[GetSessionWindowsResourceResultItem]]):
     """
     The windows, one object per window.
     """
 
     root: Annotated[
-        list[GetSessionWindowsResourceResultGetSessionWindowsResourceResultItem],
+        list[GetSessionWindowsResourceResultItem],
         Field(description="The windows, one object per window."),
     ]

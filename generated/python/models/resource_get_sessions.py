@@ -23,7 +23,7 @@ class GetSessionsResourceVariables(BaseModel):
     ] = None
 
 
-class GetSessionsResourceResultGetSessionsResourceResultItem(BaseModel):
+class GetSessionsResourceResultItem(BaseModel):
     session_id: Annotated[str, Field(description="Session id, such as `$1`.")]
     session_name: Annotated[str | None, Field(description="Session name.")] = None
     window_count: Annotated[int, Field(description="Number of windows in the session.")]
@@ -41,14 +41,12 @@ class GetSessionsResourceResultGetSessionsResourceResultItem(BaseModel):
     ] = None
 
 
-class GetSessionsResourceResult(
-    RootModel[list[GetSessionsResourceResultGetSessionsResourceResultItem]]
-):
+class GetSessionsResourceResult(RootModel[list[GetSessionsResourceResultItem]]):
     """
     The sessions, one object per session.
     """
 
     root: Annotated[
-        list[GetSessionsResourceResultGetSessionsResourceResultItem],
+        list[GetSessionsResourceResultItem],
         Field(description="The sessions, one object per session."),
     ]

@@ -10,12 +10,12 @@ from typing import Annotated, Literal
 from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
 
 
-class SelectPaneInputSelectPaneDirectionSchema(
+class SelectPaneDirection(
     RootModel[Literal["up", "down", "left", "right", "last", "next", "previous"]]
 ):
     root: Annotated[
         Literal["up", "down", "left", "right", "last", "next", "previous"],
-        Field(title="SelectPaneInputSelectPaneDirectionSchema"),
+        Field(title="SelectPaneDirection"),
     ]
 
 
@@ -24,7 +24,7 @@ class SelectPaneInput(BaseModel):
         extra="forbid",
     )
     direction: Annotated[
-        SelectPaneInputSelectPaneDirectionSchema | None | MISSING,
+        SelectPaneDirection | None | MISSING,
         Field(
             description="Move relative to that pane instead of selecting it.\n\n`up`, `down`, `left`, and `right` follow the layout, so `up` selects\nwhatever pane is drawn above. `last` returns to the previously active\npane, and `next` and `previous` step through the window's panes in\norder. Omit to select the named pane itself."
         ),
@@ -34,12 +34,12 @@ class SelectPaneInput(BaseModel):
     ]
 
 
-class SelectPaneOutputRelation(RootModel[Literal["unknown", "self", "other"]]):
+class Relation(RootModel[Literal["unknown", "self", "other"]]):
     root: Annotated[
         Literal["unknown", "self", "other"],
         Field(
             description='How a pane relates to the process answering the request.\n\nThree values rather than a boolean, because "not the caller\'s pane" and\n"there is no caller" are different answers and an agent acts differently on\neach.',
-            title="SelectPaneOutputRelation",
+            title="Relation",
         ),
     ]
 
@@ -47,7 +47,7 @@ class SelectPaneOutputRelation(RootModel[Literal["unknown", "self", "other"]]):
 class SelectPaneOutput(BaseModel):
     active: Annotated[bool, Field(description="Whether this is the window's active pane.")]
     caller: Annotated[
-        SelectPaneOutputRelation,
+        Relation,
         Field(
             description="Whether this is the pane the MCP server itself runs in.\n\n`self` only on a confirmed match of both socket and pane id; `other`\nfor every pane that is not, including one this crate cannot prove\neither way; `unknown` when the server is not running inside tmux, so\nthe question has no answer."
         ),

@@ -20,7 +20,7 @@ from pydantic import (
 from tmux_contract_mcp.generated.swift.limits import at_most_4096_utf8_bytes
 
 
-class CallReadToolsBatchInputOperationsArguments(BaseModel):
+class CapturePaneOperationArguments(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -39,15 +39,15 @@ class CallReadToolsBatchInputOperationsArguments(BaseModel):
     ] = MISSING
 
 
-class CallReadToolsBatchInputOperations(BaseModel):
+class CapturePaneOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: CallReadToolsBatchInputOperationsArguments | MISSING = MISSING
+    arguments: CapturePaneOperationArguments | MISSING = MISSING
     tool: Literal["capture_pane"]
 
 
-class CallReadToolsBatchInputOperations1Arguments(BaseModel):
+class CaptureSinceOperationArguments(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -63,15 +63,15 @@ class CallReadToolsBatchInputOperations1Arguments(BaseModel):
     ] = MISSING
 
 
-class CallReadToolsBatchInputOperations1(BaseModel):
+class CaptureSinceOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: CallReadToolsBatchInputOperations1Arguments | MISSING = MISSING
+    arguments: CaptureSinceOperationArguments | MISSING = MISSING
     tool: Literal["capture_since"]
 
 
-class CallReadToolsBatchInputOperations2Arguments(BaseModel):
+class FindPaneByPositionOperationArguments(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -82,30 +82,30 @@ class CallReadToolsBatchInputOperations2Arguments(BaseModel):
     windowId: Annotated[str, Field(description="Caller-controlled windowId.")]
 
 
-class CallReadToolsBatchInputOperations2(BaseModel):
+class FindPaneByPositionOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: CallReadToolsBatchInputOperations2Arguments | MISSING = MISSING
+    arguments: FindPaneByPositionOperationArguments | MISSING = MISSING
     tool: Literal["find_pane_by_position"]
 
 
-class CallReadToolsBatchInputOperations3Arguments(BaseModel):
+class GetPaneInfoOperationArguments(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     paneId: Annotated[str, Field(description="Caller-controlled paneId.")]
 
 
-class CallReadToolsBatchInputOperations3(BaseModel):
+class GetPaneInfoOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: CallReadToolsBatchInputOperations3Arguments | MISSING = MISSING
+    arguments: GetPaneInfoOperationArguments | MISSING = MISSING
     tool: Literal["get_pane_info"]
 
 
-class CallReadToolsBatchInputOperations4(BaseModel):
+class GetServerInfoOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -113,60 +113,60 @@ class CallReadToolsBatchInputOperations4(BaseModel):
     tool: Literal["get_server_info"]
 
 
-class CallReadToolsBatchInputOperations5Arguments(BaseModel):
+class GetSessionInfoOperationArguments(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     session: Annotated[str, Field(description="Caller-controlled session.")]
 
 
-class CallReadToolsBatchInputOperations5(BaseModel):
+class GetSessionInfoOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: CallReadToolsBatchInputOperations5Arguments | MISSING = MISSING
+    arguments: GetSessionInfoOperationArguments | MISSING = MISSING
     tool: Literal["get_session_info"]
 
 
-class CallReadToolsBatchInputOperations6ArgumentsName(RootModel[str]):
+class GetTmuxVariablesOperationArgumentsName(RootModel[str]):
     root: Annotated[str, Field(pattern="^[A-Za-z][A-Za-z0-9_]*$")]
 
 
-class CallReadToolsBatchInputOperations6Arguments(BaseModel):
+class GetTmuxVariablesOperationArguments(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     names: Annotated[
-        list[CallReadToolsBatchInputOperations6ArgumentsName],
+        list[GetTmuxVariablesOperationArgumentsName],
         Field(description="Caller-controlled names.", max_length=32),
     ]
     paneId: Annotated[str | MISSING, Field(description="Caller-controlled paneId.")] = MISSING
 
 
-class CallReadToolsBatchInputOperations6(BaseModel):
+class GetTmuxVariablesOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: CallReadToolsBatchInputOperations6Arguments | MISSING = MISSING
+    arguments: GetTmuxVariablesOperationArguments | MISSING = MISSING
     tool: Literal["get_tmux_variables"]
 
 
-class CallReadToolsBatchInputOperations7Arguments(BaseModel):
+class GetWindowInfoOperationArguments(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     windowId: Annotated[str, Field(description="Caller-controlled windowId.")]
 
 
-class CallReadToolsBatchInputOperations7(BaseModel):
+class GetWindowInfoOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: CallReadToolsBatchInputOperations7Arguments | MISSING = MISSING
+    arguments: GetWindowInfoOperationArguments | MISSING = MISSING
     tool: Literal["get_window_info"]
 
 
-class CallReadToolsBatchInputOperations8Arguments(BaseModel):
+class ListPanesOperationArguments(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -174,15 +174,15 @@ class CallReadToolsBatchInputOperations8Arguments(BaseModel):
     window: Annotated[str | MISSING, Field(description="Caller-controlled window.")] = MISSING
 
 
-class CallReadToolsBatchInputOperations8(BaseModel):
+class ListPanesOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: CallReadToolsBatchInputOperations8Arguments | MISSING = MISSING
+    arguments: ListPanesOperationArguments | MISSING = MISSING
     tool: Literal["list_panes"]
 
 
-class CallReadToolsBatchInputOperations9(BaseModel):
+class ListSessionsOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -190,22 +190,22 @@ class CallReadToolsBatchInputOperations9(BaseModel):
     tool: Literal["list_sessions"]
 
 
-class CallReadToolsBatchInputOperations10Arguments(BaseModel):
+class ListWindowsOperationArguments(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     session: Annotated[str | MISSING, Field(description="Caller-controlled session.")] = MISSING
 
 
-class CallReadToolsBatchInputOperations10(BaseModel):
+class ListWindowsOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: CallReadToolsBatchInputOperations10Arguments | MISSING = MISSING
+    arguments: ListWindowsOperationArguments | MISSING = MISSING
     tool: Literal["list_windows"]
 
 
-class CallReadToolsBatchInputOperations11Arguments(BaseModel):
+class SearchPanesOperationArguments(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -231,45 +231,45 @@ class CallReadToolsBatchInputOperations11Arguments(BaseModel):
         return at_most_4096_utf8_bytes(v, info)
 
 
-class CallReadToolsBatchInputOperations11(BaseModel):
+class SearchPanesOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: CallReadToolsBatchInputOperations11Arguments | MISSING = MISSING
+    arguments: SearchPanesOperationArguments | MISSING = MISSING
     tool: Literal["search_panes"]
 
 
-class CallReadToolsBatchInputOperations12Arguments(BaseModel):
+class ShowEnvironmentOperationArguments(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     session: Annotated[str | MISSING, Field(description="Caller-controlled session.")] = MISSING
 
 
-class CallReadToolsBatchInputOperations12(BaseModel):
+class ShowEnvironmentOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: CallReadToolsBatchInputOperations12Arguments | MISSING = MISSING
+    arguments: ShowEnvironmentOperationArguments | MISSING = MISSING
     tool: Literal["show_environment"]
 
 
-class CallReadToolsBatchInputOperations13Arguments(BaseModel):
+class ShowHooksOperationArguments(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     session: Annotated[str | MISSING, Field(description="Caller-controlled session.")] = MISSING
 
 
-class CallReadToolsBatchInputOperations13(BaseModel):
+class ShowHooksOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: CallReadToolsBatchInputOperations13Arguments | MISSING = MISSING
+    arguments: ShowHooksOperationArguments | MISSING = MISSING
     tool: Literal["show_hooks"]
 
 
-class CallReadToolsBatchInputOperations14Arguments(BaseModel):
+class ShowOptionOperationArguments(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -281,15 +281,15 @@ class CallReadToolsBatchInputOperations14Arguments(BaseModel):
     target: Annotated[str | MISSING, Field(description="Caller-controlled target.")] = MISSING
 
 
-class CallReadToolsBatchInputOperations14(BaseModel):
+class ShowOptionOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: CallReadToolsBatchInputOperations14Arguments | MISSING = MISSING
+    arguments: ShowOptionOperationArguments | MISSING = MISSING
     tool: Literal["show_option"]
 
 
-class CallReadToolsBatchInputOperations15Arguments(BaseModel):
+class SnapshotPaneOperationArguments(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -299,11 +299,11 @@ class CallReadToolsBatchInputOperations15Arguments(BaseModel):
     paneId: Annotated[str, Field(description="Caller-controlled paneId.")]
 
 
-class CallReadToolsBatchInputOperations15(BaseModel):
+class SnapshotPaneOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: CallReadToolsBatchInputOperations15Arguments | MISSING = MISSING
+    arguments: SnapshotPaneOperationArguments | MISSING = MISSING
     tool: Literal["snapshot_pane"]
 
 
@@ -316,22 +316,22 @@ class CallReadToolsBatchInput(BaseModel):
     ] = MISSING
     operations: Annotated[
         list[
-            CallReadToolsBatchInputOperations
-            | CallReadToolsBatchInputOperations1
-            | CallReadToolsBatchInputOperations2
-            | CallReadToolsBatchInputOperations3
-            | CallReadToolsBatchInputOperations4
-            | CallReadToolsBatchInputOperations5
-            | CallReadToolsBatchInputOperations6
-            | CallReadToolsBatchInputOperations7
-            | CallReadToolsBatchInputOperations8
-            | CallReadToolsBatchInputOperations9
-            | CallReadToolsBatchInputOperations10
-            | CallReadToolsBatchInputOperations11
-            | CallReadToolsBatchInputOperations12
-            | CallReadToolsBatchInputOperations13
-            | CallReadToolsBatchInputOperations14
-            | CallReadToolsBatchInputOperations15
+            CapturePaneOperation
+            | CaptureSinceOperation
+            | FindPaneByPositionOperation
+            | GetPaneInfoOperation
+            | GetServerInfoOperation
+            | GetSessionInfoOperation
+            | GetTmuxVariablesOperation
+            | GetWindowInfoOperation
+            | ListPanesOperation
+            | ListSessionsOperation
+            | ListWindowsOperation
+            | SearchPanesOperation
+            | ShowEnvironmentOperation
+            | ShowHooksOperation
+            | ShowOptionOperation
+            | SnapshotPaneOperation
         ],
         Field(description="Caller-controlled operations.", max_length=16, min_length=1),
     ]
