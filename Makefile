@@ -51,9 +51,12 @@ lint: env
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# mypy cannot follow the editable install's package-dir mapping, so it checks
-# a copy laid out as the installed package (generated code included); errors
-# under build/typecheck/tmux_contract_mcp/X point at runtime/, generated/ or handlers/.
+# mypy finds a module only by directory names on its search path (mypy_path, the
+# bases of the files given, site-packages and the directories .pth files list); it
+# does not run the import hook through which the editable install maps runtime/ to
+# tmux_contract_mcp (pyproject's package-dir), so it checks a copy laid out as the
+# installed package (generated code included); errors under
+# build/typecheck/tmux_contract_mcp/X point at runtime/, generated/ or handlers/.
 TYPECHECK := build/typecheck
 typecheck: env
 	@rm -rf $(TYPECHECK) && mkdir -p $(TYPECHECK)
