@@ -16,6 +16,7 @@ import pytest
 from tests.mcpclient import COMMAND, ROOT
 from tmux_contract_mcp import cli
 from tmux_contract_mcp.handlers.tmux import core
+from tmux_contract_mcp.profiles import PROFILES
 
 SHIPPED_ROOTS = ("runtime", "generated", "handlers")
 
@@ -47,7 +48,7 @@ def test_the_command_line_reads_the_cores_one_list_of_transports() -> None:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("profile", ["python", "rust", "swift"])
+@pytest.mark.parametrize("profile", PROFILES)
 def test_memo_in_the_environment_stops_startup_with_one_line(profile: str) -> None:
     done = run("--profile", profile, env={"TMUX_CONTRACT_MCP_TRANSPORT": "memo"})
     assert done.returncode == 2
