@@ -171,8 +171,9 @@ class Server:
         """Pids of the tmux clients this process keeps attached (none over subprocesses)."""
         return self.transport.own_client_pids() | self.watchers.client_pids()
 
-    def relation(self, pane_id: str) -> Relation:
-        return self.caller.relation(self.socket, pane_id)
+    def relation(self, pane_id: str, server_pid: int | str | None = None) -> Relation:
+        """Whether ``pane_id`` here is the caller's pane (``server_pid``: this server's, if known)."""
+        return self.caller.relation(self.socket, pane_id, server_pid)
 
 
 class Tmux:
