@@ -226,7 +226,8 @@ class Tmux:
 
 
 class TmuxHandlers:
-    """What every profile's handlers share: one ``Tmux``, closed when the server stops."""
+    """The part every profile's handlers are composed with: where this process runs
+    (``instruction_facts``) and the one ``Tmux``, closed when the server stops (``aclose``)."""
 
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
