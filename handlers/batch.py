@@ -103,6 +103,10 @@ class Answer:
         return sum(1 for row in self.rows if row.success)
 
     @property
+    def failed(self) -> int:
+        return len(self.rows) - self.succeeded
+
+    @property
     def elided(self) -> int:
         return sum(1 for row in self.rows if row.elided)
 

@@ -51,7 +51,7 @@ class PythonRows:
         return {
             "results": [self.row(row) for row in batch.rows],
             "succeeded": batch.succeeded,
-            "failed": len(batch.rows) - batch.succeeded,
+            "failed": batch.failed,
             "stopped_at": batch.stopped_at,
             "response_truncated": batch.elided > 0,
             "response_truncated_bytes": batch.truncated_bytes,
@@ -62,10 +62,9 @@ class PythonRows:
 
 
 class BatchTools:
-    """call_read_tools_batch, running its operations through the runtime's dispatch."""
+    """call_read_tools_batch: every operation judged before the first runs, rows side by side."""
 
     def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
         self.batch = Batch(runtime, PythonRows())
 
     async def call_read_tools_batch(
@@ -74,7 +73,7 @@ class BatchTools:
         operations = []
         for index, op in enumerate(params.operations):
             arguments = None if op.arguments is MISSING else dict(op.arguments)
-            checked = check_operation(self.runtime, op.tool, arguments, index)
+            checked = check_operation(self.batch.runtime, op.tool, arguments, index)
             operations.append(Operation(op.tool, arguments, checked))
         answer = await self.batch.run(operations, params.on_error or "stop")
         return CallReadToolsBatchOutput.model_validate(answer.structured())

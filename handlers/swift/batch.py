@@ -42,7 +42,7 @@ class SwiftRows:
         return {
             "results": [self.row(row) for row in batch.rows],
             "succeeded": batch.succeeded,
-            "failed": len(batch.rows) - batch.succeeded,
+            "failed": batch.failed,
             "stoppedAt": batch.stopped_at,
             "onError": batch.on_error,
             "truncated": batch.elided > 0,
@@ -54,7 +54,7 @@ class SwiftRows:
         count = len(batch.rows)
         line = (
             f"Ran {count} operation{'s' if count != 1 else ''}: "
-            f"{batch.succeeded} succeeded, {count - batch.succeeded} failed"
+            f"{batch.succeeded} succeeded, {batch.failed} failed"
         )
         if batch.stopped_at is not None:
             line += f"; stopped at operation {batch.stopped_at} (onError: stop)"
@@ -68,10 +68,9 @@ class SwiftRows:
 
 
 class BatchTools:
-    """call_read_tools_batch, running its operations through the runtime's dispatch."""
+    """call_read_tools_batch: rows carrying whole envelopes, and a one-line summary as text."""
 
     def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
         self.batch = Batch(runtime, SwiftRows())
 
     async def call_read_tools_batch(
@@ -92,7 +91,7 @@ class BatchTools:
                 continue
             arguments = arguments_json(op.arguments)
             checked = None
-            if self.runtime.tool(op.tool) is not None:
+            if self.batch.runtime.tool(op.tool) is not None:
                 checked = self._check(op.tool, arguments, index)
             operations.append(Operation(op.tool, arguments, checked))
         answer = await self.batch.run(operations, on_error)
@@ -102,6 +101,8 @@ class BatchTools:
 
     def _check(self, name: str, arguments: dict[str, Any], index: int) -> BaseModel:
         try:
-            return self.runtime.check_arguments(name, arguments, ("operations", index, "arguments"))
+            return self.batch.runtime.check_arguments(
+                name, arguments, ("operations", index, "arguments")
+            )
         except ArgumentsRefused as exc:
             raise ToolError(exc.message) from None

@@ -62,9 +62,9 @@ def default_socket(environ: Mapping[str, str]) -> Socket:
         return Socket(path, f"socket {path}")
     if environ.get(SOCKET_ENV):
         return socket_for_name(environ[SOCKET_ENV], environ)
-    path = Host.from_environ(environ).socket_path
-    if path is not None:
-        return Socket(path, f"socket {path}")
+    caller = Host.from_environ(environ).socket_path
+    if caller is not None:
+        return Socket(caller, f"socket {caller}")
     return socket_for_name("default", environ)
 
 
