@@ -13,6 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from tmux_contract_mcp.dispatch import ServedRuntime
+from tmux_contract_mcp.handlers.services import ArgumentsRefused, Runtime, ServedTool
+from tmux_contract_mcp.profiles import load_profile
+
 ROOT = Path(__file__).resolve().parent.parent
 HANDLERS = ROOT / "handlers"
 PACKAGE = "tmux_contract_mcp"
@@ -69,3 +73,17 @@ def test_the_walk_sees_every_handler_module_and_resolves_relative_imports() -> N
 def test_no_handler_module_imports_the_runtimes_dispatch_profiles_or_wire(path: Path) -> None:
     _, package = module_name(path)
     assert imported(path.read_text("utf-8"), package) & FORBIDDEN == set()
+
+
+def test_the_runtime_gives_handlers_the_tools_as_served_and_the_direct_calls_check() -> None:
+    served = load_profile("python").shown({"LIBTMUX_TOOLSETS": "inspect"})
+    runtime: Runtime = ServedRuntime(served)  # the type checker holds it to the protocol
+    assert runtime.profile == "python"
+    assert runtime.tool("list_sessions") == ServedTool("list_sessions", "inspect", ())
+    assert runtime.tool("kill_server") is None  # hidden by the toolset choice
+    assert runtime.tool("no_such_tool") is None
+    with pytest.raises(ArgumentsRefused) as refused:
+        runtime.check_arguments("list_sessions", {"bogus": 1}, ("operations", 0, "arguments"))
+    assert refused.value.problems and "operations[0].arguments" in refused.value.problems[0]
+    assert refused.value.message.startswith("Invalid arguments for list_sessions: ")
+    assert "Nothing was run" in refused.value.message
