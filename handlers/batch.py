@@ -11,8 +11,9 @@ shape of a row and of the answer (``Flavour``).
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -20,9 +21,7 @@ import mcp.types as types
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
-from ..dispatch import call_tool, compact_json, run_checked, success_result
-from ..profiles import Profile, load_profile
-from ..wire import ESCAPE_FACTOR, LINE_CAP, line_bound, response_line_bytes
+from .services import Runtime, WireSize
 
 ERROR_CAP = 4096  # bytes of one row's error message
 SHORT_ERROR_CAP = 256  # when even metadata is tight (a huge request id)
@@ -38,6 +37,11 @@ def cap_text(text: str, limit: int) -> str:
         return text
     marker = " [... cut]"
     return data[: limit - len(marker)].decode("utf-8", "ignore") + marker
+
+
+def compact_json(value: Any) -> str:
+    """JSON as the server writes a result's structured content."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def result_text(result: types.CallToolResult) -> str:
@@ -91,11 +95,16 @@ class Answer:
     on_error: str
     stopped_at: int | None
     flavour: Flavour
+    wire: WireSize
     truncated_bytes: int = 0
 
     @property
     def succeeded(self) -> int:
         return sum(1 for row in self.rows if row.success)
+
+    @property
+    def failed(self) -> int:
+        return len(self.rows) - self.succeeded
 
     @property
     def elided(self) -> int:
@@ -110,7 +119,7 @@ class Answer:
 
     def line_bytes(self) -> int:
         structured, text = self.rendered()
-        return response_line_bytes(success_result(structured, text))
+        return self.wire.result_bytes(structured, text)
 
     def elide(self, row: Row) -> None:
         """Drop a row's result; the bytes saved count as the reference says (minus ``null``)."""
@@ -129,16 +138,17 @@ class Answer:
         structured = 256 + sum(
             (0 if row.elided else row.size)
             + ROW_METADATA
-            + ESCAPE_FACTOR * (len(row.tool.encode()) + len((row.error or "").encode()))
+            + self.wire.escape_factor * (len(row.tool.encode()) + len((row.error or "").encode()))
             for row in self.rows
         )
-        return line_bound(structured, structured)
+        return self.wire.line_bound(structured, structured)
 
     def fit(self) -> None:
         """Elide results newest first until the exact response line fits the cap."""
-        if self.line_bytes_bound() <= LINE_CAP:
+        cap = self.wire.line_cap
+        if self.line_bytes_bound() <= cap:
             return  # even the worst escaping fits: no need to render the line to count it
-        while (size := self.line_bytes()) > LINE_CAP:
+        while (size := self.line_bytes()) > cap:
             newest = next((r for r in reversed(self.rows) if not r.elided), None)
             if newest is not None:
                 self.elide(newest)
@@ -149,7 +159,7 @@ class Answer:
                 code=INTERNAL_ERROR,
                 message=(
                     f"The batch ran {len(self.rows)} operations, but even its row metadata "
-                    f"({size} bytes with this request id) exceeds the {LINE_CAP:,}-byte "
+                    f"({size} bytes with this request id) exceeds the {cap:,}-byte "
                     "response cap; use a shorter request id."
                 ),
             )
@@ -173,30 +183,18 @@ class Operation:
 
 
 class Batch:
-    """Runs operations through the dispatch of the profile the batch belongs to."""
+    """Runs operations through the runtime's dispatch, on the tools as served."""
 
-    def __init__(
-        self, profile_name: str, handlers: Any, flavour: Flavour, environ: Mapping[str, str]
-    ) -> None:
-        self.profile_name = profile_name
-        self.handlers = handlers
+    def __init__(self, runtime: Runtime, flavour: Flavour) -> None:
+        self.runtime = runtime
         self.flavour = flavour
-        self.environ = environ
-        self._profile: Profile | None = None
-
-    @property
-    def profile(self) -> Profile:
-        """The profile as served: a tool hidden by the toolset choice is unknown here too."""
-        if self._profile is None:
-            self._profile = load_profile(self.profile_name).shown(self.environ)
-        return self._profile
 
     async def run(self, operations: Sequence[Operation], on_error: str) -> Answer:
         """Run in order; with ``stop``, nothing after the first failed row runs."""
         rows: list[Row] = []
         stopped_at: int | None = None
         kept = 0
-        answer = Answer(rows, on_error, None, self.flavour)
+        answer = Answer(rows, on_error, None, self.flavour, self.runtime)
         for index, operation in enumerate(operations):
             rows.append(await self._run_one(index, operation))
             row = rows[-1]
@@ -213,14 +211,16 @@ class Batch:
 
     async def _run_one(self, index: int, operation: Operation) -> Row:
         started = time.perf_counter()
-        tool = self.profile.tool(operation.tool)
-        if tool is None:  # callers check names first; this keeps a stale name harmless
-            message = f"{operation.tool} is not served by the {self.profile_name} profile."
+        runtime = self.runtime
+        if (
+            runtime.tool(operation.tool) is None
+        ):  # callers check names first; a stale one is harmless
+            message = f"{operation.tool} is not served by the {runtime.profile} profile."
             return Row(index, operation.tool, message, None, 0.0)
         if operation.params is not None:
-            result = await run_checked(tool, self.handlers, operation.params)
+            result = await runtime.run_checked(operation.tool, operation.params)
         else:
-            result = await call_tool(tool, self.handlers, operation.arguments or {})
+            result = await runtime.call(operation.tool, operation.arguments or {})
         elapsed = time.perf_counter() - started
         error = cap_text(result_text(result), ERROR_CAP) if result.is_error else None
         if error is not None:  # the row's own result carries the capped message too

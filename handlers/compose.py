@@ -21,7 +21,15 @@ Wrap = Callable[[str, Method], Method]
 
 
 class CompositionError(TypeError):
-    """The parts do not implement the interface exactly once each."""
+    """The parts do not implement the interface exactly once each.
+
+    ``missing`` names the declared methods no part defines (empty for a method
+    two parts define).
+    """
+
+    def __init__(self, message: str, missing: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.missing = tuple(missing)
 
 
 def declared(interface: type) -> list[str]:
@@ -82,7 +90,9 @@ def compose(
             method = wrap(name, method)
         namespace[name] = staticmethod(method)
     if missing:
-        raise CompositionError(f"{interface.__name__}: no part defines {', '.join(missing)}")
+        raise CompositionError(
+            f"{interface.__name__}: no part defines {', '.join(missing)}", missing
+        )
     namespace["parts"] = tuple(parts)
     composed = type(f"Composed{interface.__name__}", (interface,), namespace)
     return composed()

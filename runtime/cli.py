@@ -10,7 +10,8 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .handlers.tmux.core import TRANSPORT_ENV, TRANSPORTS, UnknownTransport
+from .dispatch import ServedRuntime
+from .handlers.tmux.core import TRANSPORT_ENV, TRANSPORT_KINDS, TRANSPORTS, UnknownTransport
 from .profiles import DEFAULT_PROFILE, PROFILES, ProfileUnavailable, create_handlers, load_profile
 from .toolsets import TOOLSETS_ENV, ToolsetConfigError
 
@@ -59,8 +60,9 @@ def parser() -> argparse.ArgumentParser:
         choices=TRANSPORTS,
         default=None,
         help=(
-            f"how tmux is reached: one long-lived control-mode client per server, or one "
-            f"process per command (default: ${TRANSPORT_ENV} or {TRANSPORTS[0]})"
+            "how tmux is reached: "
+            + "; ".join(f"{name}: {what}" for name, (_, what) in TRANSPORT_KINDS.items())
+            + f" (default: ${TRANSPORT_ENV} or {TRANSPORTS[0]})"
         ),
     )
     p.add_argument("--list-tools", action="store_true", help="print the profile's tools and exit")
@@ -87,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         environ = dict(os.environ)
         if args.transport:
             environ[TRANSPORT_ENV] = args.transport
-        handlers = create_handlers(profile, environ)
+        handlers = create_handlers(profile, environ, ServedRuntime(served))
     except (ProfileUnavailable, ToolsetConfigError, UnknownTransport) as exc:
         print(f"tmux-contract-mcp: {exc}", file=sys.stderr)
         return 2

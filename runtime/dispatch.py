@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import mcp.types as types
@@ -21,9 +21,11 @@ from pydantic import BaseModel
 
 from .arguments import ArgumentsRefused, check_arguments, unexplained
 from .errors import ToolError
-from .profiles import Tool
+from .handlers import services
+from .profiles import Profile, Tool
 from .reply import Reply
 from .validation import argument_errors
+from .wire import ESCAPE_FACTOR, LINE_CAP, line_bound, response_line_bytes
 
 log = logging.getLogger(__name__)
 
@@ -121,3 +123,65 @@ async def run_checked(tool: Tool, handlers: Any, params: BaseModel) -> types.Cal
     if text is None:  # a handler's own text (a Reply) wins over the profile's rule
         text = structured_text(structured, tool.text_key)
     return success_result(structured, text)
+
+
+class ServedRuntime:
+    """``handlers.services.Runtime`` over the one profile this process serves.
+
+    Nested calls see the tools as served (a tool the toolset choice hides is
+    unknown to them too) and go through this module's dispatch with the
+    handlers ``serve`` binds, so a nested call and a direct call are one thing.
+    """
+
+    line_cap = LINE_CAP
+    escape_factor = ESCAPE_FACTOR
+
+    def __init__(self, served: Profile) -> None:
+        self.served = served
+        self._handlers: Any = None
+
+    def serve(self, handlers: Any) -> None:
+        """Bind the handler object nested calls run on (created after this runtime)."""
+        self._handlers = handlers
+
+    @property
+    def profile(self) -> str:
+        return self.served.name
+
+    def tool(self, name: str) -> services.ServedTool | None:
+        tool = self.served.tool(name)
+        if tool is None:
+            return None
+        return services.ServedTool(tool.entry.name, tool.entry.toolset, tool.entry.tags)
+
+    def check_arguments(
+        self, name: str, arguments: Mapping[str, Any] | None, at: Sequence[str | int] = ()
+    ) -> BaseModel:
+        try:
+            return check_arguments(self._served_tool(name), arguments, at)
+        except ArgumentsRefused as exc:
+            message = invalid_arguments(name, exc.problems)
+            raise services.ArgumentsRefused(exc.problems, message) from None
+
+    async def call(self, name: str, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
+        return await call_tool(self._served_tool(name), self._bound(), arguments)
+
+    async def run_checked(self, name: str, params: BaseModel) -> types.CallToolResult:
+        return await run_checked(self._served_tool(name), self._bound(), params)
+
+    def result_bytes(self, structured: dict[str, Any], text: str | None) -> int:
+        return response_line_bytes(success_result(structured, text))
+
+    def line_bound(self, structured_bytes: int, text_bytes: int) -> int:
+        return line_bound(structured_bytes, text_bytes)
+
+    def _served_tool(self, name: str) -> Tool:
+        tool = self.served.tool(name)
+        if tool is None:  # callers look names up first (``tool``)
+            raise LookupError(f"{name} is not served by the {self.served.name} profile")
+        return tool
+
+    def _bound(self) -> Any:
+        if self._handlers is None:
+            raise RuntimeError("nested call before the handlers were bound (ServedRuntime.serve)")
+        return self._handlers

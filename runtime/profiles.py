@@ -13,15 +13,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp.types as types
 
 from .generated import DEFAULT_PROFILE, PROFILES
+from .handlers.compose import CompositionError
 from .surfaces import Prompt, Resource
 from .toolsets import Toolsets, visible
 from .toolspec import EnvironmentEntry, ToolEntry
 from .validation import compile_check, compile_schema
+
+if TYPE_CHECKING:
+    from .dispatch import ServedRuntime
 
 __all__ = ["DEFAULT_PROFILE", "PROFILES", "Profile", "ProfileUnavailable", "Tool", "load_profile"]
 
@@ -210,8 +214,15 @@ def load_profile(name: str) -> Profile:
     )
 
 
-def create_handlers(profile: Profile, environ: Mapping[str, str]) -> Any:
-    """The profile's handler object, refusing a profile with an unimplemented tool."""
+def create_handlers(
+    profile: Profile, environ: Mapping[str, str], runtime: ServedRuntime | None = None
+) -> Any:
+    """The profile's handler object, refusing a profile with an unimplemented tool.
+
+    The profile module's ``create_handlers(environ, runtime)`` builds it; ``runtime``
+    (by default one over the profile as ``environ`` shows it) is what nested calls
+    go through, bound here to the object built.
+    """
     names = ", ".join(sorted(profile.tools))
     try:
         module = importlib.import_module(f"{__package__}.handlers.{profile.name}")
@@ -221,18 +232,41 @@ def create_handlers(profile: Profile, environ: Mapping[str, str]) -> Any:
         raise ProfileUnavailable(
             f"profile {profile.name!r} has no handlers yet; not implemented: {names}"
         ) from None
-    cls = getattr(module, "Handlers", None)
     factory = getattr(module, "create_handlers", None)
-    if cls is None or factory is None:
+    if factory is None:
         raise ProfileUnavailable(
             f"profile {profile.name!r} has no handlers yet; not implemented: {names}"
         )
+    cls = getattr(module, "Handlers", None)  # a profile written as one class: judged unbuilt
+    if isinstance(cls, type):
+        _check_implemented(profile, cls)
+    if runtime is None:
+        from .dispatch import ServedRuntime
+
+        runtime = ServedRuntime(profile.shown(environ))
+    try:
+        handlers = factory(environ, runtime)
+    except CompositionError as exc:
+        if not exc.missing:
+            raise ProfileUnavailable(f"profile {profile.name!r}: {exc}") from None
+        _refuse_missing(profile, set(exc.missing))
+        raise
+    _check_implemented(profile, type(handlers))
+    runtime.serve(handlers)
+    return handlers
+
+
+def _check_implemented(profile: Profile, cls: type) -> None:
     if not issubclass(cls, profile.interface):
         raise ProfileUnavailable(
             f"profile {profile.name!r}: {cls.__name__} does not implement "
             f"{profile.interface.__name__}"
         )
-    abstract = set(getattr(cls, "__abstractmethods__", ()))
+    _refuse_missing(profile, set(getattr(cls, "__abstractmethods__", ())))
+
+
+def _refuse_missing(profile: Profile, abstract: set[str]) -> None:
+    """Refuse naming each unimplemented method by what it serves (a tool, resource, prompt)."""
     named = [
         *((tool.entry.method, tool.entry.name) for tool in profile.tools.values()),
         *((r.entry.method, f"resource {r.entry.uri}") for r in profile.resources.values()),
@@ -242,4 +276,3 @@ def create_handlers(profile: Profile, environ: Mapping[str, str]) -> Any:
     missing += sorted(abstract - {method for method, _ in named})  # e.g. complete_argument
     if missing:
         raise ProfileUnavailable(f"profile {profile.name!r}: no handler for {', '.join(missing)}")
-    return factory(environ)

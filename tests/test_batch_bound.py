@@ -7,11 +7,15 @@ import random
 import mcp.types as types
 import pytest
 
-from tmux_contract_mcp.dispatch import compact_json, success_result
+from tmux_contract_mcp.dispatch import ServedRuntime, compact_json, success_result
 from tmux_contract_mcp.handlers.batch import Answer, Flavour, Row
 from tmux_contract_mcp.handlers.python.batch import PythonRows
 from tmux_contract_mcp.handlers.swift.batch import SwiftRows
+from tmux_contract_mcp.profiles import load_profile
 from tmux_contract_mcp.wire import LINE_CAP, Outgoing, answering
+
+# The runtime's measure of the wire, as the batch is given it.
+WIRE = ServedRuntime(load_profile("python"))
 
 # Characters that JSON spends the most on: control bytes cost six, quotes and
 # backslashes two, and multi-byte UTF-8 one per byte.
@@ -37,7 +41,7 @@ def answer_of(
         structured = {"lines": [text_of(rng, size // 4, alphabet) for _ in range(4)], "n": index}
         result = success_result(structured)
         made.append(Row(index, "capture_pane", None, result, rng.random()))
-    answer = Answer(made, "continue", None, flavour)
+    answer = Answer(made, "continue", None, flavour, WIRE)
     for row in made:
         row.size = len(compact_json(flavour.result_part(row)).encode())
     return answer

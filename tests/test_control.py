@@ -18,11 +18,8 @@ from tmux_contract_mcp.handlers.tmux.control import (
     ControlClient,
     ControlClientGone,
     ControlTransport,
-    command_line,
     output_event,
-    quote_argument,
     runs_in_control,
-    unescape_output,
 )
 from tmux_contract_mcp.handlers.tmux.errors import CommandFailed, NoServer, TmuxUnavailable
 from tmux_contract_mcp.handlers.tmux.sockets import Socket
@@ -135,35 +132,10 @@ def client_pids(tmux: TmuxServer) -> list[str]:
     return tmux.lines("list-clients", "-F", "#{client_pid}")
 
 
-# --- quoting and payloads (no tmux needed) ---------------------------------------------
+# --- payloads and routing (no tmux needed; quoting is in test_quoting.py) -----------
 
 
-def test_quote_argument_escapes_what_the_parser_would_interpret() -> None:
-    assert quote_argument("plain-word") == '"plain-word"'
-    assert quote_argument("") == '""'
-    assert quote_argument('~ $HOME "x" \\') == '"\\~ \\$HOME \\"x\\" \\\\"'
-    assert quote_argument("a\nb\tc\x7f") == '"a\\012b\\011c\\177"'
-    assert quote_argument("é") == '"\\303\\251"'
-    assert quote_argument("\udcff") == '"\\377"'  # a surrogate-escaped byte, as in argv
-
-
-def test_command_lines_are_one_printable_ascii_line() -> None:
-    line = command_line(["set-option", "-g", "@x", *NASTY])
-    assert line.endswith(b"\n")
-    body = line[:-1].decode("ascii")
-    assert body.isprintable()
-
-
-def test_nul_and_empty_commands_are_refused() -> None:
-    with pytest.raises(ValueError):
-        quote_argument("a\0b")
-    with pytest.raises(ValueError):
-        command_line([])
-
-
-def test_unescape_output_restores_the_bytes() -> None:
-    assert unescape_output("a\\134b\\033c\\015\\012") == b"a\\b\x1bc\r\n"
-    assert unescape_output("é\udcff") == b"\xc3\xa9\xff"
+def test_output_events_name_the_pane_and_carry_the_unescaped_bytes() -> None:
     assert output_event("%output %3 hi\\012") == ("%3", b"hi\n")
     assert output_event("%output %3 ") == ("%3", b"")
     assert output_event("%window-add @1") is None

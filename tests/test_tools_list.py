@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import abc
 import importlib
 import os
 import subprocess
@@ -101,13 +100,9 @@ def test_help_lists_every_variable_each_profile_reads_with_its_default() -> None
 def test_a_profile_with_an_unimplemented_tool_refuses_to_start(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    module = importlib.import_module("tmux_contract_mcp.handlers.swift")
-
-    class Partial(module.Handlers):  # type: ignore[name-defined,misc]
-        @abc.abstractmethod
-        async def capture_pane(self, params: Any) -> Any: ...
-
-    monkeypatch.setattr(module, "Handlers", Partial)
+    # The fault: the part that reads panes forgets capture_pane.
+    reading = importlib.import_module("tmux_contract_mcp.handlers.swift.reading")
+    monkeypatch.delattr(reading.Reading, "capture_pane")
     with pytest.raises(ProfileUnavailable, match="no handler for capture_pane"):
         create_handlers(load_profile("swift"), {})
 

@@ -25,11 +25,11 @@ from jsonschema import Draft202012Validator
 
 from tests.mcpclient import contracts, error_text, open_client
 from tests.tmuxenv import TMUX, TmuxServer
+from tmux_contract_mcp.handlers.tmux.core import TRANSPORTS
 from tmux_contract_mcp.toolspec import ToolEntry
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
-TRANSPORTS = ("control", "subprocess")
 DEADLINE = 30.0  # only there to turn a hang into a failure
 # What legitimately differs between two server processes answering the same read:
 # refs and cursors are sealed with each process's own secret; a duration is measured per call.

@@ -13,15 +13,13 @@ from typing import Any
 
 from pydantic import MISSING, BaseModel
 
-from ...arguments import ArgumentsRefused, check_arguments
 from ...errors import InvalidArgument, ToolError
 from ...generated.python.models.call_read_tools_batch import (
     CallReadToolsBatchInput,
     CallReadToolsBatchOutput,
 )
-from ...profiles import Tool
 from ..batch import Answer, Batch, Operation, Row, texts
-from ..tmux.core import Tmux
+from ..services import ArgumentsRefused, Runtime, ServedTool
 
 BATCH_TOOL = "call_read_tools_batch"
 SELF_BOUNDED = "self-bounded"
@@ -53,7 +51,7 @@ class PythonRows:
         return {
             "results": [self.row(row) for row in batch.rows],
             "succeeded": batch.succeeded,
-            "failed": len(batch.rows) - batch.succeeded,
+            "failed": batch.failed,
             "stopped_at": batch.stopped_at,
             "response_truncated": batch.elided > 0,
             "response_truncated_bytes": batch.truncated_bytes,
@@ -64,26 +62,25 @@ class PythonRows:
 
 
 class BatchTools:
-    tmux: Tmux
-    _batch: Batch | None = None
+    """call_read_tools_batch: every operation judged before the first runs, rows side by side."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.batch = Batch(runtime, PythonRows())
 
     async def call_read_tools_batch(
         self, params: CallReadToolsBatchInput
     ) -> CallReadToolsBatchOutput:
-        if self._batch is None:
-            self._batch = Batch("python", self, PythonRows(), self.tmux.environ)
-        batch = self._batch
         operations = []
         for index, op in enumerate(params.operations):
             arguments = None if op.arguments is MISSING else dict(op.arguments)
-            checked = check_operation(batch.profile.tool(op.tool), op.tool, arguments, index)
+            checked = check_operation(self.batch.runtime, op.tool, arguments, index)
             operations.append(Operation(op.tool, arguments, checked))
-        answer = await batch.run(operations, params.on_error or "stop")
+        answer = await self.batch.run(operations, params.on_error or "stop")
         return CallReadToolsBatchOutput.model_validate(answer.structured())
 
 
 def check_operation(
-    tool: Tool | None, name: str, arguments: dict[str, Any] | None, index: int
+    runtime: Runtime, name: str, arguments: dict[str, Any] | None, index: int
 ) -> BaseModel:
     """Refuse, before anything runs, an operation the batch may not or cannot run.
 
@@ -91,20 +88,21 @@ def check_operation(
     what it admits is what the operation runs with.
     """
     field = f"operations[{index}].tool"
+    tool: ServedTool | None = runtime.tool(name)
     if tool is None:
         raise InvalidArgument(
             field, name, "is not a tool of this server", "Name an inspect tool, e.g. list_panes."
         )
     if name == BATCH_TOOL:
         raise InvalidArgument(field, name, "cannot be nested", "List its operations directly.")
-    if tool.entry.toolset != "inspect":
+    if tool.toolset != "inspect":
         raise InvalidArgument(
             field,
             name,
-            f"is a {tool.entry.toolset} tool; a read batch runs inspect tools only",
+            f"is a {tool.toolset} tool; a read batch runs inspect tools only",
             "Call it on its own.",
         )
-    if SELF_BOUNDED in tool.entry.tags:
+    if SELF_BOUNDED in tool.tags:
         raise InvalidArgument(
             field,
             name,
@@ -112,7 +110,7 @@ def check_operation(
             "Call it on its own.",
         )
     try:
-        return check_arguments(tool, arguments or {}, ("operations", index, "arguments"))
+        return runtime.check_arguments(name, arguments or {}, ("operations", index, "arguments"))
     except ArgumentsRefused as exc:
         raise ToolError(
             f"Invalid arguments for {name} in operations[{index}]: "

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from ...errors import InvalidArgument, ToolError
 from ...generated.python.interface import PythonProfileHandlers
+from ...generated.python.models.call_read_tools_batch import (
+    CallReadToolsBatchInput,
+    CallReadToolsBatchOutput,
+)
 from ...generated.python.models.find_pane_by_position import (
     FindPaneByPositionInput,
     FindPaneByPositionOutput,
 )
 from ...generated.python.models.select_pane import SelectPaneInput, SelectPaneOutput
 from ...generated.python.registry import TOOLS
+from ..services import Runtime
 from ..tmux import panes
-from ..tmux.core import TmuxHandlers
+from ..tmux.core import Tmux, TmuxHandlers
 from ..tmux.targets import (
     Window,
     WindowSelector,
@@ -41,7 +46,6 @@ class PythonHandlers(
     ReadingTools,
     WaitingTools,
     ConfigTools,
-    BatchTools,
     WindowTools,
     PaneTools,
     CreatingTools,
@@ -52,6 +56,15 @@ class PythonHandlers(
     TmuxHandlers,
     PythonProfileHandlers,
 ):
+    def __init__(self, tmux: Tmux, runtime: Runtime) -> None:
+        super().__init__(tmux)
+        self.batch = BatchTools(runtime)
+
+    async def call_read_tools_batch(
+        self, params: CallReadToolsBatchInput
+    ) -> CallReadToolsBatchOutput:
+        return await self.batch.call_read_tools_batch(params)
+
     async def select_pane(self, params: SelectPaneInput) -> SelectPaneOutput:
         if params.pane_id is None and params.direction is None:
             # The window fields only scope a move: alone they select nothing.

@@ -1,14 +1,17 @@
-"""The rust profile (the libtmux-rs contract family)."""
+"""The rust profile (the libtmux-rs contract family): one socket per process, ``%``-ids."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..tmux.core import Tmux
-from .handlers import RustHandlers
+from ...generated.rust.interface import RustProfileHandlers
+from ..compose import compose
+from ..services import Runtime
+from ..tmux.core import Tmux, TmuxHandlers
+from .panes import Panes
 
-Handlers = RustHandlers
 
-
-def create_handlers(environ: Mapping[str, str]) -> RustHandlers:
-    return RustHandlers(Tmux(environ))
+def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> RustProfileHandlers:
+    tmux = Tmux(environ)
+    handlers: RustProfileHandlers = compose(RustProfileHandlers, [TmuxHandlers(tmux), Panes(tmux)])
+    return handlers

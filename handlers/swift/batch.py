@@ -6,17 +6,14 @@ from typing import Any
 
 from pydantic import MISSING, BaseModel
 
-from ...arguments import ArgumentsRefused, check_arguments
-from ...dispatch import invalid_arguments
 from ...errors import ToolError
 from ...generated.swift.models.call_read_tools_batch import (
     CallReadToolsBatchInput,
     CallReadToolsBatchOutput,
 )
-from ...profiles import Tool
 from ...reply import Reply
-from ...wire import LINE_CAP
 from ..batch import Answer, Batch, Operation, Row, arguments_json, texts
+from ..services import ArgumentsRefused, Runtime
 
 
 class SwiftRows:
@@ -45,7 +42,7 @@ class SwiftRows:
         return {
             "results": [self.row(row) for row in batch.rows],
             "succeeded": batch.succeeded,
-            "failed": len(batch.rows) - batch.succeeded,
+            "failed": batch.failed,
             "stoppedAt": batch.stopped_at,
             "onError": batch.on_error,
             "truncated": batch.elided > 0,
@@ -57,47 +54,55 @@ class SwiftRows:
         count = len(batch.rows)
         line = (
             f"Ran {count} operation{'s' if count != 1 else ''}: "
-            f"{batch.succeeded} succeeded, {count - batch.succeeded} failed"
+            f"{batch.succeeded} succeeded, {batch.failed} failed"
         )
         if batch.stopped_at is not None:
             line += f"; stopped at operation {batch.stopped_at} (onError: stop)"
         if batch.elided:
             line += (
                 f"; {batch.elided} result{'s' if batch.elided != 1 else ''} left out newest "
-                f"first ({batch.truncated_bytes} bytes) to stay under the {LINE_CAP:,}-byte "
+                f"first ({batch.truncated_bytes} bytes) to stay under the {batch.wire.line_cap:,}-byte "
                 "response cap"
             )
         return line + "."
 
 
-async def run_batch(
-    batch: Batch, params: CallReadToolsBatchInput
-) -> Reply[CallReadToolsBatchOutput]:
-    """Check every operation's arguments as a direct call would, then run them in order.
+class BatchTools:
+    """call_read_tools_batch: rows carrying whole envelopes, and a one-line summary as text."""
 
-    The batch's schema already admitted each operation; checking each with its
-    own tool's ``check_arguments`` too means a row runs on exactly what a direct
-    call would run on. An operation without ``arguments`` is checked when it is
-    reached, so one whose tool needs some fails as its own row.
-    """
-    on_error = params.onError if params.onError is not MISSING else "stop"
-    operations = []
-    for index, op in enumerate(params.operations):
-        if op.arguments is MISSING:
-            operations.append(Operation(op.tool, None))
-            continue
-        arguments = arguments_json(op.arguments)
-        tool = batch.profile.tool(op.tool)
-        checked = None if tool is None else check_operation(tool, arguments, index)
-        operations.append(Operation(op.tool, arguments, checked))
-    answer = await batch.run(operations, on_error)
-    structured, text = answer.rendered()
-    assert text is not None
-    return Reply(CallReadToolsBatchOutput.model_validate(structured), text)
+    def __init__(self, runtime: Runtime) -> None:
+        self.batch = Batch(runtime, SwiftRows())
 
+    async def call_read_tools_batch(
+        self, params: CallReadToolsBatchInput
+    ) -> Reply[CallReadToolsBatchOutput]:
+        """Check every operation's arguments as a direct call would, then run them in order.
 
-def check_operation(tool: Tool, arguments: dict[str, Any], index: int) -> BaseModel:
-    try:
-        return check_arguments(tool, arguments, ("operations", index, "arguments"))
-    except ArgumentsRefused as exc:
-        raise ToolError(invalid_arguments(tool.entry.name, exc.problems)) from None
+        The batch's schema already admitted each operation; checking each with its
+        own tool's ``check_arguments`` too means a row runs on exactly what a direct
+        call would run on. An operation without ``arguments`` is checked when it is
+        reached, so one whose tool needs some fails as its own row.
+        """
+        on_error = params.onError if params.onError is not MISSING else "stop"
+        operations = []
+        for index, op in enumerate(params.operations):
+            if op.arguments is MISSING:
+                operations.append(Operation(op.tool, None))
+                continue
+            arguments = arguments_json(op.arguments)
+            checked = None
+            if self.batch.runtime.tool(op.tool) is not None:
+                checked = self._check(op.tool, arguments, index)
+            operations.append(Operation(op.tool, arguments, checked))
+        answer = await self.batch.run(operations, on_error)
+        structured, text = answer.rendered()
+        assert text is not None
+        return Reply(CallReadToolsBatchOutput.model_validate(structured), text)
+
+    def _check(self, name: str, arguments: dict[str, Any], index: int) -> BaseModel:
+        try:
+            return self.batch.runtime.check_arguments(
+                name, arguments, ("operations", index, "arguments")
+            )
+        except ArgumentsRefused as exc:
+            raise ToolError(exc.message) from None

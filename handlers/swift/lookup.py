@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from ..tmux.core import Server
+from pydantic import MISSING
+
+from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
 from ..tmux.formats import LinkRow, PaneRow, Row, SessionRow
 from ..tmux.refs import Ref, Refs
@@ -28,6 +30,34 @@ class Wanted:
     server_tag: str | None
     field: str
     given: str
+
+
+def given(value: Any, default: Any = None) -> Any:
+    """An optional argument's value, or ``default`` when the caller left it out."""
+    return default if value is MISSING else value
+
+
+def unique(rows: list[PaneRow]) -> list[PaneRow]:
+    """Each pane once: ``list-panes -a`` repeats a window's panes for every session it is linked in."""
+    seen: dict[str, PaneRow] = {}
+    for row in rows:
+        seen.setdefault(row.pane_id, row)
+    return list(seen.values())
+
+
+@dataclass(frozen=True)
+class Lookups:
+    """The service every swift part finds its targets with: a ``Lookup`` per call.
+
+    Each call asks the core for the served socket's server afresh, so a tmux too
+    old to serve is refused at every call, as the core promises.
+    """
+
+    tmux: Tmux
+    refs: Refs
+
+    def __call__(self) -> Lookup:
+        return Lookup(self.tmux.server(), self.refs)
 
 
 class Lookup:

@@ -6,7 +6,7 @@ hands out ``Server`` objects that speak to exactly one tmux server.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 
 from .control import ControlTransport
@@ -37,8 +37,14 @@ from .version import refusal_at_startup
 from .waits import OutputWatchers, Watch
 
 TRANSPORT_ENV = "TMUX_CONTRACT_MCP_TRANSPORT"
-# The one list of transports (the command line offers these); the first is the default.
-TRANSPORTS = ("control", "subprocess")
+TransportClass = Callable[[Socket, str, Mapping[str, str]], Transport]
+# The one list of transports: name -> (its class, what it is). The first is the default;
+# the command line offers these names and describes them with these words.
+TRANSPORT_KINDS: dict[str, tuple[TransportClass, str]] = {
+    "control": (ControlTransport, "one long-lived tmux control-mode client per tmux server"),
+    "subprocess": (SubprocessTransport, "one tmux process per command"),
+}
+TRANSPORTS = tuple(TRANSPORT_KINDS)
 
 # Commands that only read: safe to run again if the connection died under them.
 READS = frozenset(
@@ -70,9 +76,8 @@ def make_transport(
     kind: str, socket: Socket, tmux_bin: str, environ: Mapping[str, str]
 ) -> Transport:
     """The transport ``kind`` (one of ``TRANSPORTS``) to the server on ``socket``."""
-    if kind == "subprocess":
-        return SubprocessTransport(socket, tmux_bin, environ)
-    return ControlTransport(socket, tmux_bin, environ)
+    cls, _ = TRANSPORT_KINDS[kind]
+    return cls(socket, tmux_bin, environ)
 
 
 class Server:
@@ -171,8 +176,9 @@ class Server:
         """Pids of the tmux clients this process keeps attached (none over subprocesses)."""
         return self.transport.own_client_pids() | self.watchers.client_pids()
 
-    def relation(self, pane_id: str) -> Relation:
-        return self.caller.relation(self.socket, pane_id)
+    def relation(self, pane_id: str, server_pid: int | str | None = None) -> Relation:
+        """Whether ``pane_id`` here is the caller's pane (``server_pid``: this server's, if known)."""
+        return self.caller.relation(self.socket, pane_id, server_pid)
 
 
 class Tmux:
@@ -225,7 +231,8 @@ class Tmux:
 
 
 class TmuxHandlers:
-    """What every profile's handlers share: one ``Tmux``, closed when the server stops."""
+    """The part every profile's handlers are composed with: where this process runs
+    (``instruction_facts``) and the one ``Tmux``, closed when the server stops (``aclose``)."""
 
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux

@@ -15,11 +15,10 @@ The rules, in order:
 2. ``TMUX`` set but not the ``path,pid,session`` tmux writes (no absolute path,
    no numeric pid): which server it names is unknown, so every target might be
    ours: refuse.
-3. Is the target the server in ``TMUX``? Yes when the socket paths are the same
-   file (same real path, or same device and inode: a hard link), or when the
-   target server's pid is the pid in ``TMUX`` (a socket file that was moved or
-   renamed still reaches the same server). Any of these counts: a false "same"
-   only costs a refusal. None of them: another server, allow.
+3. Is the target the server in ``TMUX``? The one rule of ``identity`` answers:
+   the same socket file, or the pid in ``TMUX`` (asked of the target server when
+   the files differ). Either counts: a false "same" only costs a refusal.
+   Neither: another server, allow.
 4. Same server, ``kill_server``: refuse.
 5. Same server, other tools: ``TMUX_PANE`` must be a pane id that exists on that
    server right now. Unset, malformed, or naming no pane (a stale or forged
@@ -40,67 +39,20 @@ round trip apart).
 from __future__ import annotations
 
 import enum
-import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ...errors import ToolError
 from .core import Server
 from .formats import format_of, parse_rows
-from .targets import PANE_ID
+from .identity import Host
 
-_SESSION_INDEX = re.compile(r"^-?[0-9]+\Z")
 _LOCATION_FIELDS = ("session_id", "window_id", "pane_id")
 _LOCATION_FORMAT = format_of(_LOCATION_FIELDS)
 
 
 class Refused(ToolError):
     """The target is, holds or may hold the pane this MCP server runs in."""
-
-
-@dataclass(frozen=True, slots=True)
-class Host:
-    """Where this process runs, as ``TMUX`` and ``TMUX_PANE`` say (see the module rules)."""
-
-    tmux: str  # TMUX as given ("" when unset)
-    pane: str  # TMUX_PANE as given ("" when unset)
-    socket_path: str | None  # parsed from TMUX; None when TMUX is unparsable
-    server_pid: int | None
-
-    @classmethod
-    def from_environ(cls, environ: Mapping[str, str]) -> Host:
-        tmux = environ.get("TMUX", "")
-        pane = environ.get("TMUX_PANE", "")
-        # The path may itself hold commas: the pid and session are the last two fields.
-        parts = tmux.rsplit(",", 2)
-        if (
-            len(parts) == 3
-            and parts[0].startswith("/")
-            and parts[1].isdigit()
-            and _SESSION_INDEX.match(parts[2])
-        ):
-            return cls(tmux, pane, parts[0], int(parts[1]))
-        return cls(tmux, pane, None, None)
-
-    @property
-    def inside_tmux(self) -> bool:
-        return bool(self.tmux)
-
-    @property
-    def pane_id(self) -> str | None:
-        return self.pane if PANE_ID.match(self.pane) else None
-
-    def same_socket(self, path: str) -> bool:
-        """Whether ``path`` is the socket file in ``TMUX`` (parsed: ``socket_path`` is set)."""
-        assert self.socket_path is not None
-        if os.path.realpath(self.socket_path) == os.path.realpath(path):
-            return True
-        try:
-            mine, theirs = os.stat(self.socket_path), os.stat(path)
-        except OSError:
-            return False
-        return (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino)
 
 
 class Place(enum.Enum):
@@ -216,11 +168,12 @@ class Guard:
                 f"TMUX={host.tmux!r} is not the 'socket,pid,session' value tmux sets, so which "
                 "tmux server this MCP server runs in is unknown",
             )
-        if host.same_socket(self.server.socket.path):
+        path = self.server.socket.path
+        if host.same_server(path):
             return Place.HERE, ""
         # Another socket file; the same server only if it was reached by a moved socket.
         pids = await self.server.run("list-sessions", "-F", "#{pid}")
-        if pids and pids[0] == str(host.server_pid):
+        if pids and host.same_server(path, pids[0]):
             return Place.HERE, ""
         return Place.ELSEWHERE, ""
 

@@ -1,22 +1,83 @@
-"""Is a pane the one this MCP server runs in?
+"""Where this process runs, from ``TMUX`` and ``TMUX_PANE``: one parser and one rule.
 
-The answer needs two facts: the pane id (``TMUX_PANE``) and the server, told
-by the real path of the socket in ``TMUX``. Pane ids are only unique per
-server, so an id match on another socket is not the caller.
+tmux gives every process it starts in a pane ``TMUX`` =
+``<socket path>,<server pid>,<session>`` and ``TMUX_PANE`` = ``%<n>``. Pane ids
+are only unique per server, so "is this pane the caller" needs both facts, and
+so does the guard of the destructive tools (``guard``). Both read them here:
+
+- ``TMUX`` is parsed only when it is the value tmux writes (an absolute path,
+  which may itself hold commas, a numeric pid and a session index); anything
+  else names no server we can compare with.
+- ``TMUX_PANE`` counts only when it is a pane id.
+- A server is the caller's when its socket is the same file as the socket in
+  ``TMUX`` (same device and inode, so a symlink or a hard link counts, a missing
+  file never does), or when its pid, where known, is the pid in ``TMUX`` (a
+  socket file moved or renamed still reaches the same server).
 """
 
 from __future__ import annotations
 
 import enum
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .sockets import Socket
+if TYPE_CHECKING:  # sockets reads TMUX through ``Host`` too
+    from .sockets import Socket
+
+_PANE_ID = re.compile(r"^%[0-9]+\Z")
+_SESSION_INDEX = re.compile(r"^-?[0-9]+\Z")
+
+
+@dataclass(frozen=True, slots=True)
+class Host:
+    """``TMUX`` and ``TMUX_PANE`` as given, and what they say when tmux wrote them."""
+
+    tmux: str  # TMUX as given ("" when unset)
+    pane: str  # TMUX_PANE as given ("" when unset)
+    socket_path: str | None  # None when TMUX is not the value tmux writes
+    server_pid: int | None
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> Host:
+        tmux = environ.get("TMUX", "")
+        pane = environ.get("TMUX_PANE", "")
+        # The path may itself hold commas: the pid and session are the last two fields.
+        parts = tmux.rsplit(",", 2)
+        if (
+            len(parts) == 3
+            and parts[0].startswith("/")
+            and parts[1].isdigit()
+            and _SESSION_INDEX.match(parts[2])
+        ):
+            return cls(tmux, pane, parts[0], int(parts[1]))
+        return cls(tmux, pane, None, None)
+
+    @property
+    def inside_tmux(self) -> bool:
+        """``TMUX`` is set (a process that unset it chose to be treated as outside)."""
+        return bool(self.tmux)
+
+    @property
+    def pane_id(self) -> str | None:
+        return self.pane if _PANE_ID.match(self.pane) else None
+
+    def same_server(self, socket_path: str, server_pid: int | str | None = None) -> bool:
+        """Whether the server on ``socket_path`` (with ``server_pid``, when known) is TMUX's."""
+        if self.socket_path is None:
+            return False
+        if server_pid is not None and str(server_pid) == str(self.server_pid):
+            return True
+        try:
+            return os.path.samefile(self.socket_path, socket_path)
+        except OSError:
+            return False  # a socket that is not there is nobody's
 
 
 class Relation(enum.Enum):
-    SELF = "self"  # same socket (by real path) and same pane id
+    SELF = "self"  # the caller's server (see the module rule) and the caller's pane id
     OTHER = "other"  # not the caller, or cannot be proven to be
     UNKNOWN = "unknown"  # this process does not run inside tmux
 
@@ -28,34 +89,33 @@ class Relation(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """Where this process runs, from ``TMUX`` and ``TMUX_PANE``."""
+    """Is a pane the one this MCP server runs in?"""
 
-    socket_path: str | None
-    pane_id: str | None
-    inside_tmux: bool
+    host: Host
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Caller:
-        tmux = environ.get("TMUX", "")
-        if not tmux:
-            return cls(None, None, inside_tmux=False)
-        # Inside tmux but with no pane (e.g. run-shell): no pane can be ours.
-        return cls(
-            tmux.rsplit(",", 2)[0] or None, environ.get("TMUX_PANE") or None, inside_tmux=True
-        )
+        return cls(Host.from_environ(environ))
+
+    @property
+    def inside_tmux(self) -> bool:
+        return self.host.inside_tmux
 
     def facts(self) -> dict[str, str]:
         """The pane and socket this process runs in, when both are known (else nothing)."""
-        if not self.inside_tmux or self.pane_id is None or self.socket_path is None:
+        pane_id, socket_path = self.host.pane_id, self.host.socket_path
+        if pane_id is None or socket_path is None:
             return {}
-        return {"caller_pane": self.pane_id, "caller_socket": self.socket_path}
+        return {"caller_pane": pane_id, "caller_socket": socket_path}
 
-    def relation(self, socket: Socket, pane_id: str) -> Relation:
-        if not self.inside_tmux:
+    def relation(
+        self, socket: Socket, pane_id: str, server_pid: int | str | None = None
+    ) -> Relation:
+        """``pane_id`` on the server at ``socket`` (whose pid, when known, is ``server_pid``)."""
+        if not self.host.inside_tmux:
             return Relation.UNKNOWN
-        if self.pane_id is None or pane_id != self.pane_id or self.socket_path is None:
+        if pane_id != self.host.pane_id:  # inside tmux with no pane (run-shell): none is ours
             return Relation.OTHER
-        caller_socket = os.path.realpath(self.socket_path)
-        if not os.path.exists(caller_socket):
-            return Relation.OTHER  # cannot prove it: not the caller
-        return Relation.SELF if caller_socket == socket.real_path else Relation.OTHER
+        if self.host.same_server(socket.path, server_pid):
+            return Relation.SELF
+        return Relation.OTHER

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .errors import TmuxError
+from .identity import Host
 
 SOCKET_ENV = "LIBTMUX_SOCKET"
 SOCKET_PATH_ENV = "LIBTMUX_SOCKET_PATH"
@@ -52,17 +53,18 @@ def socket_for_name(name: str, environ: Mapping[str, str]) -> Socket:
 
 
 def default_socket(environ: Mapping[str, str]) -> Socket:
-    """LIBTMUX_SOCKET_PATH, else LIBTMUX_SOCKET, else the caller's tmux, else 'default'."""
+    """LIBTMUX_SOCKET_PATH, else LIBTMUX_SOCKET, else the caller's tmux, else 'default'.
+
+    The caller's tmux is the socket in ``TMUX`` when tmux wrote it (see ``identity``).
+    """
     if environ.get(SOCKET_PATH_ENV):
         path = environ[SOCKET_PATH_ENV]
         return Socket(path, f"socket {path}")
     if environ.get(SOCKET_ENV):
         return socket_for_name(environ[SOCKET_ENV], environ)
-    tmux = environ.get("TMUX", "")
-    if tmux:
-        path = tmux.split(",", 1)[0]
-        if path:
-            return Socket(path, f"socket {path}")
+    caller = Host.from_environ(environ).socket_path
+    if caller is not None:
+        return Socket(caller, f"socket {caller}")
     return socket_for_name("default", environ)
 
 

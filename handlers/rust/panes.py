@@ -1,8 +1,7 @@
-"""The rust profile's handlers: one socket per process, ``%``-ids, a three-way caller."""
+"""Panes in the rust profile: selecting one, answered with a three-way caller relation."""
 
 from __future__ import annotations
 
-from ...generated.rust.interface import RustProfileHandlers
 from ...generated.rust.models.select_pane import (
     Relation,
     SelectPaneDirection,
@@ -10,11 +9,14 @@ from ...generated.rust.models.select_pane import (
     SelectPaneOutput,
 )
 from ..tmux import panes
-from ..tmux.core import TmuxHandlers
+from ..tmux.core import Tmux
 from ..tmux.targets import check_pane_id, window_of_pane
 
 
-class RustHandlers(TmuxHandlers, RustProfileHandlers):
+class Panes:
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
+
     async def select_pane(self, params: SelectPaneInput) -> SelectPaneOutput:
         server = self.tmux.server()
         pane_id = check_pane_id(params.pane, field="pane")
@@ -30,7 +32,7 @@ class RustHandlers(TmuxHandlers, RustProfileHandlers):
             id=row.pane_id,
             window_id=row.window_id,
             active=row.active,
-            caller=Relation(server.relation(row.pane_id).value),
+            caller=Relation(server.relation(row.pane_id, row.raw.get("pid")).value),
             command=row.text("pane_current_command"),
             path=row.text("pane_current_path"),
         )
