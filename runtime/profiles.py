@@ -211,16 +211,34 @@ def create_handlers(profile: Profile, environ: Mapping[str, str]) -> Any:
         ) from None
     cls = getattr(module, "Handlers", None)
     factory = getattr(module, "create_handlers", None)
-    if cls is None or factory is None:
+    if factory is None:
         raise ProfileUnavailable(
             f"profile {profile.name!r} has no handlers yet; not implemented: {names}"
         )
-    if not issubclass(cls, profile.interface):
+    if cls is not None and not issubclass(cls, profile.interface):
         raise ProfileUnavailable(
             f"profile {profile.name!r}: {cls.__name__} does not implement "
             f"{profile.interface.__name__}"
         )
-    abstract = set(getattr(cls, "__abstractmethods__", ()))
+    if cls is not None:
+        _refuse_abstract(profile, set(getattr(cls, "__abstractmethods__", ())))
+    handlers = factory(environ)
+    if not isinstance(handlers, profile.interface):
+        raise ProfileUnavailable(
+            f"profile {profile.name!r}: its handlers do not implement {profile.interface.__name__}"
+        )
+    _refuse_abstract(
+        profile,
+        {
+            name
+            for name in dir(profile.interface)
+            if getattr(getattr(handlers, name, None), "__isabstractmethod__", False)
+        },
+    )
+    return handlers
+
+
+def _refuse_abstract(profile: Profile, abstract: set[str]) -> None:
     named = [
         *((tool.entry.method, tool.entry.name) for tool in profile.tools.values()),
         *((r.entry.method, f"resource {r.entry.uri}") for r in profile.resources.values()),
@@ -230,4 +248,3 @@ def create_handlers(profile: Profile, environ: Mapping[str, str]) -> Any:
     missing += sorted(abstract - {method for method, _ in named})  # e.g. complete_argument
     if missing:
         raise ProfileUnavailable(f"profile {profile.name!r}: no handler for {', '.join(missing)}")
-    return factory(environ)

@@ -64,8 +64,9 @@ class PythonRows:
 
 
 class BatchTools:
-    tmux: Tmux
-    _batch: Batch | None = None
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
+        self._batch: Batch | None = None
 
     async def call_read_tools_batch(
         self, params: CallReadToolsBatchInput

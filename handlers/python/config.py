@@ -54,7 +54,8 @@ INTEGER = re.compile(r"^-?[0-9]+\Z")
 
 
 class ConfigTools:
-    tmux: Tmux
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
 
     async def show_option(self, params: ShowOptionInput) -> ShowOptionOutput:
         """The value in effect: with global_ the global one (``-g``); otherwise the target's

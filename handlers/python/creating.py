@@ -187,7 +187,8 @@ def output_file(given: str) -> str:
 
 
 class CreatingTools:
-    tmux: Tmux
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
 
     # --- create_session ----------------------------------------------------------------
 

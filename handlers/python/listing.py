@@ -66,7 +66,8 @@ RowT = TypeVar("RowT", LinkRow, PaneRow)
 
 
 class ListingTools:
-    tmux: Tmux
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
 
     # --- servers ------------------------------------------------------------------------
 

@@ -100,15 +100,9 @@ async def target_pane_id(
 
 
 class ReadingTools:
-    tmux: Tmux
-    _cursor_refs: Refs | None = None
-
-    @property
-    def cursor_refs(self) -> Refs:
-        """Seals capture_since cursors; one secret per handler object, made on first use."""
-        if self._cursor_refs is None:
-            self._cursor_refs = Refs()
-        return self._cursor_refs
+    def __init__(self, tmux: Tmux, cursor_refs: Refs) -> None:
+        self.tmux = tmux
+        self.cursor_refs = cursor_refs  # seals capture_since cursors: one secret per process
 
     # --- capture_pane ------------------------------------------------------------------
 

@@ -76,7 +76,8 @@ DEFAULT_LOGICAL_NAME = "buf"
 
 
 class WindowTools:
-    tmux: Tmux
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
 
     # --- sessions -----------------------------------------------------------------------
 
