@@ -67,4 +67,3 @@ def create_handlers(environ: Mapping[str, str], runtime: object = None) -> Pytho
     )
     batch._batch = Batch("python", handlers, PythonRows(), environ)  # its nested calls
     return handlers
-

@@ -39,14 +39,11 @@ from ..tmux.control import ControlClient
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import UnknownTarget
 from ..tmux.formats import PANE_FIELDS, PaneRow, format_of, parse_rows
-from ..tmux.targets import (
-    check_pane_id,
-)
 from ..tmux.waits import effective_timeout
 from .keys import key_commands
 from .markers import Markers, OutputCount
 from .reading import positive
-from .targeting import checked_timeout, no_pane, on_pane, selector_of, target_pane, typeable
+from .targeting import aim, checked_timeout, no_pane, on_pane, typeable
 
 MAX_OUTPUT_BYTES = 1_000_000  # run_command's output, newest kept, whatever max_lines says
 END_GRACE = 2.0  # seconds the rest of (signal, end marker, prompt) get once one is in
@@ -79,11 +76,7 @@ class RunCommandTools:
         # Clamped to LIBTMUX_MCP_WAIT_MAX_SECONDS, 0 for 0 or less: reported either way.
         limit = effective_timeout(timeout, self.tmux.environ)
         max_lines = positive("max_lines", params.max_lines)
-        if params.pane_id is not None:
-            check_pane_id(params.pane_id)
-        selector = selector_of(params.window_id, params.session_name, params.session_id)
-        server = self.tmux.server(params.socket_name)
-        pane_id = await target_pane(server, params.pane_id, selector)
+        server, pane_id = await aim(self.tmux, params)
         pane = await pane_state(server, pane_id)
         if pane is None:
             raise no_pane(server, pane_id)

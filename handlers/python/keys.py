@@ -27,7 +27,7 @@ from ..tmux.targets import (
     check_pane_id,
     check_session_pair,
 )
-from .targeting import checked_timeout, no_pane, on_pane, selector_of, target_pane, typeable
+from .targeting import aim, checked_timeout, no_pane, on_pane, selector_of, target_pane, typeable
 
 CHUNK_BYTES = 4000  # text per send-keys command (a tmux client refuses ~16 KB commands)
 
@@ -91,11 +91,7 @@ class KeyTools:
 
     async def send_keys(self, params: SendKeysInput) -> SendKeysOutput:
         keys = typeable("keys", params.keys)
-        if params.pane_id is not None:
-            check_pane_id(params.pane_id)
-        selector = selector_of(params.window_id, params.session_name, params.session_id)
-        server = self.tmux.server(params.socket_name)
-        pane_id = await target_pane(server, params.pane_id, selector)
+        server, pane_id = await aim(self.tmux, params)
         await send(
             server,
             pane_id,

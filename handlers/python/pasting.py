@@ -19,10 +19,7 @@ from ...errors import InvalidArgument, ToolError
 from ...generated.python.models.paste_text import PasteTextInput, PasteTextOutput
 from ..tmux.core import Server, Tmux
 from ..tmux.formats import literal_format
-from ..tmux.targets import (
-    check_pane_id,
-)
-from .targeting import on_pane, selector_of, target_pane, typeable
+from .targeting import aim, on_pane, typeable
 
 SET_BUFFER_BYTES = 8000  # longer paste text is loaded from a private file instead
 
@@ -35,11 +32,7 @@ class PasteTools:
         text = typeable("text", params.text, nul=True)
         if not text:
             raise InvalidArgument("text", text, "is empty", "Pass the text to paste.")
-        if params.pane_id is not None:
-            check_pane_id(params.pane_id)
-        selector = selector_of(params.window_id, params.session_name, params.session_id)
-        server = self.tmux.server(params.socket_name)
-        pane_id = await target_pane(server, params.pane_id, selector)
+        server, pane_id = await aim(self.tmux, params)
         buffer = f"tcm-paste-{secrets.token_hex(8)}"
         await load_buffer(server, buffer, text)
         paste = ["paste-buffer", "-d", "-b", buffer, "-t", pane_id]

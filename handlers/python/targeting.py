@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Protocol
 
 from ...errors import InvalidArgument
-from ..tmux.core import Server
+from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
 from ..tmux.targets import (
     ACTIVE_ONLY,
     WindowSelector,
+    check_pane_id,
     check_session_id,
     check_window_id,
     resolve_window,
@@ -86,3 +88,27 @@ def checked_timeout(field: str, value: float) -> float:
     if math.isnan(value):
         raise InvalidArgument(field, value, "is not a number", "Pass a number of seconds.")
     return value
+
+
+class Targeted(Protocol):
+    """The target fields of send_keys, paste_text and run_command."""
+
+    @property
+    def pane_id(self) -> str | None: ...
+    @property
+    def window_id(self) -> str | None: ...
+    @property
+    def session_name(self) -> str | None: ...
+    @property
+    def session_id(self) -> str | None: ...
+    @property
+    def socket_name(self) -> str | None: ...
+
+
+async def aim(tmux: Tmux, params: Targeted) -> tuple[Server, str]:
+    """The server and pane a typing call names, every field's shape checked first."""
+    if params.pane_id is not None:
+        check_pane_id(params.pane_id)
+    selector = selector_of(params.window_id, params.session_name, params.session_id)
+    server = tmux.server(params.socket_name)
+    return server, await target_pane(server, params.pane_id, selector)
