@@ -47,7 +47,7 @@ from ..tmux.spawn import (
     start_directory,
 )
 from ..tmux.targets import ACTIVE_ONLY, WindowSelector, resolve_pane, resolve_window
-from .config import SCOPE_FLAGS, on_target, target_flags
+from .config import on_target, target_flags
 from .shapes import pane_fields
 
 MAX_CELLS = 10000  # tmux's largest window size (WINDOW_MAXIMUM)
@@ -304,7 +304,7 @@ class CreatingTools:
         name = settings.check_option_name(params.option, "option")
         value = no_nul("value", params.value)
         server = self.tmux.server(params.socket_name)
-        flags = list(SCOPE_FLAGS[params.scope])
+        flags = list(settings.scope_flags(params.scope))
         if params.global_:
             flags.append("-g")
         scoped = not params.global_ and params.scope != "server"

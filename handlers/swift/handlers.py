@@ -40,7 +40,7 @@ from ..batch import Batch
 from ..tmux import capture, panes, search, settings
 from ..tmux.core import Tmux, TmuxHandlers
 from ..tmux.errors import NoServer
-from ..tmux.formats import SEP, PaneRow, counts_clients, parse_rows
+from ..tmux.formats import SEP, PaneRow, counts_clients, each_pane_once, parse_rows
 from ..tmux.refs import Refs
 from ..tmux.targets import Window
 from ..tmux.waits import WatchLost
@@ -104,7 +104,7 @@ class SwiftHandlers(TmuxHandlers, SwiftProfileHandlers):
         elif session_row is not None:
             rows = await lookup.server.list_panes("-s", "-t", session_row.session_id)
         else:
-            rows = unique(await lookup.server.list_panes("-a"))
+            rows = each_pane_once(await lookup.server.list_panes("-a"))
         return ListPanesOutput.model_validate({"panes": [shapes.pane(self.refs, r) for r in rows]})
 
     async def find_pane_by_position(
@@ -195,7 +195,7 @@ class SwiftHandlers(TmuxHandlers, SwiftProfileHandlers):
             row = await lookup.session(session)
             rows = await lookup.server.list_panes("-s", "-t", row.session_id)
         else:
-            rows = unique(await lookup.server.list_panes("-a"))
+            rows = each_pane_once(await lookup.server.list_panes("-a"))
         found = await search.search(
             lookup.server,
             rows,
@@ -389,11 +389,3 @@ def _scope_of(refs: Refs, target: str) -> str:
     if target.startswith("@") or kind in ("window", "link"):
         return "window"
     return "session"
-
-
-def unique(rows: list[PaneRow]) -> list[PaneRow]:
-    """Each pane once: ``list-panes -a`` repeats a window's panes for every session it is linked in."""
-    seen: dict[str, PaneRow] = {}
-    for row in rows:
-        seen.setdefault(row.pane_id, row)
-    return list(seen.values())

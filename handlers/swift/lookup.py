@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from ..tmux.core import Server
 from ..tmux.errors import CommandFailed, UnknownTarget
-from ..tmux.formats import LinkRow, PaneRow, Row, SessionRow
+from ..tmux.formats import LinkRow, PaneRow, Row, SessionRow, each_pane_once
 from ..tmux.refs import Ref, Refs
 from ..tmux.targets import check_pane_id, check_window_id, session_named
 
@@ -96,10 +96,7 @@ class Lookup:
         if not rows:
             raise self._missing("window", wanted, "list_windows")
         self._check_run(wanted, rows[0], "window")
-        seen: dict[str, PaneRow] = {}
-        for row in rows:
-            seen.setdefault(row.pane_id, row)
-        return sorted(seen.values(), key=lambda row: row.index)
+        return sorted(each_pane_once(rows), key=lambda row: row.index)
 
     async def window_links(self, value: str, field: str = "windowId") -> list[LinkRow]:
         """Every (session, index) the window is linked at."""
