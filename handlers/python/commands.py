@@ -1,4 +1,4 @@
-"""run_command types one line at the pane's shell prompt (see ``Markers.line``)::
+"""run_command types one line at the pane's shell prompt (``markers.Markers.line`` writes it)::
 
      [bash: case $(history 1) in *TOKEN*) history -d -1;; esac;  or  history -s -- 'COMMAND';]
      command printf '%s%s:s\\n' __tcm TOKEN; command eval 'COMMAND';
