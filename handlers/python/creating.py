@@ -323,15 +323,15 @@ class CreatingTools:
         name = check_variable_name("name", no_nul("name", params.name))
         value = no_nul("value", params.value)
         server = self.tmux.server(params.socket_name)
-        scope = ["-g"]
+        session_id = None  # the global environment
         if params.session_id is not None or params.session_name is not None:
             selector = WindowSelector(
                 session_name=params.session_name, session_id=params.session_id
             )
-            scope = [
-                "-t",
-                (await resolve_window(server, selector, ACTIVE_ONLY)).active_pane.session_id,
-            ]
+            session_id = (
+                await resolve_window(server, selector, ACTIVE_ONLY)
+            ).active_pane.session_id
+        scope = settings.environment_scope(session_id)
         await server.run("set-environment", *scope, "--", name, value)
         return SetEnvironmentOutput(name=params.name, value=params.value, status="set")
 
