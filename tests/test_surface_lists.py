@@ -90,10 +90,15 @@ def test_a_profile_with_an_unimplemented_resource_or_prompt_refuses_to_start(
     monkeypatch: pytest.MonkeyPatch, method: str, label: str
 ) -> None:
     module = importlib.import_module("tmux_contract_mcp.handlers.python")
+    complete = module.create_handlers
 
     async def missing(self: Any, arguments: Any) -> Any: ...
 
-    partial = type("Partial", (module.Handlers,), {method: abc.abstractmethod(missing)})
-    monkeypatch.setattr(module, "Handlers", partial)
+    def partial(environ: Any) -> Any:
+        handlers = complete(environ)
+        setattr(type(handlers), method, abc.abstractmethod(missing))
+        return handlers
+
+    monkeypatch.setattr(module, "create_handlers", partial)
     with pytest.raises(ProfileUnavailable, match=re.escape(f"no handler for {label}")):
         create_handlers(load_profile("python"), {})

@@ -43,18 +43,12 @@ from ..tmux.targets import (
 
 T = TypeVar("T")
 
-SCOPE_FLAGS: dict[str | None, tuple[str, ...]] = {
-    None: (),  # tmux picks the scope the option or hook belongs to
-    "server": ("-s",),
-    "session": (),
-    "window": ("-w",),
-    "pane": ("-p",),
-}
 INTEGER = re.compile(r"^-?[0-9]+\Z")
 
 
 class ConfigTools:
-    tmux: Tmux
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
 
     async def show_option(self, params: ShowOptionInput) -> ShowOptionOutput:
         """The value in effect: with global_ the global one (``-g``); otherwise the target's
@@ -68,7 +62,7 @@ class ConfigTools:
         """
         name = settings.check_option_name(params.option, "option")
         server = self.tmux.server(params.socket_name)
-        flags = list(SCOPE_FLAGS[params.scope])
+        flags = list(settings.scope_flags(params.scope))
         if params.global_:
             flags.append("-g")
         elif params.scope != "server":
@@ -186,7 +180,7 @@ def hook_scopes(scope: str | None, global_: bool, one: bool = False) -> list[tup
     prefix = ("-g",) if global_ else ()
     if scope is None and not one:
         return [prefix, (*prefix, "-w")]
-    return [(*prefix, *SCOPE_FLAGS[scope])]
+    return [(*prefix, *settings.scope_flags(scope))]
 
 
 async def target_flags(server: Server, target: str | None, default: bool) -> list[str]:

@@ -47,7 +47,7 @@ from ..tmux.spawn import (
     start_directory,
 )
 from ..tmux.targets import ACTIVE_ONLY, WindowSelector, resolve_pane, resolve_window
-from .config import SCOPE_FLAGS, on_target, target_flags
+from .config import on_target, target_flags
 from .shapes import pane_fields
 
 MAX_CELLS = 10000  # tmux's largest window size (WINDOW_MAXIMUM)
@@ -187,7 +187,8 @@ def output_file(given: str) -> str:
 
 
 class CreatingTools:
-    tmux: Tmux
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
 
     # --- create_session ----------------------------------------------------------------
 
@@ -303,7 +304,7 @@ class CreatingTools:
         name = settings.check_option_name(params.option, "option")
         value = no_nul("value", params.value)
         server = self.tmux.server(params.socket_name)
-        flags = list(SCOPE_FLAGS[params.scope])
+        flags = list(settings.scope_flags(params.scope))
         if params.global_:
             flags.append("-g")
         scoped = not params.global_ and params.scope != "server"
@@ -322,15 +323,15 @@ class CreatingTools:
         name = check_variable_name("name", no_nul("name", params.name))
         value = no_nul("value", params.value)
         server = self.tmux.server(params.socket_name)
-        scope = ["-g"]
+        session_id = None  # the global environment
         if params.session_id is not None or params.session_name is not None:
             selector = WindowSelector(
                 session_name=params.session_name, session_id=params.session_id
             )
-            scope = [
-                "-t",
-                (await resolve_window(server, selector, ACTIVE_ONLY)).active_pane.session_id,
-            ]
+            session_id = (
+                await resolve_window(server, selector, ACTIVE_ONLY)
+            ).active_pane.session_id
+        scope = settings.environment_scope(session_id)
         await server.run("set-environment", *scope, "--", name, value)
         return SetEnvironmentOutput(name=params.name, value=params.value, status="set")
 

@@ -41,7 +41,7 @@ from ...generated.python.models.list_windows import (
 )
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, NoServer, TmuxError, UnknownTarget
-from ..tmux.formats import LinkRow, PaneRow, SessionRow, counts_clients
+from ..tmux.formats import LinkRow, PaneRow, SessionRow, counts_clients, each_pane_once
 from ..tmux.sockets import Socket, socket_dir
 from ..tmux.targets import (
     WindowSelector,
@@ -66,7 +66,8 @@ RowT = TypeVar("RowT", LinkRow, PaneRow)
 
 
 class ListingTools:
-    tmux: Tmux
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
 
     # --- servers ------------------------------------------------------------------------
 
@@ -177,7 +178,7 @@ class ListingTools:
             rows = await server.list_panes("-a", fields=SHAPE_FIELDS)
             if session_id is not None or session_name is not None:
                 rows = _in_session(server, rows, session_id, session_name)
-            rows = _each_pane_once(rows)
+            rows = each_pane_once(rows)
         kept = keep([pane_fields(server, row) for row in rows])
         return ListPanesOutput(result=[ListPanesOutputResultItem(**row) for row in kept])
 
@@ -471,14 +472,6 @@ def _in_session(
     if not found:
         raise _no_session(server, session_id, session_name)
     return found
-
-
-def _each_pane_once(rows: Iterable[PaneRow]) -> list[PaneRow]:
-    """``list-panes -a`` repeats a window's panes for every place it is linked at."""
-    seen: dict[str, PaneRow] = {}
-    for row in rows:
-        seen.setdefault(row.pane_id, row)
-    return list(seen.values())
 
 
 def _pick_link(server: Server, links: list[LinkRow], selector: WindowSelector) -> LinkRow:

@@ -39,7 +39,8 @@ DEFAULT_CHANNEL_TIMEOUT = 30.0
 
 
 class PaneTools:
-    tmux: Tmux
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
 
     # --- sizes -------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from ...generated.python.models.snapshot_pane import SnapshotPaneInput, Snapshot
 from ..tmux import capture, search
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
-from ..tmux.formats import PaneRow, as_int, format_of, parse_rows
+from ..tmux.formats import PaneRow, as_int, each_pane_once, format_of, parse_rows
 from ..tmux.refs import Refs
 from ..tmux.targets import (
     ACTIVE_ONLY,
@@ -100,15 +100,9 @@ async def target_pane_id(
 
 
 class ReadingTools:
-    tmux: Tmux
-    _cursor_refs: Refs | None = None
-
-    @property
-    def cursor_refs(self) -> Refs:
-        """Seals capture_since cursors; one secret per handler object, made on first use."""
-        if self._cursor_refs is None:
-            self._cursor_refs = Refs()
-        return self._cursor_refs
+    def __init__(self, tmux: Tmux, cursor_refs: Refs) -> None:
+        self.tmux = tmux
+        self.cursor_refs = cursor_refs  # seals capture_since cursors: one secret per process
 
     # --- capture_pane ------------------------------------------------------------------
 
@@ -278,47 +272,33 @@ class ReadingTools:
         test = search.matcher(params.pattern, is_regex, match_case=match_case)
         matches: list[SearchPanesOutputMatch] = []
         truncated_by: list[Cut] = []
-        size = covered = 0
+        budget = search.Budget(max_matches=None, line_chars=None)
+        covered = 0
         for pane in page:
             numbered = texts.get(pane.pane_id, capture.Numbered(0, []))
             lines = numbered.lines
             if params.content_end is None:
                 lines = capture.trim_blank_tail(lines)
-            found: list[str] = []
-            numbers: list[int] = []
-            cut: Cut | None = None
-            try:
-                for index, line in enumerate(lines):
-                    if not test(line):
-                        continue
-                    if len(found) == per_pane:
-                        if "max_matched_lines_per_pane" not in truncated_by:
-                            truncated_by.append("max_matched_lines_per_pane")
-                        break
-                    size += len(line.encode("utf-8"))
-                    if size > search.MAX_BYTES:
-                        cut = "bytes"
-                        break
-                    found.append(line)
-                    numbers.append(numbered.first + index)
-            except search.TimeBudgetSpent:
-                cut = "time"
-            if found:
+            hits, cut = search.scan(lines, test, per_pane, budget)
+            if hits:
                 matches.append(
                     SearchPanesOutputMatch(
                         pane_id=pane.pane_id,
                         session_id=pane.session_id,
                         window_id=pane.window_id,
-                        matched_lines=found,
-                        line_numbers=numbers,
+                        matched_lines=[text for _, text in hits],
+                        line_numbers=[numbered.first + index for index, _ in hits],
                     )
                 )
-            if cut is not None:
+            if cut == "per_pane":
+                if "max_matched_lines_per_pane" not in truncated_by:
+                    truncated_by.append("max_matched_lines_per_pane")
+            elif cut == "time" or cut == "bytes":
                 truncated_by.append(cut)
                 # The page ends at this pane: with it when it was searched in part (its
                 # other lines are lost, as truncated_by says) or is the page's first,
                 # else it starts the next page.
-                if cut == "time" or found or covered == 0:
+                if cut == "time" or hits or covered == 0:
                     covered += 1
                 break
             covered += 1
@@ -355,10 +335,7 @@ class ReadingTools:
                     f"{server.socket}. Call list_sessions to see the sessions that exist."
                 )
             return rows
-        seen: dict[str, PaneRow] = {}
-        for row in rows:
-            seen.setdefault(row.pane_id, row)
-        return list(seen.values())
+        return each_pane_once(rows)
 
     # --- show_buffer -------------------------------------------------------------------
 

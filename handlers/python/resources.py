@@ -11,17 +11,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...errors import NotFound
 from ...generated.python.interface import CompletionKind
-from ...generated.python.models.capture_pane import CapturePaneInput, CapturePaneOutput
-from ...generated.python.models.get_pane_info import GetPaneInfoInput, GetPaneInfoOutput
-from ...generated.python.models.get_session_info import GetSessionInfoInput, GetSessionInfoOutput
-from ...generated.python.models.get_window_info import GetWindowInfoInput, GetWindowInfoOutput
-from ...generated.python.models.list_panes import ListPanesInput, ListPanesOutput
-from ...generated.python.models.list_sessions import ListSessionsInput, ListSessionsOutput
-from ...generated.python.models.list_windows import ListWindowsInput, ListWindowsOutput
+from ...generated.python.models.capture_pane import CapturePaneInput
+from ...generated.python.models.get_pane_info import GetPaneInfoInput
+from ...generated.python.models.get_session_info import GetSessionInfoInput
+from ...generated.python.models.get_window_info import GetWindowInfoInput
+from ...generated.python.models.list_panes import ListPanesInput
+from ...generated.python.models.list_sessions import ListSessionsInput
+from ...generated.python.models.list_windows import ListWindowsInput
 from ...generated.python.models.resource_get_pane import (
     GetPaneResourceResult,
     GetPaneResourceVariables,
@@ -45,6 +45,8 @@ from ...generated.python.models.resource_get_window import (
 )
 from ..tmux.core import Tmux
 from ..tmux.errors import NoServer, UnknownTarget
+from .listing import ListingTools
+from .reading import ReadingTools
 
 
 @asynccontextmanager
@@ -61,23 +63,18 @@ def _json(model: Any) -> Any:
 
 
 class ResourceTools:
-    tmux: Tmux
+    """Resources answered by the listing and reading tools, called as a client would."""
 
-    if TYPE_CHECKING:  # the tools these resources answer with (ListingTools, ReadingTools)
-
-        async def list_sessions(self, params: ListSessionsInput) -> ListSessionsOutput: ...
-        async def get_session_info(self, params: GetSessionInfoInput) -> GetSessionInfoOutput: ...
-        async def list_windows(self, params: ListWindowsInput) -> ListWindowsOutput: ...
-        async def get_window_info(self, params: GetWindowInfoInput) -> GetWindowInfoOutput: ...
-        async def list_panes(self, params: ListPanesInput) -> ListPanesOutput: ...
-        async def get_pane_info(self, params: GetPaneInfoInput) -> GetPaneInfoOutput: ...
-        async def capture_pane(self, params: CapturePaneInput) -> CapturePaneOutput: ...
+    def __init__(self, tmux: Tmux, listing: ListingTools, reading: ReadingTools) -> None:
+        self.tmux = tmux
+        self.listing = listing
+        self.reading = reading
 
     async def resource_get_sessions(
         self, variables: GetSessionsResourceVariables
     ) -> GetSessionsResourceResult:
         async with found():
-            sessions = await self.list_sessions(
+            sessions = await self.listing.list_sessions(
                 ListSessionsInput(socket_name=variables.socket_name)
             )
         return GetSessionsResourceResult.model_validate(_json(sessions)["result"])
@@ -87,10 +84,10 @@ class ResourceTools:
     ) -> GetSessionResourceResult:
         name, socket_name = variables.session_name, variables.socket_name
         async with found():
-            session = await self.get_session_info(
+            session = await self.listing.get_session_info(
                 GetSessionInfoInput(session_name=name, socket_name=socket_name)
             )
-            windows = await self.list_windows(
+            windows = await self.listing.list_windows(
                 ListWindowsInput(session_id=session.session_id, socket_name=socket_name)
             )
         return GetSessionResourceResult.model_validate(
@@ -101,7 +98,7 @@ class ResourceTools:
         self, variables: GetSessionWindowsResourceVariables
     ) -> GetSessionWindowsResourceResult:
         async with found():
-            windows = await self.list_windows(
+            windows = await self.listing.list_windows(
                 ListWindowsInput(
                     session_name=variables.session_name, socket_name=variables.socket_name
                 )
@@ -113,14 +110,14 @@ class ResourceTools:
     ) -> GetWindowResourceResult:
         socket_name = variables.socket_name
         async with found():
-            window = await self.get_window_info(
+            window = await self.listing.get_window_info(
                 GetWindowInfoInput(
                     session_name=variables.session_name,
                     window_index=variables.window_index,
                     socket_name=socket_name,
                 )
             )
-            panes = await self.list_panes(
+            panes = await self.listing.list_panes(
                 ListPanesInput(window_id=window.window_id, socket_name=socket_name)
             )
         return GetWindowResourceResult.model_validate(
@@ -129,14 +126,14 @@ class ResourceTools:
 
     async def resource_get_pane(self, variables: GetPaneResourceVariables) -> GetPaneResourceResult:
         async with found():
-            pane = await self.get_pane_info(
+            pane = await self.listing.get_pane_info(
                 GetPaneInfoInput(pane_id=variables.pane_id, socket_name=variables.socket_name)
             )
         return GetPaneResourceResult.model_validate(_json(pane))
 
     async def resource_get_pane_content(self, variables: GetPaneContentResourceVariables) -> str:
         async with found():
-            screen = await self.capture_pane(
+            screen = await self.reading.capture_pane(
                 CapturePaneInput(
                     pane_id=variables.pane_id, socket_name=variables.socket_name, max_lines=None
                 )

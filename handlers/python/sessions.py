@@ -10,13 +10,12 @@ with both named, after one read-only lookup.
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any
 
+from ..compose import Method, Wrap
+from ..tmux.core import Tmux
 from ..tmux.targets import check_pane_id, check_session_pair, check_window_id, check_window_index
-
-H = TypeVar("H", bound=type)
-Method = Callable[[Any, Any], Awaitable[Any]]
 
 ID_SHAPES: dict[str, Callable[[str], str]] = {
     "pane_id": check_pane_id,
@@ -31,31 +30,27 @@ def _given(params: Any, field: str) -> str | None:
     return value if isinstance(value, str) else None  # None, or a model's MISSING
 
 
-def _checked(method: Method) -> Method:
-    @functools.wraps(method)
-    async def call(self: Any, params: Any) -> Any:
-        session_id, session_name = _given(params, "session_id"), _given(params, "session_name")
-        if session_id is not None and session_name is not None:
-            for field, check in ID_SHAPES.items():
-                value = _given(params, field)
-                if value is not None:
-                    check(value)
-            server = self.tmux.server(_given(params, "socket_name"))
-            await check_session_pair(server, session_id, session_name)
-        return await method(self, params)
+def session_pair_check(tmux: Tmux) -> Wrap:
+    """The ``wrap`` for ``compose``: a tool method that checks the pair before it runs.
 
-    return call
-
-
-def session_pair_checked(methods: Iterable[str]) -> Callable[[H], H]:
-    """Wrap each tool method (named by the registry) on the decorated handler class.
-
-    Resource, prompt and completion methods take other parameters and are left alone.
+    Only tool methods are wrapped (``compose``'s ``wrapped``): resource, prompt and
+    completion methods take other parameters.
     """
 
-    def decorate(cls: H) -> H:
-        for name in sorted(methods):
-            setattr(cls, name, _checked(getattr(cls, name)))
-        return cls
+    def wrap(name: str, method: Method) -> Method:
+        @functools.wraps(method)
+        async def call(params: Any) -> Any:
+            session_id = _given(params, "session_id")
+            session_name = _given(params, "session_name")
+            if session_id is not None and session_name is not None:
+                for field, check in ID_SHAPES.items():
+                    value = _given(params, field)
+                    if value is not None:
+                        check(value)
+                server = tmux.server(_given(params, "socket_name"))
+                await check_session_pair(server, session_id, session_name)
+            return await method(params)
 
-    return decorate
+        return call
+
+    return wrap

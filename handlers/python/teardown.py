@@ -37,7 +37,8 @@ def unknown_pane(server: Server, pane_id: str) -> UnknownTarget:
 
 
 class TeardownTools:
-    tmux: Tmux
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
 
     def _guard(self, server: Server) -> Guard:
         return Guard(server, self.tmux.environ)

@@ -67,7 +67,8 @@ STATE_FORMAT = format_of(STATE_FIELDS)
 
 
 class WaitingTools:
-    tmux: Tmux
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
 
     async def wait_for_text(self, params: WaitForTextInput) -> WaitForTextOutput:
         # Everything the call could refuse is checked before tmux is asked anything.

@@ -35,7 +35,7 @@ from ..tmux.formats import (
     literal_format,
     parse_rows,
 )
-from ..tmux.targets import SESSION_ID, WINDOW_INDEX, WindowSelector
+from ..tmux.targets import WINDOW_INDEX, WindowSelector, session_named
 from .listing import (
     ACTIVE_PANE,
     _no_session,
@@ -76,7 +76,8 @@ DEFAULT_LOGICAL_NAME = "buf"
 
 
 class WindowTools:
-    tmux: Tmux
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
 
     # --- sessions -----------------------------------------------------------------------
 
@@ -322,11 +323,9 @@ def _pick_session(
 def _destination(server: Server, links: Sequence[LinkRow], wanted: str) -> str:
     """The id of the session move_window's destination_session names: an id, or an exact
     name (a session literally named like an id is found when no session has that id)."""
-    if SESSION_ID.fullmatch(wanted) and any(link.session_id == wanted for link in links):
-        return wanted
-    for link in links:
-        if link["session_name"] == wanted:
-            return link.session_id
+    link = session_named(links, wanted)
+    if link is not None:
+        return link.session_id
     raise UnknownTarget(
         f"No session with id or name {wanted!r} (from `destination_session`) on tmux "
         f"{server.socket}. Call list_sessions to see the sessions that exist."

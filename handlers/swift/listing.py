@@ -17,7 +17,8 @@ from ..tmux import panes
 from ..tmux.refs import Refs
 from ..tmux.targets import Window
 from . import shapes
-from .lookup import Lookups, given, unique
+from ..tmux.formats import each_pane_once
+from .lookup import Lookups, given
 
 
 class Listing:
@@ -50,7 +51,7 @@ class Listing:
         elif session_row is not None:
             rows = await lookup.server.list_panes("-s", "-t", session_row.session_id)
         else:
-            rows = unique(await lookup.server.list_panes("-a"))
+            rows = each_pane_once(await lookup.server.list_panes("-a"))
         return ListPanesOutput.model_validate({"panes": [shapes.pane(self.refs, r) for r in rows]})
 
     async def find_pane_by_position(

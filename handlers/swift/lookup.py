@@ -15,7 +15,7 @@ from pydantic import MISSING
 
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
-from ..tmux.formats import LinkRow, PaneRow, Row, SessionRow
+from ..tmux.formats import LinkRow, PaneRow, Row, SessionRow, each_pane_once
 from ..tmux.refs import Ref, Refs
 from ..tmux.targets import check_pane_id, check_window_id, session_named
 
@@ -35,14 +35,6 @@ class Wanted:
 def given(value: Any, default: Any = None) -> Any:
     """An optional argument's value, or ``default`` when the caller left it out."""
     return default if value is MISSING else value
-
-
-def unique(rows: list[PaneRow]) -> list[PaneRow]:
-    """Each pane once: ``list-panes -a`` repeats a window's panes for every session it is linked in."""
-    seen: dict[str, PaneRow] = {}
-    for row in rows:
-        seen.setdefault(row.pane_id, row)
-    return list(seen.values())
 
 
 @dataclass(frozen=True)
@@ -126,10 +118,7 @@ class Lookup:
         if not rows:
             raise self._missing("window", wanted, "list_windows")
         self._check_run(wanted, rows[0], "window")
-        seen: dict[str, PaneRow] = {}
-        for row in rows:
-            seen.setdefault(row.pane_id, row)
-        return sorted(seen.values(), key=lambda row: row.index)
+        return sorted(each_pane_once(rows), key=lambda row: row.index)
 
     async def window_links(self, value: str, field: str = "windowId") -> list[LinkRow]:
         """Every (session, index) the window is linked at."""

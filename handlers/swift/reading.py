@@ -13,7 +13,8 @@ from ..tmux.formats import PaneRow
 from ..tmux.refs import Refs
 from ..tmux.waits import WatchLost
 from . import shapes
-from .lookup import Lookups, given, unique
+from ..tmux.formats import each_pane_once
+from .lookup import Lookups, given
 
 DEFAULT_SCROLLBACK = 500
 DEFAULT_MATCHES_PER_PANE = 20
@@ -105,7 +106,7 @@ class Reading:
             row = await lookup.session(session)
             rows = await lookup.server.list_panes("-s", "-t", row.session_id)
         else:
-            rows = unique(await lookup.server.list_panes("-a"))
+            rows = each_pane_once(await lookup.server.list_panes("-a"))
         found = await search.search(
             lookup.server,
             rows,

@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Mapping
 import anyio
 import anyio.abc
 
-from .errors import CommandFailed, NoServer, is_no_server, unrunnable
+from .errors import CommandFailed, is_no_server, no_server, unrunnable
 from .sockets import Socket
 from .transport import protect_argument
 
@@ -85,10 +85,7 @@ async def wait_for(
             return True
         stderr = await _read_all(process)
     if is_no_server(stderr):
-        raise NoServer(
-            f"no tmux server is running on {socket}; start one, or point "
-            "LIBTMUX_SOCKET / LIBTMUX_SOCKET_PATH (or socket_name) at a running server"
-        )
+        raise no_server(socket)
     raise CommandFailed(("wait-for",), stderr, str(socket))
 
 

@@ -32,6 +32,14 @@ class TmuxUnavailable(TmuxError):
 NO_SERVER_MARKERS = ("no server running on", "error connecting to", "server exited unexpectedly")
 
 
+def no_server(socket: object) -> NoServer:
+    """The one wording of "nothing listens on ``socket``", whichever command found it."""
+    return NoServer(
+        f"no tmux server is running on {socket}; start one, or point "
+        "LIBTMUX_SOCKET / LIBTMUX_SOCKET_PATH (or socket_name) at a running server"
+    )
+
+
 def is_no_server(stderr: str) -> bool:
     return any(marker in stderr for marker in NO_SERVER_MARKERS)
 

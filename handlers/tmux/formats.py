@@ -154,6 +154,15 @@ SESSION_FIELDS: tuple[str, ...] = (
 SESSION_FORMAT = format_of(SESSION_FIELDS)
 
 
+def each_pane_once(rows: Iterable[PaneRow]) -> list[PaneRow]:
+    """The rows in order, each pane once: ``list-panes -a`` (and ``-s``) repeat a window's
+    panes for every place it is linked at."""
+    seen: dict[str, PaneRow] = {}
+    for row in rows:
+        seen.setdefault(row.pane_id, row)
+    return list(seen.values())
+
+
 @dataclass(frozen=True, slots=True)
 class SessionRow(Row):
     @property

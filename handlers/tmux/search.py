@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import anyio
 import regex
@@ -47,6 +48,53 @@ class Found:
 
 class TimeBudgetSpent(Exception):
     pass
+
+
+Cut = Literal["per_pane", "matches", "bytes", "time"]
+SWIFT_CUTS: dict[Cut, str] = {
+    "per_pane": "maxMatchesPerPane",
+    "matches": "maxMatches",
+    "bytes": "maxBytes",
+    "time": "time",
+}
+
+
+@dataclass
+class Budget:
+    """What a whole search may still keep: bytes of matched text, and matches."""
+
+    max_bytes: int = MAX_BYTES
+    max_matches: int | None = MAX_MATCHES
+    line_chars: int | None = MAX_LINE_CHARS  # a matched line is kept cut to this many
+    size: int = 0
+    count: int = 0
+
+
+def scan(
+    lines: Sequence[str], test: Callable[[str], bool], per_pane: int, budget: Budget
+) -> tuple[list[tuple[int, str]], Cut | None]:
+    """One pane's matching lines (their index in ``lines`` and text), and the cap that
+    ended the scan early: ``per_pane`` (the search goes on with the next pane), or
+    ``matches``, ``bytes`` or ``time`` (the search ends). The one loop both profiles'
+    searches run, so every cap bites the same way in each."""
+    hits: list[tuple[int, str]] = []
+    try:
+        for index, line in enumerate(lines):
+            if not test(line):
+                continue
+            if len(hits) == per_pane:
+                return hits, "per_pane"
+            if budget.max_matches is not None and budget.count == budget.max_matches:
+                return hits, "matches"
+            text = line if budget.line_chars is None else line[: budget.line_chars]
+            budget.size += len(text.encode("utf-8"))
+            if budget.size > budget.max_bytes:
+                return hits, "bytes"
+            hits.append((index, text))
+            budget.count += 1
+    except TimeBudgetSpent:
+        return hits, "time"
+    return hits, None
 
 
 def matcher(
@@ -111,29 +159,14 @@ async def search(
         for pane in chosen:
             group.start_soon(grab, pane)
 
-    size = 0
-    try:
-        for pane in chosen:
-            lines = texts[pane.pane_id]
-            history = min(scrollback, pane.count("history_size"))
-            found.panes_searched += 1
-            in_pane = 0
-            for offset, line in enumerate(lines):
-                if not test(line):
-                    continue
-                if in_pane == per_pane:
-                    found.cut("maxMatchesPerPane")
-                    break
-                if len(found.matches) == MAX_MATCHES:
-                    found.cut("maxMatches")
-                    return found
-                text = line[:MAX_LINE_CHARS]
-                size += len(text.encode("utf-8"))
-                if size > MAX_BYTES:
-                    found.cut("maxBytes")
-                    return found
-                found.matches.append(Match(pane, offset - history, text))
-                in_pane += 1
-    except TimeBudgetSpent:
-        found.cut("time")
+    budget = Budget()
+    for pane in chosen:
+        history = min(scrollback, pane.count("history_size"))
+        found.panes_searched += 1
+        hits, cut = scan(texts[pane.pane_id], test, per_pane, budget)
+        found.matches += [Match(pane, offset - history, text) for offset, text in hits]
+        if cut is not None:
+            found.cut(SWIFT_CUTS[cut])
+            if cut != "per_pane":
+                return found
     return found

@@ -29,6 +29,12 @@ SCOPE_FLAGS: dict[str, tuple[str, ...]] = {
 }
 
 
+def scope_flags(scope: str | None) -> tuple[str, ...]:
+    """The ``show-options`` / ``set-option`` / ``show-hooks`` flags naming ``scope``; none
+    for None, where tmux picks the scope the option or hook belongs to."""
+    return () if scope is None else SCOPE_FLAGS[scope]
+
+
 def check_option_name(name: str, field: str = "name") -> str:
     if not OPTION_NAME.match(name):
         raise InvalidArgument(

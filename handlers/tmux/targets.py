@@ -10,16 +10,19 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ...errors import InvalidArgument, ToolError
 from .core import Server
 from .errors import CommandFailed, UnknownTarget
-from .formats import PANE_FIELDS, PaneRow, SessionRow
+from .formats import PANE_FIELDS, LinkRow, PaneRow, SessionRow, each_pane_once
 
 PANE_ID = re.compile(r"^%[0-9]+\Z")
 WINDOW_ID = re.compile(r"^@[0-9]+\Z")
 SESSION_ID = re.compile(r"^\$[0-9]+\Z")
 WINDOW_INDEX = re.compile(r"^[0-9]+\Z")
+
+SessionRowT = TypeVar("SessionRowT", SessionRow, LinkRow)
 
 
 def check_pane_id(value: str, field: str = "pane_id") -> str:
@@ -45,7 +48,7 @@ def check_window_id(value: str, field: str = "window_id") -> str:
 
 
 def check_session_id(value: str, field: str = "session_id") -> str:
-    if not SESSION_ID.fullmatch(value):
+    if not is_session_id(value):
         raise InvalidArgument(
             field,
             value,
@@ -66,14 +69,20 @@ def check_window_index(value: str, field: str = "window_index") -> str:
     return value
 
 
-def session_named(sessions: Sequence[SessionRow], value: str) -> SessionRow | None:
-    """The session ``value`` names: by id when it has an id's shape and one matches, else
-    by exact name (a session may be named like an id)."""
-    if SESSION_ID.fullmatch(value):
-        row = next((r for r in sessions if r.session_id == value), None)
+def is_session_id(value: str) -> bool:
+    """A ``$``-prefixed value with digits is a session id; anything else is a name."""
+    return SESSION_ID.fullmatch(value) is not None
+
+
+def session_named(rows: Sequence[SessionRowT], value: str) -> SessionRowT | None:
+    """The row of the session ``value`` names: by id when it has an id's shape and one
+    matches, else by exact name (a session may be named like an id). The one rule for
+    every argument that takes a session id or name."""
+    if is_session_id(value):
+        row = next((r for r in rows if r.session_id == value), None)
         if row is not None:
             return row
-    return next((r for r in sessions if r.name == value), None)
+    return next((r for r in rows if r["session_name"] == value), None)
 
 
 async def check_session_pair(
@@ -147,11 +156,8 @@ class Window:
 
 
 def _window(window_id: str, rows: list[PaneRow]) -> Window:
-    seen: dict[str, PaneRow] = {}
-    for row in rows:
-        if row.window_id == window_id:
-            seen.setdefault(row.pane_id, row)
-    return Window(window_id, tuple(sorted(seen.values(), key=lambda row: row.index)))
+    panes = each_pane_once(row for row in rows if row.window_id == window_id)
+    return Window(window_id, tuple(sorted(panes, key=lambda row: row.index)))
 
 
 async def window_of_pane(server: Server, pane_id: str, field: str = "pane_id") -> Window:

@@ -14,7 +14,7 @@ from typing import Protocol
 
 import anyio
 
-from .errors import CommandFailed, NoServer, TmuxUnavailable, is_no_server, unrunnable
+from .errors import CommandFailed, TmuxUnavailable, is_no_server, no_server, unrunnable
 from .sockets import Socket
 
 DEFAULT_TIMEOUT = 10.0
@@ -97,9 +97,6 @@ class SubprocessTransport:
         stderr = done.stderr.decode("utf-8", "replace")
         if done.returncode != 0:
             if is_no_server(stderr):
-                raise NoServer(
-                    f"no tmux server is running on {self.socket}; start one, or point "
-                    "LIBTMUX_SOCKET / LIBTMUX_SOCKET_PATH (or socket_name) at a running server"
-                )
+                raise no_server(self.socket)
             raise CommandFailed(tuple(args), stderr, str(self.socket))
         return split_lines(done.stdout.decode("utf-8", "replace"))

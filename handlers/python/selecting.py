@@ -1,22 +1,15 @@
-"""The python profile's handlers: libtmux-mcp argument and result shapes over the tmux core."""
+"""Choosing panes by where they are: select_pane and find_pane_by_position."""
 
 from __future__ import annotations
 
 from ...errors import InvalidArgument, ToolError
-from ...generated.python.interface import PythonProfileHandlers
-from ...generated.python.models.call_read_tools_batch import (
-    CallReadToolsBatchInput,
-    CallReadToolsBatchOutput,
-)
 from ...generated.python.models.find_pane_by_position import (
     FindPaneByPositionInput,
     FindPaneByPositionOutput,
 )
 from ...generated.python.models.select_pane import SelectPaneInput, SelectPaneOutput
-from ...generated.python.registry import TOOLS
-from ..services import Runtime
 from ..tmux import panes
-from ..tmux.core import Tmux, TmuxHandlers
+from ..tmux.core import Tmux
 from ..tmux.targets import (
     Window,
     WindowSelector,
@@ -24,46 +17,12 @@ from ..tmux.targets import (
     resolve_window,
     window_of_pane,
 )
-from .batch import BatchTools
-from .config import ConfigTools
-from .creating import CreatingTools
-from .listing import ListingTools
-from .panes import PaneTools
-from .prompts import PromptTools
-from .reading import ReadingTools
-from .resources import ResourceTools
-from .running import RunningTools
-from .sessions import session_pair_checked
 from .shapes import SHAPE_FIELDS, pane_fields
-from .teardown import TeardownTools
-from .waiting import WaitingTools
-from .windows import WindowTools
 
 
-@session_pair_checked(entry.method for entry in TOOLS)
-class PythonHandlers(
-    ListingTools,
-    ReadingTools,
-    WaitingTools,
-    ConfigTools,
-    WindowTools,
-    PaneTools,
-    CreatingTools,
-    RunningTools,
-    TeardownTools,
-    ResourceTools,
-    PromptTools,
-    TmuxHandlers,
-    PythonProfileHandlers,
-):
-    def __init__(self, tmux: Tmux, runtime: Runtime) -> None:
-        super().__init__(tmux)
-        self.batch = BatchTools(runtime)
-
-    async def call_read_tools_batch(
-        self, params: CallReadToolsBatchInput
-    ) -> CallReadToolsBatchOutput:
-        return await self.batch.call_read_tools_batch(params)
+class SelectingTools:
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
 
     async def select_pane(self, params: SelectPaneInput) -> SelectPaneOutput:
         if params.pane_id is None and params.direction is None:
