@@ -9,7 +9,7 @@ from scripts.bench.main import header, make_columns, parse
 from scripts.bench.measure import Cell, Results
 from scripts.bench.peer import PEER_QUIET
 from scripts.bench.report import TMUX_PART, table
-from tests.tmuxenv import TmuxServer
+from scripts.lab.tmuxserver import TmuxServer
 
 NOT_STARTED = TmuxServer(Path("/nonexistent"), "bench-report")  # only its paths are read
 PEER = Path("/nonexistent/peer-venv/bin/libtmux-mcp")

@@ -13,8 +13,8 @@ import pytest
 from pytest_regressions.file_regression import FileRegressionFixture
 
 from codegen.contract_file import METADATA_KEY, advertised
-from tests.mcpclient import COMMAND, contracts, open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import COMMAND, contracts, open_client
+from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.profiles import ProfileUnavailable, create_handlers, load_profile
 
 SERVED = ["python", "rust", "swift"]

@@ -15,8 +15,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.mcpclient import ROOT, Client, open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import ROOT, Client, open_client
+from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -25,7 +25,7 @@ from scripts.bench.report import notes, table
 from scripts.bench.servers import OURS, OUT, ROOT, Column, Conn, open_all
 from scripts.bench.starting import bench_cold
 from scripts.bench.waiting import bench_wait
-from tests.tmuxenv import TmuxServer
+from scripts.lab.tmuxserver import TmuxServer
 
 STUB_LABEL = "no tmux, no transport"
 STUB_ANSWERS = OUT / "stub-answers"
