@@ -30,7 +30,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from scripts.bench.peer import PEER_PACKAGE, PEER_VERSION, ensure_peer
 from scripts.bench.servers import OURS, OUT
-from tests.tmuxenv import TmuxServer
+from scripts.lab.tmuxserver import TmuxServer
 
 ALL_TOOLSETS = "inspect,manage,execute,teardown"
 

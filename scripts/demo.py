@@ -18,8 +18,8 @@ from typing import Any, TextIO
 import anyio
 import mcp.types as types
 
-from tests.mcpclient import Client, open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import Client, open_client
+from scripts.lab.tmuxserver import TmuxServer
 
 # Three steps a second apart, like a small build: the wait below sleeps until the last.
 BUILD = 'for step in fetch compile test; do sleep 1; echo "$step ok"; done'

@@ -17,8 +17,8 @@ from typing import Any
 
 import anyio
 
-from tests.mcpclient import Client, error_text, open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import Client, error_text, open_client
+from scripts.lab.tmuxserver import TmuxServer
 
 BUILD = (
     'sleep 1; for step in compile link test; do echo "$step ok"; done; '

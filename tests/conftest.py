@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.mcpclient import Client, open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import Client, open_client
+from scripts.lab.tmuxserver import TmuxServer
 
 # --- the e2e marker ---------------------------------------------------------------------------
 # `pytest -m "not e2e"` must leave out every test that starts the server as a process. Every

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from tests.mcpclient import COMMAND
+from scripts.lab.client import COMMAND
+from scripts.lab.tmuxserver import TmuxServer
 from tests.test_stdio import INITIALIZE, INITIALIZED, read_line
 from tests.test_swift_batch import wait_for
-from tests.tmuxenv import TmuxServer
 
 pytestmark = pytest.mark.e2e
 

@@ -18,9 +18,9 @@ from contextlib import contextmanager
 import anyio
 import pytest
 
-from tests.mcpclient import Client, open_client
+from scripts.lab.client import Client, open_client
+from scripts.lab.tmuxserver import TMUX, TmuxServer
 from tests.test_python_running import quiet_cat
-from tests.tmuxenv import TMUX, TmuxServer
 from tmux_contract_mcp.handlers.tmux.formats import counts_clients
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]

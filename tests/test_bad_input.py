@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.mcpclient import open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import open_client
+from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from scripts.bench.calls import ALL_ROWS, FAST_ROWS
-from scripts.bench.main import header, make_columns, parse
+from scripts.bench.main import parse
 from scripts.bench.measure import Cell, Results
 from scripts.bench.peer import PEER_QUIET
-from scripts.bench.report import TMUX_PART, table
-from tests.tmuxenv import TmuxServer
+from scripts.bench.report import TMUX_PART, header, raw, report, table
+from scripts.bench.servers import make_columns
+from scripts.lab.tmuxserver import TmuxServer
 
 NOT_STARTED = TmuxServer(Path("/nonexistent"), "bench-report")  # only its paths are read
 PEER = Path("/nonexistent/peer-venv/bin/libtmux-mcp")
@@ -51,3 +53,23 @@ def test_the_tmux_part_is_printed_only_for_rows_the_stub_answers() -> None:
     for row, line in zip(ALL_ROWS, lines[2:], strict=True):
         tmux_part = line[len(lines[0]) - len(TMUX_PART) :].strip()
         assert tmux_part == ("1.00 ms" if row in FAST_ROWS else ""), row
+
+
+def test_the_printed_report_and_the_raw_samples_hold_every_row_and_column() -> None:
+    args = parse(["--iterations", "3", "--rows", "ping,list_panes"])
+    columns = make_columns(NOT_STARTED, PEER, peer_as_shipped=False)
+    results: Results = {
+        row: {c.key: Cell(call=f"python:{row}", samples=[1_000_000, 3_000_000]) for c in columns}
+        for row in args.rows
+    }
+    versions = {"tmux": "tmux 3.4"}
+    printed = report(args, columns, [], results, versions, 12.0).splitlines()
+    assert printed[1 : 1 + len(header(args))] == header(args)
+    assert "\n".join(table(columns, args.rows, results).splitlines()) in "\n".join(printed)
+    assert printed[-1] == f"{versions}; 12 s; raw samples: {args.out}"
+    saved = json.loads(json.dumps(raw(args, columns, [], results, versions, 12.0)))
+    assert saved["header"] == header(args)
+    assert saved["iterations"]["fast"] == 3
+    assert set(saved["rows"]) == {"ping", "list_panes"}
+    assert saved["rows"]["ping"]["control"]["samples_ns"] == [1_000_000, 3_000_000]
+    assert set(saved["columns"]) == {c.key for c in columns}

@@ -20,8 +20,8 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from tests.mcpclient import ROOT, Client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import ROOT, Client
+from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

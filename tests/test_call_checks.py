@@ -17,8 +17,8 @@ import mcp.types as types
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from tests.mcpclient import error_text
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import error_text
+from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.arguments import check_arguments
 from tmux_contract_mcp.dispatch import call_tool
 from tmux_contract_mcp.errors import ToolError

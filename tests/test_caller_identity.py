@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from scripts.lab.client import COMMAND, open_client
+from scripts.lab.tmuxserver import TmuxServer
 from tests.jsonrpc import FifoPeer
-from tests.mcpclient import COMMAND, open_client
-from tests.tmuxenv import TmuxServer
 
 
 @contextmanager

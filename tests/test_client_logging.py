@@ -16,8 +16,8 @@ import pytest
 from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.shared.exceptions import MCPDeprecationWarning
 
-from tests.mcpclient import Client, open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import Client, open_client
+from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

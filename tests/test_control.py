@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.tmuxenv import TMUX, TmuxServer
+from scripts.lab.tmuxserver import TMUX, TmuxServer
 from tmux_contract_mcp.handlers.tmux.control import (
     ControlClient,
     ControlClientGone,

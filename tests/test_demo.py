@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from scripts.demo import main_async
-from tests.mcpclient import ROOT
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import ROOT
+from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = pytest.mark.e2e
 

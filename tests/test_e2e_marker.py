@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
+from scripts.lab.client import COMMAND, ROOT
 from tests.conftest import SERVER_COMMAND, starts_the_server
-from tests.mcpclient import COMMAND, ROOT
 
 pytest_plugins = ["pytester"]
 

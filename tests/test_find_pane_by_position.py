@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.mcpclient import open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import open_client
+from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -25,8 +25,8 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from tests.mcpclient import ROOT
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import ROOT
+from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.profiles import PROFILES
 
 PACKAGE_DIRS = {

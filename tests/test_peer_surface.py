@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from scripts.compare_peer import compare_surface, shapes, surface
-from tests.mcpclient import open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import open_client
+from scripts.lab.tmuxserver import TmuxServer
 
 SNAPSHOT = Path(__file__).resolve().parent / "peer" / "libtmux_mcp_surface.json"
 

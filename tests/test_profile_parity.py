@@ -14,8 +14,8 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from tests.mcpclient import open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import open_client
+from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

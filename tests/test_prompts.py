@@ -16,8 +16,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from mcp.shared.exceptions import MCPError
 
-from tests.mcpclient import Client, contracts, prompt_contracts
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import Client, contracts, prompt_contracts
+from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -18,9 +18,9 @@ import mcp.types as types
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.mcpclient import COMMAND, Client, contracts, error_text, open_client
+from scripts.lab.client import COMMAND, Client, contracts, error_text, open_client
+from scripts.lab.tmuxserver import TmuxServer
 from tests.test_swift_batch import HANDSHAKE, RawServer, encoded_size, long_histories, op, wait_for
-from tests.tmuxenv import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -12,8 +12,8 @@ import uuid
 
 import pytest
 
-from tests.mcpclient import Client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import Client
+from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

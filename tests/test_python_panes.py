@@ -19,8 +19,8 @@ import anyio
 import anyio.to_thread
 import pytest
 
-from tests.mcpclient import Client, open_client
-from tests.tmuxenv import TMUX, TmuxServer
+from scripts.lab.client import Client, open_client
+from scripts.lab.tmuxserver import TMUX, TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

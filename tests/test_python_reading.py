@@ -16,8 +16,8 @@ from contextlib import contextmanager
 import anyio
 import pytest
 
-from tests.mcpclient import Client, open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import Client, open_client
+from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

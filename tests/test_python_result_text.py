@@ -17,8 +17,8 @@ import anyio
 import mcp.types as types
 import pytest
 
-from tests.mcpclient import contracts, open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import contracts, open_client
+from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

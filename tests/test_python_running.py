@@ -22,9 +22,9 @@ import anyio
 import mcp.types as types
 import pytest
 
-from tests.mcpclient import Client, error_text, open_client
+from scripts.lab.client import Client, error_text, open_client
+from scripts.lab.tmuxserver import TmuxServer
 from tests.test_transports import children, eventually, mcp_server_pid, tmux_processes
-from tests.tmuxenv import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.mcpclient import contracts, open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import contracts, open_client
+from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from scripts.lab.client import COMMAND, Client, open_client
+from scripts.lab.tmuxserver import TmuxServer
 from tests.jsonrpc import FifoPeer
-from tests.mcpclient import COMMAND, Client, open_client
-from tests.tmuxenv import TmuxServer
 from tmux_contract_mcp.handlers.tmux.formats import literal_format
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]

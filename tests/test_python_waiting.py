@@ -17,7 +17,8 @@ import anyio.to_thread
 import mcp.types as types
 import pytest
 
-from tests.mcpclient import Client, error_text, open_client
+from scripts.lab.client import Client, error_text, open_client
+from scripts.lab.tmuxserver import TmuxServer
 from tests.test_transports import (
     children,
     clients,
@@ -26,7 +27,6 @@ from tests.test_transports import (
     tmux_processes,
     type_line,
 )
-from tests.tmuxenv import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from scripts.lab.client import open_client
+from scripts.lab.tmuxserver import TmuxServer
 from scripts.workflow import Workflow, run
-from tests.mcpclient import open_client
-from tests.tmuxenv import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

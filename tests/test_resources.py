@@ -17,8 +17,8 @@ import mcp.types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.mcpclient import Client, resource_contracts
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import Client, resource_contracts
+from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -1,7 +1,7 @@
 """The log of what a server under test sends to tmux sees every kind of command, so a test
 that finds it empty has shown that nothing was sent.
 
-Servers under test run ``tests/tmux-logged`` as their tmux (``TmuxServer.server_env``): it
+Servers under test run ``scripts/lab/tmux-logged`` as their tmux (``TmuxServer.server_env``): it
 writes down each invocation's argv and each line written to a control client, then is
 replaced by the real tmux. These tests prove both halves, and that the wrapper changes
 nothing tmux's callers rely on: pid, exit status, output, and no process left behind.
@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.mcpclient import open_client
-from tests.tmuxenv import LOGGED_TMUX, Sent, TmuxServer, control_words
+from scripts.lab.client import open_client
+from scripts.lab.sentlog import LOGGED_TMUX, Sent, control_words
+from scripts.lab.tmuxserver import TmuxServer
 
 DEADLINE = 20.0
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.mcpclient import ROOT
+from scripts.lab.client import ROOT
 
 SETUP = ROOT / "scripts" / "setup.sh"
 REAL_PYTHON = os.path.realpath(sys.executable)  # the interpreter the venv was made from

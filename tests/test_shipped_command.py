@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from tests.mcpclient import COMMAND, ROOT
+from scripts.lab.client import COMMAND, ROOT
 from tmux_contract_mcp import cli
 from tmux_contract_mcp.handlers.tmux import core
 from tmux_contract_mcp.profiles import PROFILES

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from tests.mcpclient import open_client
+from scripts.lab.client import open_client
+from scripts.lab.tmuxserver import TmuxServer
 from tests.test_caller_identity import server_in_pane, structured
-from tests.tmuxenv import TmuxServer
 
 pytestmark = pytest.mark.e2e
 

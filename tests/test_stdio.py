@@ -10,8 +10,8 @@ from typing import IO, Any
 
 import pytest
 
-from tests.mcpclient import COMMAND
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import COMMAND
+from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = pytest.mark.e2e
 

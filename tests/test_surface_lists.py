@@ -18,8 +18,8 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from pytest_regressions.file_regression import FileRegressionFixture
 
-from tests.mcpclient import open_client, prompt_contracts, resource_contracts
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import open_client, prompt_contracts, resource_contracts
+from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.profiles import (
     PROFILES,
     ProfileUnavailable,

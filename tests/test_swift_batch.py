@@ -19,8 +19,8 @@ import pytest
 from anyio.abc import Process
 from jsonschema import Draft202012Validator
 
-from tests.mcpclient import COMMAND, Client, contracts, error_text, open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import COMMAND, Client, contracts, error_text, open_client
+from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.mcpclient import COMMAND, open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import COMMAND, open_client
+from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.handlers.tmux.version import MINIMUM, check_tmux, parse_version
 
 REAL_TMUX = shutil.which("tmux")

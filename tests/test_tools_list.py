@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from codegen.contract_file import METADATA_KEY, advertised
-from tests.mcpclient import COMMAND, contracts, open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import COMMAND, contracts, open_client
+from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.profiles import (
     PROFILES,
     ProfileUnavailable,

@@ -9,8 +9,8 @@ import subprocess
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.mcpclient import COMMAND, open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import COMMAND, open_client
+from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.profiles import load_profile
 from tmux_contract_mcp.toolsets import ToolsetConfigError, visible
 

@@ -23,8 +23,8 @@ import mcp.types as types
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.mcpclient import contracts, error_text, open_client
-from tests.tmuxenv import TMUX, TmuxServer
+from scripts.lab.client import contracts, error_text, open_client
+from scripts.lab.tmuxserver import TMUX, TmuxServer
 from tmux_contract_mcp.handlers.tmux.core import TRANSPORTS
 from tmux_contract_mcp.toolspec import ToolEntry
 

@@ -15,8 +15,8 @@ import anyio
 import pytest
 
 from codegen.contract_file import METADATA_KEY
-from tests.mcpclient import Client, contracts, open_client
-from tests.tmuxenv import TmuxServer
+from scripts.lab.client import Client, contracts, open_client
+from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

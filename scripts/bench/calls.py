@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scripts.bench.servers import Column, Conn, conn_for
-from tests.tmuxenv import TmuxServer
+from scripts.lab.tmuxserver import TmuxServer
 
 BATCH_SIZE = 16
 

@@ -1,12 +1,15 @@
-"""The table and the notes printed at the end of a run."""
+"""What a run reports: the header, the table, the notes, and the raw samples as JSON."""
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
+from typing import Any
 
 from scripts.bench.calls import FAST_ROWS, ROW_TITLES
 from scripts.bench.measure import Cell, Results
-from scripts.bench.servers import Column
+from scripts.bench.peer import peer_mode
+from scripts.bench.servers import STUB_LABEL, Column, Conn
 
 TMUX_PART = "tmux + transport (control - no tmux, p50)"
 
@@ -75,3 +78,103 @@ def notes(columns: Sequence[Column], rows: Sequence[str], results: Results) -> l
             parts.append(f"{column.label}={what}")
         lines.append(f"  {row}: " + "; ".join(parts))
     return lines
+
+
+def header(args: argparse.Namespace) -> list[str]:
+    """What the table is: the peer's logging, what the stubbed column replaces, the sizes."""
+    return [
+        f"libtmux-mcp ran {peer_mode(args.peer_as_shipped)}",
+        f"{STUB_LABEL}: ours over control with every tmux command (reads and writes) "
+        "answered from answers recorded before timing; no tmux process, no control client",
+        "samples: " + ", ".join(samples(args)),
+    ]
+
+
+def samples(args: argparse.Namespace) -> list[str]:
+    counts = []
+    if any(row != "batch_16" for row in args.rows if row in ("ping", *FAST_ROWS)):
+        counts.append(f"{args.iterations} per row from ping to find_pane_by_position")
+    if "batch_16" in args.rows:
+        counts.append(f"{args.batch_iterations} batches")
+    if "wait" in args.rows:
+        counts.append(f"{args.wait_iterations} waits")
+    if "cold_start" in args.rows or "import_mcp" in args.rows:
+        counts.append(f"{args.cold_iterations} starts and imports per server")
+    return counts
+
+
+def peer_stderr(conns: Sequence[Conn]) -> str:
+    """How much the peer wrote to stderr while it was held open: what its logging cost it."""
+    logs = [conn.log for conn in conns if conn.column.is_peer]
+    lines = sum(len(log.read_text(errors="replace").splitlines()) for log in logs)
+    return (
+        f"libtmux-mcp wrote {lines} lines to stderr while held open ({', '.join(map(str, logs))})"
+    )
+
+
+def report(
+    args: argparse.Namespace,
+    columns: Sequence[Column],
+    conns: Sequence[Conn],
+    results: Results,
+    versions: dict[str, str],
+    seconds: float,
+) -> str:
+    """Everything printed once the run is over."""
+    return "\n".join(
+        [
+            "",
+            *header(args),
+            "",
+            table(columns, args.rows, results),
+            "\nwhat each cell called (profile:tool):",
+            *notes(columns, args.rows, results),
+            f"\n{peer_stderr(conns)}",
+            f"{versions}; {seconds:.0f} s; raw samples: {args.out}",
+        ]
+    )
+
+
+def raw(
+    args: argparse.Namespace,
+    columns: Sequence[Column],
+    conns: Sequence[Conn],
+    results: Results,
+    versions: dict[str, str],
+    seconds: float,
+) -> dict[str, Any]:
+    """The run as JSON: every sample, and what produced it."""
+    return {
+        "header": header(args),
+        "versions": versions,
+        "iterations": {
+            "fast": args.iterations,
+            "batch": args.batch_iterations,
+            "wait": args.wait_iterations,
+            "cold": args.cold_iterations,
+        },
+        "peer_as_shipped": args.peer_as_shipped,
+        "peer_stderr": peer_stderr(conns),
+        "seconds": seconds,
+        "columns": {
+            c.key: {"label": c.label, "command": c.command, "args": c.args("python"), "env": c.env}
+            for c in columns
+        },
+        "servers": {
+            f"{c.column.key}/{c.profile}": {"tools": sorted(c.tools), "error": c.error}
+            for c in conns
+        },
+        "rows": {
+            row: {
+                key: {
+                    "call": cell.call,
+                    "status": cell.status,
+                    "note": cell.note,
+                    "summary": cell.summary(),
+                    "samples_ns": cell.samples,
+                }
+                for key, cell in cells.items()
+            }
+            for row, cells in results.items()
+        },
+    }

@@ -1,7 +1,9 @@
-"""The servers under test: how each is started, and one open session per profile."""
+"""The servers under test: the columns (what runs, with which environment and flags), how
+each is started, and one open session per profile."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -12,9 +14,15 @@ from anyio.abc import TaskGroup
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from scripts.bench.peer import PEER_QUIET
+from scripts.lab.tmuxserver import TmuxServer
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 OUT = ROOT / "build" / "bench"
 OURS = str(Path(sys.executable).parent / "tmux-contract-mcp")
+STUB_LABEL = "no tmux, no transport"
+STUB_ANSWERS = OUT / "stub-answers"
+STUBBED = ("-m", "scripts.bench.stubbed")
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,46 @@ class Column:
         if self.is_peer:
             return []
         return [*self.launcher, "--profile", profile, *self.flags]
+
+
+def make_columns(tmux: TmuxServer, peer: Path, peer_as_shipped: bool) -> list[Column]:
+    """Every server gets the same socket path; ours its transport as a flag."""
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", "/root"),
+        "TMUX_TMPDIR": str(tmux.tmpdir),
+        "LIBTMUX_SOCKET_PATH": tmux.socket_path,
+    }
+    peer_env = env if peer_as_shipped else {**env, **PEER_QUIET}
+    surfaces = ("python", "swift")
+    columns = [
+        Column(
+            "peer", "libtmux-mcp", str(peer), peer_env, ("peer",), str(peer.parent / "python"),
+            is_peer=True,
+        ),
+    ]  # fmt: skip
+    for transport in ("control", "subprocess"):
+        flags = ("--transport", transport)
+        columns.append(
+            Column(transport, f"ours/{transport}", OURS, env, surfaces, sys.executable, flags)
+        )
+    columns.append(
+        Column(
+            "stub", STUB_LABEL, sys.executable, env, surfaces, sys.executable,
+            ("--transport", "control"), (*STUBBED, "--replay", str(STUB_ANSWERS)), ROOT,
+            is_stub=True,
+        )
+    )  # fmt: skip
+    return columns
+
+
+def recorder(stub: Column) -> Column:
+    """The stubbed column's server over the real control transport, writing down every answer."""
+    launcher = (*STUBBED, "--record", str(STUB_ANSWERS))
+    return Column(
+        "record", "recording for the stub", stub.command, stub.env, stub.profiles, stub.python,
+        stub.flags, launcher, stub.cwd,
+    )  # fmt: skip
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""The real MCP client (the SDK's ClientSession over stdio) against the installed command."""
+"""The real MCP client (the SDK's ClientSession over stdio) against the installed command,
+checking every result against its contract."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from codegen.surfaces import Prompt, Resource, load_prompts, load_resources
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 COMMAND = str(Path(sys.executable).parent / "tmux-contract-mcp")
 
 

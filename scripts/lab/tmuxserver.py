@@ -1,102 +1,25 @@
-"""A private tmux server for tests: own TMUX_TMPDIR, own socket, killed afterwards.
+"""A private tmux server: own TMUX_TMPDIR, own socket, killed afterwards.
 
-A server under test reaches it through ``tests/tmux-logged`` (``LIBTMUX_TMUX_BIN``), which
+A server under test reaches it through ``tmux-logged`` (``LIBTMUX_TMUX_BIN``), which
 writes down every tmux invocation and every line written to a control client: ``mark`` and
-``sent_since`` read that log, so a test can see whether a call sent tmux anything at all.
+``sent_since`` read that log (``sentlog``), so a test can see whether a call sent tmux
+anything at all.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+
+from scripts.lab import sentlog
+from scripts.lab.sentlog import LOGGED_TMUX, Mark, Sent
 
 TMUX = shutil.which("tmux") or "tmux"
-LOGGED_TMUX = Path(__file__).resolve().with_name("tmux-logged")
-
-
-@dataclass(frozen=True)
-class Sent:
-    """One thing a server under test sent toward tmux.
-
-    ``argv``: a tmux process it ran (``words`` is its argv after the binary);
-    ``control``: one line it wrote to a control client (``words`` is that command's
-    arguments, read back from tmux's quoting).
-    """
-
-    pid: int
-    kind: Literal["argv", "control"]
-    words: tuple[str, ...]
-
-    @property
-    def command(self) -> str:
-        """The tmux command's name (``-V`` for a version query)."""
-        if self.kind == "control":
-            return self.words[0] if self.words else ""
-        flags, rest = split_options(self.words)
-        return rest[0] if rest else ("-V" if "V" in flags else "")
-
-    @property
-    def reaches_a_server(self) -> bool:
-        """False only for ``tmux -V``: it prints the binary's version and connects to nothing."""
-        return self.kind == "control" or "V" not in split_options(self.words)[0]
-
-    def __str__(self) -> str:
-        return f"{self.kind} {self.pid}: {' '.join(self.words)}"
-
-
-_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(?: |$)')
-_ESCAPE = re.compile(r"\\([0-7]{3}|.)")
-
-
-def control_words(line: str) -> tuple[str, ...]:
-    """The arguments of one control-client line as the server quotes them (every argument
-    in double quotes, ``\\`` escapes, octal for other bytes); the bare line otherwise."""
-    words: list[str] = []
-    at = 0
-    while at < len(line):
-        found = _QUOTED.match(line, at)
-        if found is None:
-            return (line,)
-        raw = _ESCAPE.sub(
-            lambda m: chr(int(m[1], 8)) if len(m[1]) == 3 else m[1], found[1]
-        )  # one latin-1 character per byte, decoded below
-        words.append(raw.encode("latin-1").decode("utf-8", "surrogateescape"))
-        at = found.end()
-    return tuple(words)
-
-
-def split_options(argv: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
-    """tmux's own flag letters in ``argv`` (values left out), and the words after them."""
-    letters = ""
-    at = 0
-    while at < len(argv):
-        word = argv[at]
-        if not word.startswith("-") or word == "-":
-            break
-        at += 1
-        if word == "--":
-            break
-        for place, letter in enumerate(word[1:], start=1):
-            letters += letter
-            if letter in "cfLST":  # takes a value: the rest of the word, or the next word
-                if place == len(word) - 1:
-                    at += 1
-                break
-    return letters, argv[at:]
-
-
-@dataclass(frozen=True)
-class Mark:
-    """A point in the log of what was sent: the size of each log file then."""
-
-    sizes: tuple[tuple[str, int], ...]
 
 
 @dataclass
@@ -168,7 +91,7 @@ class TmuxServer:
 
     @property
     def sent_log(self) -> Path:
-        """Where ``tests/tmux-logged`` writes what servers under test sent to tmux.
+        """Where ``tmux-logged`` writes what servers under test sent to tmux.
 
         One log per TMUX_TMPDIR: a server started ``beside`` another shares it, so either
         one's ``sent_since`` sees a call that reached both.
@@ -178,7 +101,7 @@ class TmuxServer:
     def server_env(self, **extra: str) -> dict[str, str]:
         """The environment an MCP server under test needs to reach this tmux server.
 
-        Its tmux is ``tests/tmux-logged``, so ``sent_since`` sees everything it sends.
+        Its tmux is ``tmux-logged``, so ``sent_since`` sees everything it sends.
         """
         return {
             **self.env,
@@ -191,35 +114,16 @@ class TmuxServer:
 
     def mark(self) -> Mark:
         """Now, in the log of what servers under test sent: read back with ``sent_since``."""
-        return Mark(tuple((path.name, path.stat().st_size) for path in self._log_files()))
+        return sentlog.mark(self.sent_log)
 
     def sent_since(self, mark: Mark) -> list[Sent]:
         """Every tmux invocation and control-client line sent after ``mark``."""
-        before = dict(mark.sizes)
-        found: list[Sent] = []
-        for path in self._log_files():
-            pid_text, _, kind = path.name.partition(".")
-            with path.open("rb") as log:
-                log.seek(before.get(path.name, 0))
-                data = log.read()
-            pid = int(pid_text)
-            if kind == "argv":
-                found.extend(Sent(pid, "argv", argv) for argv in _argv_records(data))
-            else:
-                found.extend(
-                    Sent(pid, "control", control_words(line))
-                    for line in data.decode("latin-1").splitlines()
-                    if line
-                )
-        return found
+        return sentlog.sent_since(self.sent_log, mark)
 
     def assert_nothing_sent_since(self, mark: Mark, what: object = "") -> None:
         """No server under test sent tmux anything after ``mark`` (whichever socket)."""
         sent = [str(item) for item in self.sent_since(mark) if item.reaches_a_server]
         assert sent == [], f"{what}: sent to tmux: {sent}" if what else f"sent to tmux: {sent}"
-
-    def _log_files(self) -> list[Path]:
-        return sorted(self.sent_log.iterdir(), key=lambda path: path.stat().st_mtime_ns)
 
     def state(self) -> list[str]:
         """Everything an invalid call must leave as it was."""
@@ -269,16 +173,3 @@ class TmuxServer:
         self.tmux("kill-server", check=False)
         if self.owns_tmpdir:
             shutil.rmtree(self.tmpdir, ignore_errors=True)
-
-
-def _argv_records(data: bytes) -> list[tuple[str, ...]]:
-    """``tmux-logged``'s records: NUL-terminated fields, the argument count then the arguments."""
-    fields = [field.decode("utf-8", "surrogateescape") for field in data.split(b"\0")[:-1]]
-    records: list[tuple[str, ...]] = []
-    while fields:
-        if not fields[0].isdigit():  # a mark taken mid-record: keep the rest, unparsed
-            return [*records, tuple(fields)]
-        count = int(fields[0])
-        records.append(tuple(fields[1 : 1 + count]))
-        del fields[: 1 + count]
-    return records
