@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tmuxenv import TmuxServer
+from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.handlers.tmux.core import Tmux
 from tmux_contract_mcp.handlers.tmux.guard import Guard, Place
 from tmux_contract_mcp.handlers.tmux.identity import Caller, Host, Relation

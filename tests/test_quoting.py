@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from tests.tmuxenv import TMUX, TmuxServer
+from scripts.lab.tmuxserver import TMUX, TmuxServer
 from tmux_contract_mcp.handlers.tmux.control import ControlClient
 from tmux_contract_mcp.handlers.tmux.quoting import command_line, quote_argument, unescape_output
 from tmux_contract_mcp.handlers.tmux.sockets import Socket
