@@ -14,10 +14,10 @@ from ...generated.swift.models.list_panes import ListPanesInput, ListPanesOutput
 from ...generated.swift.models.list_sessions import ListSessionsInput, ListSessionsOutput
 from ...generated.swift.models.list_windows import ListWindowsInput, ListWindowsOutput
 from ..tmux import panes
+from ..tmux.formats import each_pane_once
 from ..tmux.refs import Refs
 from ..tmux.targets import Window
 from . import shapes
-from ..tmux.formats import each_pane_once
 from .lookup import Lookups, given
 
 

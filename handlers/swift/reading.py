@@ -9,11 +9,10 @@ from ...generated.swift.models.capture_since import CaptureSinceInput, CaptureSi
 from ...generated.swift.models.search_panes import SearchPanesInput, SearchPanesOutput
 from ...generated.swift.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
 from ..tmux import capture, search
-from ..tmux.formats import PaneRow
+from ..tmux.formats import PaneRow, each_pane_once
 from ..tmux.refs import Refs
 from ..tmux.waits import WatchLost
 from . import shapes
-from ..tmux.formats import each_pane_once
 from .lookup import Lookups, given
 
 DEFAULT_SCROLLBACK = 500
