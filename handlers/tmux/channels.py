@@ -25,7 +25,7 @@ import anyio
 import anyio.abc
 
 from .errors import CommandFailed, is_no_server, no_server, unrunnable
-from .sockets import Socket
+from .sockets import Socket, process_environ
 from .transport import protect_argument
 
 STDERR_READ = 1.0  # seconds to read a finished wait's error text
@@ -41,8 +41,7 @@ async def waiter(
     not an option, and a trailing ``;`` is escaped); the process ends when the
     channel is signalled.
     """
-    env = dict(environ)
-    env.pop("TMUX", None)  # the socket is always explicit (-S)
+    env = process_environ(environ)
     argv = [tmux_bin, "-N", "-S", socket.path, "wait-for", "--", protect_argument(channel)]
     try:
         process = await anyio.open_process(

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import subprocess
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -29,7 +28,7 @@ import anyio
 
 from .errors import CommandFailed, TmuxError, TmuxUnavailable, unrunnable
 from .quoting import command_line, unescape_output
-from .sockets import Socket
+from .sockets import Socket, process_environ
 from .transport import DEFAULT_TIMEOUT, SubprocessTransport
 
 log = logging.getLogger(__name__)
@@ -239,8 +238,7 @@ class ControlClient:
         (``update-environment``), which an attach does otherwise.
         """
         flags = ",".join(f for f in DEFAULT_FLAGS if output is False or f != "no-output")
-        env = dict(environ if environ is not None else os.environ)
-        env.pop("TMUX", None)
+        env = process_environ(environ)
         argv = [tmux_bin, "-N", "-S", socket.path, "-C", "attach-session", "-E", "-t", session_id]
         loop = asyncio.get_running_loop()
         try:

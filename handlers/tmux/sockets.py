@@ -68,5 +68,13 @@ def default_socket(environ: Mapping[str, str]) -> Socket:
     return socket_for_name("default", environ)
 
 
+def process_environ(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a tmux process of ours runs in: ``environ`` (default: this
+    process's) without ``TMUX``, since the socket is always explicit (``-S``)."""
+    env = dict(environ if environ is not None else os.environ)
+    env.pop("TMUX", None)
+    return env
+
+
 def tmux_binary(environ: Mapping[str, str]) -> str:
     return environ.get(TMUX_BIN_ENV) or "tmux"

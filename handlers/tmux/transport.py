@@ -7,7 +7,6 @@ an argument is escaped before it is passed.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from typing import Protocol
@@ -15,7 +14,7 @@ from typing import Protocol
 import anyio
 
 from .errors import CommandFailed, TmuxUnavailable, is_no_server, no_server, unrunnable
-from .sockets import Socket
+from .sockets import Socket, process_environ
 
 DEFAULT_TIMEOUT = 10.0
 
@@ -67,9 +66,7 @@ class SubprocessTransport:
         self.socket = socket
         self.tmux_bin = tmux_bin
         self.timeout = timeout
-        env = dict(environ if environ is not None else os.environ)
-        env.pop("TMUX", None)  # the socket is always explicit (-S)
-        self.env = env
+        self.env = process_environ(environ)
 
     def own_client_pids(self) -> frozenset[int]:
         """None: every process ends with its command."""
