@@ -237,9 +237,6 @@ def create_handlers(
         raise ProfileUnavailable(
             f"profile {profile.name!r} has no handlers yet; not implemented: {names}"
         )
-    cls = getattr(module, "Handlers", None)  # a profile written as one class: judged unbuilt
-    if isinstance(cls, type):
-        _check_implemented(profile, cls)
     if runtime is None:
         from .dispatch import ServedRuntime
 
