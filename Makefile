@@ -65,9 +65,13 @@ typecheck: env
 	@cp -r handlers $(TYPECHECK)/tmux_contract_mcp/handlers
 	MYPYPATH=$(TYPECHECK) $(BIN)/mypy -p tmux_contract_mcp -p codegen -p tests -p scripts
 
-# The whole gate: generated code and contracts up to date, lint, types, then every test.
+# The whole gate: generated code and contracts up to date, lint, types, then every test,
+# on one worker per core (pytest-xdist). Each test file runs whole, in order, on one
+# worker (--dist loadfile), so a module's shared tmux server and client are made once.
+# TEST_ARGS passes more pytest options, e.g. make test TEST_ARGS='-n 0 -x'.
+TEST_ARGS ?=
 test: env tmux check
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile $(TEST_ARGS)
 
 demo: env tmux
 	$(BIN)/python -m scripts.demo
