@@ -17,7 +17,7 @@ from codegen.model import Profile, Tool
 from codegen.model_rules import patterns
 from tmux_contract_mcp.ecma import UnsupportedPattern, translate
 
-DIALECTS = ("python", "rust")  # every engine a pattern must mean the same in
+DIALECTS = ("re", "regex-crate")  # every engine a pattern must mean the same in
 
 ALLOWED_KEYS = {
     "name",

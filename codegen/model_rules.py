@@ -36,9 +36,9 @@ def for_models(node: Any) -> Any:
         if key in _DATA:
             copy[key] = value
         elif key == "pattern" and isinstance(value, str):
-            copy[key] = translate(value, "rust")
+            copy[key] = translate(value, "regex-crate")
         elif key == "patternProperties" and isinstance(value, Mapping):
-            copy[key] = {translate(p, "rust"): for_models(sub) for p, sub in value.items()}
+            copy[key] = {translate(p, "regex-crate"): for_models(sub) for p, sub in value.items()}
         elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
             copy[key] = {name: for_models(sub) for name, sub in value.items()}
         else:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-Dialect = Literal["python", "rust"]
+Dialect = Literal["re", "regex-crate"]
 
 Ranges = tuple[tuple[int, int], ...]
 
@@ -48,9 +48,9 @@ _CLASS_ESCAPES: dict[str, tuple[Ranges, bool]] = {
 }
 _CONTROL_ESCAPES = {"t": 0x09, "n": 0x0A, "v": 0x0B, "f": 0x0C, "r": 0x0D}
 _SYNTAX_CHARACTERS = frozenset("^$\\.*+?()[]{}|/")
-_END_OF_TEXT: dict[Dialect, str] = {"python": r"\Z", "rust": "$"}  # the crate's $ is the end
-_WORD_BOUNDARY: dict[Dialect, str] = {"python": r"(?a:\b)", "rust": r"(?-u:\b)"}
-_NOT_WORD_BOUNDARY: dict[Dialect, str] = {"python": r"(?a:\B)", "rust": r"(?-u:\B)"}
+_END_OF_TEXT: dict[Dialect, str] = {"re": r"\Z", "regex-crate": "$"}  # the crate's $ is the end
+_WORD_BOUNDARY: dict[Dialect, str] = {"re": r"(?a:\b)", "regex-crate": r"(?-u:\b)"}
+_NOT_WORD_BOUNDARY: dict[Dialect, str] = {"re": r"(?a:\B)", "regex-crate": r"(?-u:\B)"}
 _QUANTIFIER = re.compile(r"\{([0-9]+)(,([0-9]*))?\}")
 _GROUP_NAME = re.compile(r"\?<([A-Za-z_][A-Za-z0-9_]*)>")
 
@@ -291,7 +291,7 @@ class _Reader:
 def translate(pattern: str, dialect: Dialect) -> str:
     """``pattern`` (ECMA-262) in ``dialect``, with the same meaning; raises UnsupportedPattern."""
     text = _Reader(pattern, dialect).translate()
-    if dialect == "python":
+    if dialect == "re":
         try:
             re.compile(text)
         except re.error as exc:
@@ -302,7 +302,7 @@ def translate(pattern: str, dialect: Dialect) -> str:
 @lru_cache(maxsize=256)
 def compiled(pattern: str) -> re.Pattern[str]:
     """``pattern`` compiled for Python with its ECMA-262 meaning."""
-    return re.compile(translate(pattern, "python"))
+    return re.compile(translate(pattern, "re"))
 
 
 def search(pattern: str, text: str) -> bool:

@@ -165,10 +165,10 @@ def _compilable(
         if key in _DATA:
             copy[key] = value
         elif key == "pattern" and isinstance(value, str):
-            copy[key] = ecma.translate(value, "python")
+            copy[key] = ecma.translate(value, "re")
         elif key == "patternProperties" and isinstance(value, Mapping):
             copy[key] = {
-                ecma.translate(pattern, "python"): _compilable(sub, formats, switches, None)
+                ecma.translate(pattern, "re"): _compilable(sub, formats, switches, None)
                 for pattern, sub in value.items()
             }
         elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
