@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,7 +71,21 @@ class TmuxServer:
             "-y",
             str(height),
         )
+        server.wait_for_prompt("main:")
         return server
+
+    def wait_for_prompt(self, target: str, timeout: float = 10.0) -> None:
+        """Until ``target``'s shell has drawn its prompt (its screen is no longer blank).
+
+        Keys typed before that are read all the same, but their echo lands before the
+        prompt and the command's first line of output after it, on the prompt's line.
+        Gives up quietly after ``timeout``: a shell with an empty prompt never draws one.
+        """
+        deadline = time.monotonic() + timeout
+        while not self.tmux("capture-pane", "-p", "-t", target).strip():
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.01)
 
     @property
     def socket_path(self) -> str:
