@@ -74,6 +74,7 @@ def compose(
         for name in defined(part):
             providers.setdefault(name, []).append(part)
     abstract = set(getattr(interface, "__abstractmethods__", ()))
+    to_wrap = frozenset(wrapped) if wrap is not None else frozenset()
     namespace: dict[str, Any] = {}
     missing: list[str] = []
     for name in declared(interface):
@@ -86,7 +87,7 @@ def compose(
                 missing.append(name)
             continue
         method: Method = getattr(found[0], name)
-        if wrap is not None and name in set(wrapped):
+        if wrap is not None and name in to_wrap:
             method = wrap(name, method)
         namespace[name] = staticmethod(method)
     if missing:
