@@ -17,7 +17,7 @@ cancellation). The pane's ``%output``, read by the session's output client
 (``Server.output_watch``), also ends the wait when the end marker arrives (so the
 output is in the pane when it is captured), counts the output's lines (so lines
 that scrolled out of the pane's history are counted as left out), and wakes the
-wait when the pane may have closed. Nothing polls.
+wait when the pane may have closed or died. Nothing polls.
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ from ...generated.python.models.run_command import RunCommandInput, RunCommandOu
 from ..tmux import capture, channels
 from ..tmux.control import ControlClient
 from ..tmux.core import Server, Tmux
-from ..tmux.errors import UnknownTarget
+from ..tmux.errors import NoServer
 from ..tmux.formats import PANE_FIELDS, PaneRow, format_of, parse_rows
-from ..tmux.waits import effective_timeout
+from ..tmux.waits import died, effective_timeout, server_went, went_away
 from .keys import key_commands
 from .markers import Markers, OutputCount
 from .reading import positive
@@ -193,13 +193,11 @@ class Run:
                     outcome = await self.follow(process, watch.client)
             finally:
                 remove()
-        pane = await pane_state(self.server, self.pane_id) if outcome != "gone" else None
+        pane = await self.now() if outcome != "gone" else None
         if pane is None:
-            raise UnknownTarget(
-                f"Pane {self.pane_id} on tmux {self.server.socket} went away after "
-                f"{self.elapsed:.1f}s, while the command ran (did it exit the shell?). Call "
-                "list_panes to see the panes that exist."
-            )
+            raise await went_away(self.server, self.pane, self.elapsed)
+        if outcome == "dead":
+            raise died(self.server.socket, pane, self.elapsed)
         collected = await self.collect(pane, start_row, finished=outcome == "finished")
         kept = capture.newest(collected.lines, max_lines)
         sized = capture.newest_within(kept.lines, MAX_OUTPUT_BYTES)
@@ -218,6 +216,14 @@ class Run:
 
     # --- waiting --------------------------------------------------------------------
 
+    async def now(self) -> PaneRow | None:
+        """The pane as it is now (None when it is gone); a server gone says so."""
+        try:
+            return await pane_state(self.server, self.pane_id)
+        except NoServer:
+            waited = anyio.current_time() - self.started
+            raise server_went(self.server.socket, self.pane_id, waited) from None
+
     def waiter(self) -> contextlib.AbstractAsyncContextManager[anyio.abc.Process]:
         """``tmux wait-for CHANNEL`` running while the block runs; killed if it still is."""
         return channels.waiter(
@@ -225,12 +231,15 @@ class Run:
         )
 
     async def follow(self, process: anyio.abc.Process, client: ControlClient) -> str:
-        """``finished``, ``timeout`` or ``gone``, sleeping until something may have changed.
+        """``finished``, ``timeout``, ``gone`` or ``dead``, sleeping until something may
+        have changed.
 
         Woken by the wait-for process ending, by the end marker in the pane's output,
         by a notification after which the pane may be gone, or by the clock (the
-        progress notification about once a second, and the deadline).
+        progress notification about once a second, and the deadline). An error is
+        carried out of the task group as itself, not wrapped in an exception group.
         """
+        failed: ToolError | None = None
         async with anyio.create_task_group() as group:
 
             async def signalled() -> None:
@@ -256,8 +265,12 @@ class Run:
                     with anyio.move_on_after(END_GRACE):
                         while not (self.signalled and (self.count.prompted or not self.watching)):
                             await self.next_wake()
+            except ToolError as exc:
+                failed = exc
             finally:
                 group.cancel_scope.cancel()
+        if failed is not None:
+            raise failed
         return outcome
 
     async def next_wake(self) -> None:
@@ -276,8 +289,11 @@ class Run:
                 return "finished"
             if self.count.maybe_gone:
                 self.count.maybe_gone = False
-                if await pane_state(self.server, self.pane_id) is None:
+                pane = await self.now()
+                if pane is None:
                     return "gone"
+                if pane["pane_dead"] == "1":
+                    return "dead"
             now = anyio.current_time()
             if now >= self.deadline:
                 return "timeout"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import anyio
 
 from ..tmux.control import output_event
+from ..tmux.waits import dead_pane
 
 # Characters a line editor could take as a key (Enter, completion, a binding): a
 # command holding any is typed as printf %b escapes, which then also escape the
@@ -118,7 +119,7 @@ class OutputCount:
         self._end_line = False  # the end marker's row is complete
 
     def on_line(self, line: str) -> None:
-        if line.startswith(_MAYBE_GONE):
+        if line.startswith(_MAYBE_GONE) or dead_pane(line) == self.pane_id:
             self.maybe_gone = True
             self.wake.set()
             return

@@ -12,6 +12,11 @@ has no rows that only grow: there, any screen row that changed since the last
 read is new output. A pane that switches to the alternate screen during the
 wait ends it with outcome ``alternate_screen``.
 
+A pane that goes (killed, its program exited, its window or session closed, the
+tmux server gone) or dies under ``remain-on-exit`` ends the wait at once with an
+error saying which (the output schema has no outcome for it): the watch wakes on
+the notifications that follow such a change (see ``waits``).
+
 Nothing polls tmux: the wait sleeps until the pane prints (``Server.output_watch``)
 or the timeout. The only timer is the one sending a progress notification
 about once a second.
@@ -33,10 +38,10 @@ from ...errors import InvalidArgument, ToolError
 from ...generated.python.models.wait_for_text import WaitForTextInput, WaitForTextOutput
 from ..tmux import capture
 from ..tmux.core import Server, Tmux
-from ..tmux.errors import UnknownTarget
+from ..tmux.errors import CommandFailed, NoServer, UnknownTarget
 from ..tmux.formats import SERVER_FIELDS, PaneRow, format_of, parse_rows
 from ..tmux.targets import WindowSelector, check_pane_id, resolve_pane
-from ..tmux.waits import Watch, WatchLost, effective_timeout
+from ..tmux.waits import Watch, WatchLost, died, effective_timeout, server_went, went_away
 
 Outcome = Literal["matched", "any_output", "stopped", "alternate_screen", "timeout"]
 
@@ -59,6 +64,8 @@ STATE_FIELDS = (
     "history_limit",
     "cursor_y",
     "alternate_on",
+    "pane_dead",
+    "pane_dead_status",
     *SERVER_FIELDS,
 )
 """What a wait reads of its pane on every wake: no more, since tmux spends most of a
@@ -231,7 +238,12 @@ class Wait:
     # --- reading --------------------------------------------------------------------
 
     async def state(self) -> PaneRow:
-        lines = await self.server.run("display-message", "-p", "-t", self.pane_id, STATE_FORMAT)
+        try:
+            lines = await self.server.run("display-message", "-p", "-t", self.pane_id, STATE_FORMAT)
+        except NoServer:
+            if self.pane is None:
+                raise
+            raise server_went(self.server.socket, self.pane_id, self.elapsed()) from None
         rows = parse_rows(lines, STATE_FIELDS)
         # display-message does not fail for a missing pane: it expands with no pane.
         if not rows or rows[0]["pane_id"] != self.pane_id:
@@ -240,11 +252,12 @@ class Wait:
                     f"No pane {self.pane_id} on tmux {self.server.socket}. Call list_panes to "
                     "see the panes that exist."
                 )
-            raise UnknownTarget(
-                f"Pane {self.pane_id} on tmux {self.server.socket} went away after "
-                f"{self.elapsed():.1f}s of waiting. Call list_panes to see the panes that exist."
-            )
-        self.pane = PaneRow(rows[0])
+            raise await went_away(self.server, self.pane, self.elapsed())
+        row = PaneRow(rows[0])
+        if self.pane is not None and row.server_tag != self.pane.server_tag:
+            # The same pane id on a new run of the server: not the pane waited on.
+            raise server_went(self.server.socket, self.pane_id, self.elapsed())
+        self.pane = row
         return self.pane
 
     async def cursor_row(self, pane: PaneRow, row: int) -> str:
@@ -347,6 +360,8 @@ class Wait:
 
     async def run(self) -> Ended:
         """Read, then sleep until the pane prints, until something ends the wait."""
+        if self.pane is not None and self.pane["pane_dead"] == "1":
+            raise died(self.server.socket, self.pane, None)
         restarts = 0
         while True:
             # After a lost watch, read again: the pane or its server may have gone.
@@ -374,15 +389,26 @@ class Wait:
         """
         async with self.server.output_watch(pane) as watch:
             while True:
-                read = await self.read()
+                read = await self.reread()
                 ended = self.judge(read)
                 if ended is not None:
                     return ended
+                if read.pane["pane_dead"] == "1":  # what it printed before dying is judged
+                    raise died(self.server.socket, read.pane, self.elapsed())
                 if read.pane.session_id != pane.session_id:
                     return None
                 if not await self.sleep(watch):
                     # Output that came just before the deadline still counts.
-                    return self.judge(await self.read()) or Ended("timeout")
+                    return self.judge(await self.reread()) or Ended("timeout")
+
+    async def reread(self) -> Read:
+        """``read``, with a pane that vanished between two of its commands named as gone."""
+        try:
+            return await self.read()
+        except CommandFailed as exc:
+            if "can't find" not in exc.stderr or self.pane is None:
+                raise
+            raise await went_away(self.server, self.pane, self.elapsed()) from None
 
     async def sleep(self, watch: Watch) -> bool:
         """Until the pane prints (True) or the deadline passes (False), reporting progress

@@ -4,20 +4,24 @@ from __future__ import annotations
 
 import anyio
 
+from ...errors import ToolError
 from ...generated.swift.models.capture_pane import CapturePaneInput, CapturePaneOutput
 from ...generated.swift.models.capture_since import CaptureSinceInput, CaptureSinceOutput
 from ...generated.swift.models.search_panes import SearchPanesInput, SearchPanesOutput
 from ...generated.swift.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
 from ..tmux import capture, search
-from ..tmux.formats import PaneRow, each_pane_once
+from ..tmux.errors import CommandFailed, NoServer
+from ..tmux.formats import PANE_FIELDS, PaneRow, each_pane_once
 from ..tmux.refs import Refs
-from ..tmux.waits import WatchLost
+from ..tmux.waits import WatchLost, died, server_went, went_away
 from . import shapes
-from .lookup import Lookups, given
+from .lookup import Lookup, Lookups, given
 
 DEFAULT_SCROLLBACK = 500
 DEFAULT_MATCHES_PER_PANE = 20
 MAX_WAIT_MS = 10_000
+WATCH_RESTARTS = 3  # a watch whose tmux client ended is started again this many times
+WAIT_FIELDS = (*PANE_FIELDS, "pane_dead_status")
 
 
 class Reading:
@@ -61,6 +65,8 @@ class Reading:
         wait_ms = min(given(params.waitMs, 0), MAX_WAIT_MS)
         since = await capture.read_since(lookup.server, row, cursor, max_lines)
         if not since.lines and wait_ms > 0:
+            if row["pane_dead"] == "1":  # nothing more will print: waiting is pointless
+                raise died(lookup.server.socket, row, None)
             since, row = await self._wait_for_rows(row, cursor, max_lines, wait_ms / 1000)
         return CaptureSinceOutput.model_validate(
             {
@@ -80,22 +86,27 @@ class Reading:
         """Sleep until the pane prints a complete row after the cursor, or until ``timeout``.
 
         The watch starts before the re-read, so output printed in between still wakes it.
+        A pane that goes (or whose window, session or server goes) or dies under
+        remain-on-exit ends the wait at once with an error saying so; a pane moved to
+        another session is watched there.
         """
-        lookup = self.lookups()
-        deadline = anyio.current_time() + timeout
-        async with lookup.server.output_watch(row) as watch:
-            while True:
-                row = await lookup.pane(row.pane_id)
-                since = await capture.read_since(lookup.server, row, cursor, max_lines)
-                if since.lines:
-                    return since, row
-                with anyio.move_on_after(deadline - anyio.current_time()) as scope:
-                    try:
-                        await watch.changed()
-                    except WatchLost:
-                        scope.cancel()
-                if scope.cancel_called:
-                    return since, row
+        waiting = _Waiting(self.lookups(), row, cursor, max_lines, timeout)
+        lost = 0
+        while True:
+            try:
+                found = await waiting.watch()
+            except WatchLost:
+                lost += 1
+                if lost > WATCH_RESTARTS:
+                    raise ToolError(
+                        f"The tmux client watching pane {row.pane_id} on "
+                        f"{waiting.lookup.server.socket} kept ending ({lost} times). Check that "
+                        "the tmux server is healthy, then call capture_since again."
+                    ) from None
+                await waiting.reread()  # the pane, its session or its server may have gone
+                continue
+            if found is not None:
+                return found
 
     async def search_panes(self, params: SearchPanesInput) -> SearchPanesOutput:
         lookup = self.lookups()
@@ -130,3 +141,65 @@ class Reading:
                 "truncatedBy": found.truncated_by,
             }
         )
+
+
+class _Waiting:
+    """One capture_since wait: the pane as first read, and reading it again on each wake."""
+
+    def __init__(
+        self,
+        lookup: Lookup,
+        row: PaneRow,
+        cursor: capture.Cursor | None,
+        max_lines: int,
+        timeout: float,
+    ) -> None:
+        self.lookup = lookup
+        self.row = self.first = row
+        self.cursor = cursor
+        self.max_lines = max_lines
+        self.started = anyio.current_time()
+        self.deadline = self.started + timeout
+
+    async def watch(self) -> tuple[capture.Since, PaneRow] | None:
+        """The rows (or none, at the deadline) seen through one watch of the pane's session;
+        None when the pane moved to another session, to be watched there."""
+        server = self.lookup.server
+        watched = self.row.session_id
+        async with server.output_watch(self.row) as watch:
+            while True:
+                row = self.row = await self.reread()
+                since = await self.read(row)
+                if since.lines:
+                    return since, row
+                if row["pane_dead"] == "1":
+                    raise died(server.socket, row, anyio.current_time() - self.started)
+                if row.session_id != watched:
+                    return None
+                with anyio.move_on_after(self.deadline - anyio.current_time()):
+                    await watch.changed()
+                    continue
+                return since, row
+
+    async def reread(self) -> PaneRow:
+        server = self.lookup.server
+        waited = anyio.current_time() - self.started
+        try:
+            row = await server.pane(self.row.pane_id, WAIT_FIELDS)
+        except NoServer:
+            raise server_went(server.socket, self.row.pane_id, waited) from None
+        if row is None:
+            raise await went_away(server, self.row, waited)
+        if row.server_tag != self.first.server_tag:  # the same id on a new server run
+            raise server_went(server.socket, self.row.pane_id, waited)
+        return row
+
+    async def read(self, row: PaneRow) -> capture.Since:
+        server = self.lookup.server
+        try:
+            return await capture.read_since(server, row, self.cursor, self.max_lines)
+        except CommandFailed as exc:
+            if "can't find" not in exc.stderr:
+                raise
+            waited = anyio.current_time() - self.started
+            raise await went_away(server, self.row, waited) from None

@@ -5,24 +5,70 @@ and not started with ``no-output``, so waits get their own clients: one per
 session, shared by every wait on that session's panes and closed when the
 last wait ends. A wait wakes on an ``%output`` line for its pane, never on a
 timer; what changed is then read the ordinary way.
+
+A wait also wakes when its pane may have gone or died, so that it ends at once
+instead of at its timeout: on the notifications tmux sends when a pane leaves a
+window (``%layout-change``), a window or session closes, or the client's session
+changes; when the client ends (the session or the server went); and when tmux
+reports the pane dead under ``remain-on-exit``, through a format subscription
+(``refresh-client -B``) that tmux itself checks about once a second. The wait
+then reads the pane again, and ``went_away`` / ``died`` word what happened.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import anyio
 
 from ...errors import ToolError
-from .control import ControlClient, output_event
+from .control import ControlClient, ControlClientGone, output_event
+from .errors import CommandFailed, NoServer, TmuxError, UnknownTarget
+from .formats import PaneRow
 from .sockets import Socket
+
+if TYPE_CHECKING:
+    from .core import Server
 
 WAIT_MAX_ENV = "LIBTMUX_MCP_WAIT_MAX_SECONDS"
 DEFAULT_WAIT_MAX = 30.0
+
+# Notifications after which a watched pane may be gone: a pane left a window (its
+# layout changed), a window or a session closed, the client's session changed.
+MAY_HAVE_GONE = (
+    "%layout-change ",
+    "%window-close ",
+    "%unlinked-window-close ",
+    "%window-pane-changed ",
+    "%session-window-changed ",
+    "%session-changed ",
+    "%sessions-changed",
+    "%exit",
+)
+# A subscription to every pane's ``pane_dead`` in the client's session: tmux sends
+# ``%subscription-changed`` when a value changes (it checks about once a second).
+DEAD_SUBSCRIPTION = "tcm-pane-dead"
+SUBSCRIBE_DEAD = ("refresh-client", "-B", f"{DEAD_SUBSCRIPTION}:%*:#{{pane_dead}}")
+
+
+def dead_pane(line: str) -> str | None:
+    """The pane a ``%subscription-changed`` line of ours reports dead, else None.
+
+    The line reads ``%subscription-changed NAME $S @W INDEX %P … : VALUE``.
+    """
+    if not line.startswith("%subscription-changed "):
+        return None
+    head, separator, value = line.partition(" : ")
+    words = head.split(" ")
+    if not separator or value != "1" or len(words) < 6 or words[1] != DEAD_SUBSCRIPTION:
+        return None
+    return words[5]
 
 
 def wait_ceiling(environ: Mapping[str, str]) -> float:
@@ -52,11 +98,13 @@ def effective_timeout(timeout: float, environ: Mapping[str, str]) -> float:
 
 
 class WatchLost(Exception):
-    """The client delivering output ended (its session or server went away)."""
+    """The client delivering output ended, or could not attach (its session or server
+    went away): read the pane again to learn which, then watch again."""
 
 
 class Watch:
-    """Output events of one pane, remembered until ``changed`` consumes them."""
+    """Events of one pane (it printed, it may have gone, it died), remembered until
+    ``changed`` consumes them."""
 
     def __init__(self, client: ControlClient, pane_id: str) -> None:
         self.client = client
@@ -66,7 +114,10 @@ class Watch:
 
     def on_line(self, line: str) -> None:
         event = output_event(line)
-        if event is not None and event[0] == self.pane_id:
+        if event is not None:
+            if event[0] == self.pane_id:
+                self._event.set()
+        elif line.startswith(MAY_HAVE_GONE) or dead_pane(line) == self.pane_id:
             self._event.set()
 
     def on_ended(self) -> None:
@@ -74,7 +125,8 @@ class Watch:
         self._event.set()
 
     async def changed(self) -> None:
-        """Return once the pane has printed since the last call (or since the watch began)."""
+        """Return once the pane has printed, or may have gone or died, since the last call
+        (or since the watch began): the caller reads the pane again to know which."""
         await self._event.wait()
         if self._lost:
             raise WatchLost(f"the tmux client watching {self.pane_id} ended")
@@ -123,9 +175,15 @@ class OutputWatchers:
         async with self._lock:
             shared = self._shared.get(session_id)
             if shared is None or not shared.client.usable:
-                client = await ControlClient.start(
-                    self.socket, self.tmux_bin, session_id, environ=self.environ, output=True
-                )
+                try:
+                    client = await ControlClient.start(
+                        self.socket, self.tmux_bin, session_id, environ=self.environ, output=True
+                    )
+                except ControlClientGone as exc:
+                    raise WatchLost(str(exc)) from None
+                # Without it a pane that dies under remain-on-exit sends nothing at all.
+                with contextlib.suppress(CommandFailed, ControlClientGone):
+                    await client.run(SUBSCRIBE_DEAD)
                 shared = self._shared[session_id] = _Shared(client)
             shared.users += 1
             return shared
@@ -165,3 +223,56 @@ class OutputWatchers:
         with anyio.CancelScope(shield=True):
             for task in list(self._closing.values()):
                 await task
+
+
+# --- what a wait says when its pane is gone or dead ---------------------------------------
+
+
+def server_went(socket: Socket, pane_id: str, waited: float) -> NoServer:
+    """The error for a wait whose tmux server stopped answering while it waited."""
+    return NoServer(
+        f"The tmux server on {socket} exited (or its socket went) after {waited:.1f}s of "
+        f"waiting on pane {pane_id}: no tmux server answers there now. Find out what stopped "
+        "it; once a server runs there again, list its panes and start a new wait."
+    )
+
+
+async def went_away(server: Server, pane: PaneRow, waited: float) -> TmuxError:
+    """The error for a wait whose pane is no longer there, saying what went with it:
+    its window, its session, or the whole server."""
+    try:
+        rows = await server.run("list-windows", "-a", "-F", "#{session_id} #{window_id}")
+    except NoServer:
+        return server_went(server.socket, pane.pane_id, waited)
+    pairs = [row.split(" ", 1) for row in rows]
+    sessions = {pair[0] for pair in pairs}
+    windows = {pair[-1] for pair in pairs}
+    what = f"Pane {pane.pane_id} on tmux {server.socket} went away after {waited:.1f}s of waiting"
+    if pane.session_id not in sessions:
+        return UnknownTarget(
+            f"{what}: its session {pane.session_id} was closed (killed, or its last pane "
+            "exited). Call list_sessions to see the sessions that exist."
+        )
+    if pane.window_id not in windows:
+        return UnknownTarget(
+            f"{what}: its window {pane.window_id} was closed (killed, or its last pane "
+            "exited). Call list_windows to see the windows that exist."
+        )
+    return UnknownTarget(
+        f"{what}: it was killed, or its program exited. Call list_panes to see the panes "
+        "that exist."
+    )
+
+
+def died(socket: Socket, pane: PaneRow, waited: float | None) -> TmuxError:
+    """The error for a wait on a pane whose program has exited while ``remain-on-exit``
+    keeps the pane: nothing more will print, so waiting on is pointless."""
+    status = pane.raw.get("pane_dead_status", "")
+    how = f" with status {status}" if status else ""
+    when = "" if waited is None else f" after {waited:.1f}s of waiting"
+    return TmuxError(
+        f"Pane {pane.pane_id} on tmux {socket} is dead{when}: its program exited{how} and "
+        "remain-on-exit keeps the pane, so nothing more will print there. Read what it left "
+        "(capture_pane), respawn the pane to run a program in it again, or wait on another "
+        "pane."
+    )
