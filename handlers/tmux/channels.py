@@ -13,6 +13,10 @@ tmux facts (3.3a) a caller should know:
 - tmux keeps a killed waiter registered until the channel's next signal, which
   then goes to it (and to any live waiters) instead of being kept: after a wait
   timed out, a signal sent while no other wait is pending is used up.
+- A server that exits (``kill-server``, its last session closed) lets every wait
+  go as if signalled, status 0; one that dies leaves them with status 1 and
+  "server exited unexpectedly". So a wait that ends with 0 asks whether the server
+  still runs before it counts as signalled.
 """
 
 from __future__ import annotations
@@ -24,9 +28,9 @@ from collections.abc import AsyncIterator, Mapping
 import anyio
 import anyio.abc
 
-from .errors import CommandFailed, is_no_server, no_server, unrunnable
+from .errors import CommandFailed, NoServer, is_no_server, no_server, unrunnable
 from .sockets import Socket, process_environ
-from .transport import protect_argument
+from .transport import SubprocessTransport, protect_argument
 
 STDERR_READ = 1.0  # seconds to read a finished wait's error text
 
@@ -73,19 +77,43 @@ async def wait_for(
     """True once ``channel`` is signalled on ``socket``; False when ``timeout`` seconds pass.
 
     A tmux error (no server, a command tmux refuses) raises ``NoServer`` /
-    ``CommandFailed``.
+    ``CommandFailed``; a server that goes while the wait runs raises ``NoServer``
+    at once, saying so.
     """
     async with waiter(socket, tmux_bin, environ, channel) as process:
         with anyio.move_on_after(timeout):
             await process.wait()
         if process.returncode is None:
             return False
-        if process.returncode == 0:
+        stderr = "" if process.returncode == 0 else await _read_all(process)
+    if process.returncode == 0:
+        if await _still_running(socket, tmux_bin, environ):
             return True
-        stderr = await _read_all(process)
+        raise _server_went(socket, channel)
+    if "server exited" in stderr:
+        raise _server_went(socket, channel)
     if is_no_server(stderr):
         raise no_server(socket)
     raise CommandFailed(("wait-for",), stderr, str(socket))
+
+
+async def _still_running(socket: Socket, tmux_bin: str, environ: Mapping[str, str]) -> bool:
+    """Whether a tmux server answers on ``socket`` (an error from it is an answer too)."""
+    try:
+        await SubprocessTransport(socket, tmux_bin, environ).run(["list-sessions", "-F", "."])
+    except NoServer:
+        return False
+    except CommandFailed:
+        return True
+    return True
+
+
+def _server_went(socket: Socket, channel: str) -> NoServer:
+    return NoServer(
+        f"The tmux server on {socket} exited (or its socket went) while waiting for channel "
+        f"{channel!r}: nothing can signal it now. Find out what stopped it; once a server "
+        "runs there again, wait on the channel anew."
+    )
 
 
 async def _read_all(process: anyio.abc.Process) -> str:
