@@ -29,7 +29,7 @@ import anyio
 
 from ...errors import ToolError
 from .control import ControlClient, ControlClientGone, output_event
-from .errors import CommandFailed, NoServer, TmuxError, UnknownTarget
+from .errors import CommandFailed, NoServer, TmuxError, UnknownTarget, is_no_server
 from .formats import PaneRow
 from .sockets import Socket
 
@@ -97,7 +97,7 @@ def effective_timeout(timeout: float, environ: Mapping[str, str]) -> float:
     return min(max(timeout, 0.0), wait_ceiling(environ))
 
 
-class WatchLost(Exception):
+class WatchLost(TmuxError):
     """The client delivering output ended, or could not attach (its session or server
     went away): read the pane again to learn which, then watch again."""
 
@@ -180,6 +180,8 @@ class OutputWatchers:
                         self.socket, self.tmux_bin, session_id, environ=self.environ, output=True
                     )
                 except ControlClientGone as exc:
+                    if is_no_server(str(exc)):
+                        raise unreachable(self.socket) from None
                     raise WatchLost(str(exc)) from None
                 # Without it a pane that dies under remain-on-exit sends nothing at all.
                 with contextlib.suppress(CommandFailed, ControlClientGone):
@@ -226,6 +228,15 @@ class OutputWatchers:
 
 
 # --- what a wait says when its pane is gone or dead ---------------------------------------
+
+
+def unreachable(socket: Socket) -> NoServer:
+    """The error for a wait that cannot attach its watching client: nothing listens."""
+    return NoServer(
+        f"No tmux server answers new clients on {socket}: the server exited, or its socket "
+        "file was removed while it runs (sending it SIGUSR1, `kill -USR1 PID`, makes tmux "
+        "create the file again). Start or restore a server there, then wait again."
+    )
 
 
 def server_went(socket: Socket, pane_id: str, waited: float) -> NoServer:
