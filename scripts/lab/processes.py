@@ -59,3 +59,47 @@ def end_session(leader: int) -> list[int]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     return members
+
+
+def cmdline(pid: int) -> list[str]:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return []
+    return [arg.decode("utf-8", "replace") for arg in raw.split(b"\0") if arg]
+
+
+def environ_of(pid: int) -> dict[str, str]:
+    try:
+        raw = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return {}
+    pairs = (item.decode("utf-8", "replace").partition("=") for item in raw.split(b"\0") if item)
+    return {name: value for name, _, value in pairs}
+
+
+def mcp_servers(socket_name: str) -> dict[int, str]:
+    """The MCP servers (``tmux-contract-mcp`` processes) started for tmux socket
+    ``socket_name`` (``LIBTMUX_SOCKET`` in their environment): pid -> profile."""
+    found: dict[int, str] = {}
+    for pid in pids():
+        argv = cmdline(pid)
+        if not any(os.path.basename(arg) == "tmux-contract-mcp" for arg in argv[:2]):
+            continue
+        if environ_of(pid).get("LIBTMUX_SOCKET") != socket_name:
+            continue
+        at = argv.index("--profile") if "--profile" in argv else -1
+        found[pid] = argv[at + 1] if 0 <= at < len(argv) - 1 else "python"
+    return found
+
+
+def tmux_processes(socket_name: str) -> list[int]:
+    """tmux processes (server and clients) whose command line names the socket."""
+    return sorted(
+        pid
+        for pid in pids()
+        if (argv := cmdline(pid))
+        and os.path.basename(argv[0]) == "tmux"
+        and any(socket_name in arg for arg in argv[1:])
+        and alive(pid)
+    )
