@@ -14,23 +14,13 @@ from dataclasses import dataclass
 import anyio
 
 from ..tmux.control import output_event
-from ..tmux.waits import dead_pane
+from ..tmux.waits import MAY_HAVE_GONE, dead_pane
 
 # Characters a line editor could take as a key (Enter, completion, a binding): a
 # command holding any is typed as printf %b escapes, which then also escape the
 # backslash and '!' (history expansion can reach into the double quotes around it).
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _ESCAPED = re.compile(r"[\x00-\x1f\x7f!\\]")
-# Notifications after which the pane may be gone (its window or session closed).
-_MAYBE_GONE = (
-    "%layout-change",
-    "%window-close",
-    "%unlinked-window-close",
-    "%session-changed",
-    "%sessions-changed",
-    "%window-pane-changed",
-    "%exit",
-)
 
 
 def quoted_command(command: str, builtin: str = "command") -> str:
@@ -119,7 +109,7 @@ class OutputCount:
         self._end_line = False  # the end marker's row is complete
 
     def on_line(self, line: str) -> None:
-        if line.startswith(_MAYBE_GONE) or dead_pane(line) == self.pane_id:
+        if line.startswith(MAY_HAVE_GONE) or dead_pane(line) == self.pane_id:
             self.maybe_gone = True
             self.wake.set()
             return
