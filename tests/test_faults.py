@@ -220,8 +220,9 @@ async def test_a_wait_whose_output_client_is_killed_still_sees_the_pane_print(
             waiting = await start_wait(group, fresh, profile, session, pane)
             (watcher,) = [pid for pid, name in attached(fresh.tmux).items() if name == session]
             os.kill(watcher, signal.SIGKILL)
+            # The typed line does not hold the text it prints: only the output matches.
             await anyio.to_thread.run_sync(fresh.tmux.tmux, "send-keys", "-t", pane, "-l", "--",
-                                           "echo FAULT-DONE")  # fmt: skip
+                                           'echo FAULT-""DONE')  # fmt: skip
             fresh.tmux.tmux("send-keys", "-t", pane, "Enter")
     assert waiting.answer is not None
     assert not waiting.answer.is_error, error_text(waiting.answer)
@@ -229,8 +230,10 @@ async def test_a_wait_whose_output_client_is_killed_still_sees_the_pane_print(
     assert found is not None
     if profile == "python":
         assert found["outcome"] == "matched"
+        assert found["matched_lines"] == ["FAULT-DONE"]
     else:
-        assert "FAULT-DONE" in found["lines"]
+        # The rows completed since the cursor: the typed line, and its output if it came.
+        assert found["lines"] and 'echo FAULT-""DONE' in found["lines"][0], found["lines"]
     await ends_clean(fresh)
 
 
