@@ -229,10 +229,13 @@ class ControlClient:
         environ: Mapping[str, str] | None = None,
         output: bool = False,
         timeout: float = DEFAULT_TIMEOUT,
+        then: Sequence[Sequence[str]] = (),
     ) -> ControlClient:
         """Attach to ``session_id`` and wait for the attach's own reply.
 
         ``output=True`` drops ``no-output`` so ``%output`` arrives for the session's panes.
+        ``then`` are commands for the new client to run right after the attach, in the
+        same invocation: nothing is written to it for them, and their replies are dropped.
         ``-N`` keeps the client from starting a server on an empty socket; ``-E`` keeps
         tmux from copying this process's environment into the session's
         (``update-environment``), which an attach does otherwise.
@@ -240,13 +243,14 @@ class ControlClient:
         flags = ",".join(f for f in DEFAULT_FLAGS if output is False or f != "no-output")
         env = process_environ(environ)
         argv = [tmux_bin, "-N", "-S", socket.path, "-C", "attach-session", "-E", "-t", session_id]
+        argv += ["-f", flags]
+        for command in then:
+            argv += [";", *command]
         loop = asyncio.get_running_loop()
         try:
             process, pipes = await loop.subprocess_exec(
                 _Pipes,
                 *argv,
-                "-f",
-                flags,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

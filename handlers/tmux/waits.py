@@ -18,7 +18,6 @@ then reads the pane again, and ``went_away`` / ``died`` word what happened.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import math
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -29,7 +28,7 @@ import anyio
 
 from ...errors import ToolError
 from .control import ControlClient, ControlClientGone, output_event
-from .errors import CommandFailed, NoServer, TmuxError, UnknownTarget, is_no_server
+from .errors import NoServer, TmuxError, UnknownTarget, is_no_server
 from .formats import PaneRow
 from .sockets import Socket
 
@@ -176,16 +175,20 @@ class OutputWatchers:
             shared = self._shared.get(session_id)
             if shared is None or not shared.client.usable:
                 try:
+                    # The subscription travels with the attach: without it a pane that
+                    # dies under remain-on-exit sends nothing at all.
                     client = await ControlClient.start(
-                        self.socket, self.tmux_bin, session_id, environ=self.environ, output=True
+                        self.socket,
+                        self.tmux_bin,
+                        session_id,
+                        environ=self.environ,
+                        output=True,
+                        then=(SUBSCRIBE_DEAD,),
                     )
                 except ControlClientGone as exc:
                     if is_no_server(str(exc)):
                         raise unreachable(self.socket) from None
                     raise WatchLost(str(exc)) from None
-                # Without it a pane that dies under remain-on-exit sends nothing at all.
-                with contextlib.suppress(CommandFailed, ControlClientGone):
-                    await client.run(SUBSCRIBE_DEAD)
                 shared = self._shared[session_id] = _Shared(client)
             shared.users += 1
             return shared
