@@ -94,3 +94,13 @@ compare-peer: env tmux
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# Thousands of mixed calls (reads, writes, waits, batches) to one server per profile over
+# stdio, on a private tmux server: the server's resident memory, open descriptors, threads,
+# child processes and the tmux client count after warm-up and at the end. Fails when a call
+# fails or a figure grows past its bound. Pass options with SOAK_ARGS, e.g.
+# make soak SOAK_ARGS='--calls 10000 --profile python'.
+.PHONY: soak
+SOAK_ARGS ?=
+soak: env tmux
+	$(BIN)/python -m scripts.soak $(SOAK_ARGS)
