@@ -52,7 +52,7 @@ class SwiftProfileHandlers(abc.ABC):
     async def capture_since(
         self, params: CaptureSinceInput
     ) -> CaptureSinceOutput | Reply[CaptureSinceOutput]:
-        """Read only the lines a pane has printed since an earlier call, to follow a running command's output without re-reading what was already seen. Each result carries an opaque `cursor`; pass it back unchanged to continue from there, and set `waitMs` (0 to 10000, i.e. at most 10 s) to let the call wait for new output: it wakes on the pane's output, not on a timer. A line is returned once it is complete (the cursor has moved below it). Returns the new lines (at most `maxLines`, 200 when omitted, up to 2000; `droppedLines` counts older new lines left out), the next cursor, `linesMissed` (a lower bound on lines that scrolled out of history before they could be read), and `restarted` when reading started over because the pane was respawned or the server restarted. A cursor is only valid for the pane and the server process that issued it. `paneId` takes a raw tmux pane id such as `%3` or a `ref` returned by another tool."""
+        """Read only the lines a pane has printed since an earlier call, to follow a running command's output without re-reading what was already seen. Each result carries an opaque `cursor`; pass it back unchanged to continue from there, and set `waitMs` (0 to 10000, i.e. at most 10 s) to let the call wait for new output: it wakes on the pane's output, not on a timer. A line is returned once it is complete (the cursor has moved below it). Returns the new lines (at most `maxLines`, 200 when omitted, up to 2000; `droppedLines` counts older new lines left out), the next cursor, `linesMissed` (true when some lines scrolled out of history before they could be read), and `restarted` when reading started over because the pane was respawned or the server restarted. A cursor is only valid for the pane and the server process that issued it. `paneId` takes a raw tmux pane id such as `%3` or a `ref` returned by another tool."""
 
     @abc.abstractmethod
     async def find_pane_by_position(
@@ -76,7 +76,7 @@ class SwiftProfileHandlers(abc.ABC):
     async def get_session_info(
         self, params: GetSessionInfoInput
     ) -> GetSessionInfoOutput | Reply[GetSessionInfoOutput]:
-        """Describe one session: its ref and id, name, number of windows, whether a client is attached, and when it was created (ISO 8601, UTC). `session` takes a session id (`$1`), a `ref` returned by another tool, or a session name."""
+        """Describe one session: its ref and id, name, number of windows, whether a client is attached, and when it was created (Unix time, seconds). `session` takes a session id (`$1`), a `ref` returned by another tool, or a session name."""
 
     @abc.abstractmethod
     async def get_tmux_variables(
@@ -98,7 +98,7 @@ class SwiftProfileHandlers(abc.ABC):
     async def list_sessions(
         self, params: ListSessionsInput
     ) -> ListSessionsOutput | Reply[ListSessionsOutput]:
-        """List the sessions of the tmux server, each with its ref and id, name, number of windows, whether a client is attached, and creation time (ISO 8601, UTC). Takes no arguments; the `ref` and `id` values it returns can be passed to every tool that takes a session."""
+        """List the sessions of the tmux server, each with its ref and id, name, number of windows, whether a client is attached, and creation time (Unix time, seconds). Takes no arguments; the `ref` and `id` values it returns can be passed to every tool that takes a session."""
 
     @abc.abstractmethod
     async def list_windows(
