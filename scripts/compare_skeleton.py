@@ -6,7 +6,9 @@ lists it, descriptions removed. Every tool this server advertises is compared
 with it: toolset, title, annotations, input and output schema (descriptions
 and schema titles removed on our side too) and ``_meta``. Prints every
 difference as a JSON pointer with both values, then the skeleton's tools not
-served yet. Exits 1 when a served tool differs or is not in the skeleton.
+served yet; over tools/list, the resources, resource templates and prompts
+are compared with the skeleton's lists too. Exits 1 when a served tool differs
+or is not in the skeleton, or one of those lists differs.
 
 By default the tools are read with ``tools/list`` from the installed command,
 every toolset on, through the MCP client; ``--static`` reads
@@ -29,7 +31,14 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from codegen.skeleton import Comparison, compare, load_skeleton, skeleton_path
+from codegen.skeleton import (
+    Comparison,
+    compare,
+    differences,
+    load_skeleton,
+    shown,
+    skeleton_path,
+)
 from scripts.lab.client import COMMAND
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,10 +59,16 @@ def static_tools(profile: str) -> list[dict[str, Any]]:
 
 
 async def listed_tools(profile: str, toolsets: Sequence[str]) -> list[dict[str, Any]]:
-    """``tools/list`` of the installed command with every toolset on, as JSON.
+    """``tools/list`` of the installed command with every toolset on, as JSON."""
+    return (await listed(profile, toolsets))["tools"]
 
-    It runs in a private, empty TMUX_TMPDIR: listing tools needs no tmux server,
-    and nothing here may reach one.
+
+async def listed(profile: str, toolsets: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """What the installed command lists with every toolset on, as JSON, under the
+    skeleton's keys: ``tools``, ``resources``, ``resourceTemplates``, ``prompts``.
+
+    It runs in a private, empty TMUX_TMPDIR: listing needs no tmux server, and
+    nothing here may reach one.
     """
     with tempfile.TemporaryDirectory(prefix="tcm-skeleton-") as tmpdir:
         env = {
@@ -67,9 +82,47 @@ async def listed_tools(profile: str, toolsets: Sequence[str]) -> list[dict[str, 
             stdio_client(params) as (read, write),
             ClientSession(read, write) as session,
         ):
-            await session.initialize()
-            listed = await session.list_tools()
-    return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed.tools]
+            initialized = await session.initialize()
+            tools: list[Any] = list((await session.list_tools()).tools)
+            resources: list[Any] = []
+            templates: list[Any] = []
+            prompts: list[Any] = []
+            if initialized.capabilities.resources is not None:
+                resources = list((await session.list_resources()).resources)
+                templates = list((await session.list_resource_templates()).resource_templates)
+            if initialized.capabilities.prompts is not None:
+                prompts = list((await session.list_prompts()).prompts)
+    return {
+        key: [item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in items]
+        for key, items in (
+            ("tools", tools),
+            ("resources", resources),
+            ("resourceTemplates", templates),
+            ("prompts", prompts),
+        )
+    }
+
+
+def surface_differences(
+    listing: dict[str, list[dict[str, Any]]], skeleton: dict[str, Any]
+) -> list[str]:
+    """Where the resources, resource templates and prompts differ from the skeleton's lists
+    (which leave their descriptions out); a skeleton without such a list fixes nothing."""
+    found = []
+    for key in ("resources", "resourceTemplates", "prompts"):
+        if key not in skeleton:
+            continue
+        described = (
+            {name: value for name, value in item.items() if name != "description"}
+            for item in listing.get(key, [])
+        )
+        ours = sorted(described, key=lambda item: str(item["name"]))
+        theirs = sorted(skeleton[key], key=lambda item: str(item["name"]))
+        found += [
+            f"{key}{where}: ours {shown(a)}, skeleton {shown(b)}"
+            for where, a, b in differences(ours, theirs)
+        ]
+    return found
 
 
 def report(profile: str, source: str, skeleton: Path, comparison: Comparison) -> str:
@@ -118,14 +171,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"compare-skeleton: no skeleton at {skeleton}", file=sys.stderr)
         return 2
     toolsets, names = catalog(args.profile)
+    surface: list[str] = []
     if args.static:
         tools, source = static_tools(args.profile), f"generated/{args.profile}/tools.json"
     else:
-        tools = anyio.run(listed_tools, args.profile, names)
-        source = "tools/list, every toolset on"
+        listing = anyio.run(listed, args.profile, names)
+        tools, source = listing["tools"], "tools/list, every toolset on"
+        surface = surface_differences(listing, json.loads(skeleton.read_text("utf-8")))
     comparison = compare(tools, toolsets, load_skeleton(skeleton))
     print(report(args.profile, source, skeleton, comparison))
-    return 0 if comparison.served_match else 1
+    if surface:
+        print("resources, resource templates and prompts:")
+        print("\n".join(f"  {line}" for line in surface))
+    return 0 if comparison.served_match and not surface else 1
 
 
 if __name__ == "__main__":

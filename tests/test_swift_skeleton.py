@@ -109,14 +109,23 @@ def test_every_served_tool_is_the_skeletons_and_the_rest_are_named() -> None:
 
 @pytest.mark.anyio
 @pytest.mark.e2e
-async def test_tools_list_over_the_client_is_the_skeleton_for_every_served_tool() -> None:
-    """What a client receives (every toolset on), not just what was generated."""
-    listed = await compare_skeleton.listed_tools("swift", ALL_TOOLSETS)
-    comparison = compare(listed, served_toolsets(), SKELETON)
+async def test_what_a_client_lists_is_the_skeleton_for_every_served_tool_and_resource() -> None:
+    """What a client receives (every toolset on), not just what was generated: the
+    tools, and the one resource, no resource template and no prompt."""
+    listing = await compare_skeleton.listed("swift", ALL_TOOLSETS)
+    comparison = compare(listing["tools"], served_toolsets(), SKELETON)
     assert [str(d) for d in comparison.differences] == []
     assert comparison.extra == ()
     assert set(comparison.unserved) == NOT_SERVED_YET
-    assert all("_meta" in each for each in listed)
+    assert all("_meta" in each for each in listing["tools"])
+    document = json.loads(SKELETON_FILE.read_text(encoding="utf-8"))
+    assert compare_skeleton.surface_differences(listing, document) == []
+    assert [r["uri"] for r in listing["resources"]] == ["tmux://capabilities"]
+    changed = copy.deepcopy(listing)
+    changed["resources"][0]["mimeType"] = "text/plain"
+    assert compare_skeleton.surface_differences(changed, document) == [
+        'resources/0/mimeType: ours "text/plain", skeleton "application/json"'
+    ]
 
 
 # --- the comparison finds what differs ---------------------------------------------------
