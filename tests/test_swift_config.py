@@ -297,3 +297,29 @@ def test_toolsets_adds_and_excludes_choose_the_tools(environ: dict[str, str], sh
     tools = load_profile("swift").shown(environ).tools
     assert len(tools) == shown
     assert "list_panes" not in tools or "list_panes" not in environ.get("LIBTMUX_EXCLUDE_TOOLS", "")
+
+
+@pytest.mark.anyio
+async def test_the_prepare_step_runs_once_before_the_first_command_and_again_after_a_failure(
+    tmux: TmuxServer,
+) -> None:
+    """The core's hook the dedicated server is started with (``Tmux(prepare=...)``)."""
+    calls: list[str] = []
+
+    async def prepare(server: object) -> None:
+        calls.append("prepare")
+        if len(calls) == 1:
+            raise RuntimeError("not yet")
+
+    env = tmux.server_env(TMUX_CONTRACT_MCP_TRANSPORT="subprocess")
+    chosen = read_config(env)
+    core = Tmux(env, socket=chosen.socket, prepare=prepare)
+    server = core.server()
+    mark = tmux.mark()
+    with pytest.raises(RuntimeError, match="not yet"):
+        await server.run("list-sessions")
+    tmux.assert_nothing_sent_since(mark)  # the command waits for its server to be ready
+    assert await server.run("display-message", "-p", "#{session_name}") == ["main"]
+    await server.run_many(("list-sessions",), ("list-clients",))
+    assert calls == ["prepare", "prepare"]
+    await core.aclose()
