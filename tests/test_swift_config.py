@@ -238,6 +238,8 @@ def test_every_bad_setting_is_named_on_one_line_and_tmux_is_not_touched(
         ({"LIBTMUX_TOOLS": "list_panes,"}, "LIBTMUX_TOOLS contains an empty token"),
         ({"LIBTMUX_TOOLSETS": " "}, "LIBTMUX_TOOLSETS contains an empty token"),
         ({"LIBTMUX_SAFETY": ""}, "LIBTMUX_SAFETY is retired"),
+        ({"LIBTMUX_MCP_WAIT_MAX_SECONDS": "soon"}, "must be a number of seconds"),
+        ({"LIBTMUX_MCP_WAIT_MAX_SECONDS": "nan"}, "must be a number of seconds"),
     ],
     ids=[
         "both-sockets",
@@ -249,6 +251,8 @@ def test_every_bad_setting_is_named_on_one_line_and_tmux_is_not_touched(
         "trailing-comma",
         "blank-toolsets",
         "retired-even-empty",
+        "wait-ceiling-word",
+        "wait-ceiling-nan",
     ],
 )
 def test_each_bad_setting_is_refused(setting: dict[str, str], said: str) -> None:
@@ -282,21 +286,35 @@ def test_good_settings_pass_and_name_the_socket(tmp_path: Path) -> None:
 # --- toolsets, adds and excludes ----------------------------------------------------------
 
 
+def toolset(name: str) -> set[str]:
+    return {tool for tool, of in load_profile("swift").catalog.items() if of == name}
+
+
 @pytest.mark.parametrize(
     ("environ", "shown"),
     [
-        ({}, 17),
-        ({"LIBTMUX_TOOLSETS": ""}, 0),
-        ({"LIBTMUX_TOOLSETS": "", "LIBTMUX_TOOLS": "list_panes"}, 1),
-        ({"LIBTMUX_TOOLSETS": "manage", "LIBTMUX_TOOLS": "list_panes,get_pane_info"}, 2),
-        ({"LIBTMUX_EXCLUDE_TOOLS": "list_panes", "LIBTMUX_TOOLS": "list_panes"}, 16),
+        ({}, toolset("inspect") | toolset("manage") | toolset("execute")),
+        ({"LIBTMUX_TOOLSETS": ""}, set()),
+        ({"LIBTMUX_TOOLSETS": "", "LIBTMUX_TOOLS": "list_panes"}, {"list_panes"}),
+        (
+            {"LIBTMUX_TOOLSETS": "manage", "LIBTMUX_TOOLS": "list_panes,get_pane_info"},
+            toolset("manage") | {"list_panes", "get_pane_info"},
+        ),
+        (
+            {
+                "LIBTMUX_TOOLSETS": "inspect",
+                "LIBTMUX_EXCLUDE_TOOLS": "list_panes",
+                "LIBTMUX_TOOLS": "list_panes",
+            },
+            toolset("inspect") - {"list_panes"},
+        ),
     ],
     ids=["default", "empty-selects-none", "add-one", "add-two", "exclude-wins"],
 )
-def test_toolsets_adds_and_excludes_choose_the_tools(environ: dict[str, str], shown: int) -> None:
-    tools = load_profile("swift").shown(environ).tools
-    assert len(tools) == shown
-    assert "list_panes" not in tools or "list_panes" not in environ.get("LIBTMUX_EXCLUDE_TOOLS", "")
+def test_toolsets_adds_and_excludes_choose_the_tools(
+    environ: dict[str, str], shown: set[str]
+) -> None:
+    assert set(load_profile("swift").shown(environ).tools) == shown
 
 
 @pytest.mark.anyio
@@ -323,3 +341,14 @@ async def test_the_prepare_step_runs_once_before_the_first_command_and_again_aft
     await server.run_many(("list-sessions",), ("list-clients",))
     assert calls == ["prepare", "prepare"]
     await core.aclose()
+
+
+@pytest.mark.parametrize(
+    ("given", "ceiling"),
+    [(None, 120.0), ("30", 30.0), ("0.2", 1.0), ("-5", 1.0), ("1e6", 300.0), ("300.5", 300.0)],
+)
+def test_the_wait_ceiling_is_held_within_one_to_three_hundred_seconds(
+    given: str | None, ceiling: float
+) -> None:
+    environ = {} if given is None else {"LIBTMUX_MCP_WAIT_MAX_SECONDS": given}
+    assert read_config(environ).wait_ceiling == ceiling

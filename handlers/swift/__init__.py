@@ -15,8 +15,10 @@ from ..compose import compose
 from ..services import Runtime
 from ..tmux.core import Tmux
 from ..tmux.refs import Refs
+from .arranging import Arranging
 from .batch import BatchTools
 from .capabilities import Capabilities
+from .channels import Channels
 from .config import read_config
 from .launch import Pin
 from .lifecycle import Lifecycle
@@ -41,6 +43,8 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfil
         Settings(lookups, refs),
         BatchTools(runtime),
         Capabilities(config, pin, lookups, runtime),
+        Arranging(lookups, refs),
+        Channels(tmux, lookups, config),
     ]
     handlers: SwiftProfileHandlers = compose(SwiftProfileHandlers, parts)
     return handlers

@@ -5,13 +5,15 @@ As in the family: one socket per process, by default the dedicated socket
 ``LIBTMUX_SOCKET`` or ``LIBTMUX_SOCKET_PATH`` (one of them), and
 ``LIBTMUX_TMUX_CONFIG``, the file a server started through that socket reads.
 Anything wrong (both sockets, a relative path, an empty token in a tool list,
-a retired variable) stops startup with one line naming every problem, before
-tmux is touched. The runtime checks toolset and tool names themselves
+a retired variable, a wait ceiling that is not a number) stops startup with
+one line naming every problem, before tmux is touched. LIBTMUX_MCP_WAIT_MAX_SECONDS
+(120 s when unset) is held within 1 to 300 s. The runtime checks toolset and tool names themselves
 (``toolsets``); the stricter list syntax of the family is checked here.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,6 +30,9 @@ from ..tmux.sockets import (
 )
 
 DEDICATED_SOCKET = "libtmux-mcp"
+WAIT_MAX_ENV = "LIBTMUX_MCP_WAIT_MAX_SECONDS"
+DEFAULT_WAIT_MAX = 120.0
+WAIT_BOUNDS = (1.0, 300.0)
 CONFIG_ENV = "LIBTMUX_TMUX_CONFIG"
 LIST_VARIABLES = (TOOLSETS_ENV, TOOLS_ENV, EXCLUDE_TOOLS_ENV)
 # Variables of earlier releases of the family: set, they would silently mean nothing.
@@ -58,6 +63,7 @@ class SwiftConfig:
     tmux_bin: str
     socket_name: str | None  # the -L name, when the socket was chosen by name
     selection: Selection
+    wait_ceiling: float  # seconds: LIBTMUX_MCP_WAIT_MAX_SECONDS, clamped to 1..300
 
     @property
     def attach_command(self) -> str:
@@ -93,11 +99,28 @@ def problems(environ: Mapping[str, str]) -> list[str]:
     for variable, instead in RETIRED.items():
         if variable in environ:
             found.append(f"{variable} is retired; {instead}")
+    ceiling = environ.get(WAIT_MAX_ENV)
+    if ceiling is not None and not math.isfinite(number(ceiling)):
+        found.append(f"{WAIT_MAX_ENV} must be a number of seconds, not {ceiling!r}")
     for variable in LIST_VARIABLES:
         value = environ.get(variable)
         if value and any(not token.strip() for token in value.split(",")):
             found.append(f"{variable} contains an empty token: {value!r}")
     return found
+
+
+def number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def wait_ceiling(environ: Mapping[str, str]) -> float:
+    """The longest wait, in seconds: the variable (120 when unset) within 1..300."""
+    raw = environ.get(WAIT_MAX_ENV)
+    seconds = DEFAULT_WAIT_MAX if raw is None else number(raw)
+    return min(max(seconds, WAIT_BOUNDS[0]), WAIT_BOUNDS[1])
 
 
 def names(value: str | None) -> tuple[str, ...]:
@@ -121,11 +144,13 @@ def read_config(environ: Mapping[str, str]) -> SwiftConfig:
     path = environ.get(SOCKET_PATH_ENV)
     config = environ.get(CONFIG_ENV)
     dedicated = name is None and path is None and config is None
-    tmux_bin, chosen_tools = tmux_binary(environ), selection(environ)
+    tmux_bin, tools, ceiling = tmux_binary(environ), selection(environ), wait_ceiling(environ)
     if path is not None:
         socket = Socket(path, f"socket {path}", config)
-        return SwiftConfig(socket, f"path:{path}", False, config, tmux_bin, None, chosen_tools)
+        return SwiftConfig(socket, f"path:{path}", False, config, tmux_bin, None, tools, ceiling)
     chosen = name if name is not None else DEDICATED_SOCKET
     full = os.path.join(socket_dir(environ), chosen)
     socket = Socket(full, f"socket '{chosen}' ({full})", config)
-    return SwiftConfig(socket, f"name:{chosen}", dedicated, config, tmux_bin, chosen, chosen_tools)
+    return SwiftConfig(
+        socket, f"name:{chosen}", dedicated, config, tmux_bin, chosen, tools, ceiling
+    )
