@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
+
+from ...errors import ToolError
 from ..tmux.core import Tmux, TmuxHandlers
 from .launch import Pin
 
@@ -18,4 +21,5 @@ class Lifecycle(TmuxHandlers):
         try:
             await super().aclose()
         finally:
-            await self.pin.release()
+            with suppress(ToolError):  # tmux gone or unanswering at exit: nothing left to kill
+                await self.pin.release()
