@@ -12,6 +12,7 @@ import pytest
 
 from scripts.lab.client import COMMAND
 from scripts.lab.tmuxserver import TmuxServer
+from tmux_contract_mcp.profiles import load_profile
 
 pytestmark = pytest.mark.e2e
 
@@ -90,7 +91,8 @@ def test_a_request_line_far_over_the_default_stream_limit_is_read(tmux: TmuxServ
     listing: dict[str, object] = {"jsonrpc": "2.0", "id": long_id, "method": "tools/list"}
     replies = exchange(tmux, conversation(INITIALIZE, INITIALIZED, listing), 2)
     assert [reply["id"] for reply in replies] == [1, long_id]
-    assert len(replies[1]["result"]["tools"]) == 17
+    served = load_profile("swift").shown(tmux.server_env()).tools
+    assert [tool["name"] for tool in replies[1]["result"]["tools"]] == list(served)
 
 
 def test_hundreds_of_requests_written_at_once_are_all_answered(tmux: TmuxServer) -> None:
