@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: env tmux vendor regen check lint typecheck test demo workflow bench compare-peer clean
+.PHONY: env tmux vendor regen check lint typecheck test demo workflow bench compare-peer compare-skeleton clean
 
 env: $(STAMP)
 
@@ -91,6 +91,13 @@ bench: env tmux
 # Narrow it with COMPARE_ARGS, e.g. make compare-peer COMPARE_ARGS='--toolsets inspect'.
 compare-peer: env tmux
 	$(BIN)/python -m scripts.compare_peer $(COMPARE_ARGS)
+
+# A profile's tools/list against its family's skeleton (contracts/upstream/<profile>-profile-skeleton.json):
+# every difference as a JSON pointer with both values, then the tools not served yet.
+# make compare-skeleton PROFILE=swift; COMPARE_ARGS='--static' reads generated/ instead.
+PROFILE ?= swift
+compare-skeleton: env
+	$(BIN)/python -m scripts.compare_skeleton --profile $(PROFILE) $(COMPARE_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

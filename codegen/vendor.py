@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from codegen.contract_file import METADATA_KEY, write_contract
+from codegen.skeleton import strip_docs
 
 ROOT = Path(__file__).resolve().parent.parent
 UPSTREAM = ROOT / "contracts" / "upstream"
@@ -29,12 +30,18 @@ _NON_SPACE = re.compile(r"\S")
 
 @dataclass(frozen=True)
 class Vendored:
-    """One contract to extract: which seed(s), which profile, which toolset."""
+    """One contract to extract: which seed(s), which profile, which toolset.
+
+    ``skeleton`` names an interface skeleton in contracts/upstream/ that also
+    describes the tool: its ``meta`` becomes the contract's ``_meta`` (the seeds
+    carry none), and everything both documents state must agree.
+    """
 
     profile: str
     tool: str
     toolset: str
     sources: tuple[str, ...]
+    skeleton: str | None = None
 
 
 # What the seeds fix. Toolsets follow each family's own grouping.
@@ -45,7 +52,13 @@ VENDORED: tuple[Vendored, ...] = (
         "manage",
         ("000_bf8c68d719f0db61.txt", "001_60ccaf28378a7ec3.txt"),
     ),
-    Vendored("swift", "call_read_tools_batch", "inspect", ("002_01fc082bec1ea19d.txt",)),
+    Vendored(
+        "swift",
+        "call_read_tools_batch",
+        "inspect",
+        ("002_01fc082bec1ea19d.txt",),
+        skeleton="swift-profile-skeleton.json",
+    ),
     Vendored("python", "select_pane", "manage", ("003_94e15889dca86bdb.txt",)),
     Vendored("python", "find_pane_by_position", "inspect", ("004_db5d5c6ba6c575fd.txt",)),
 )
@@ -184,7 +197,35 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     return merged
 
 
-ORDER = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
+ORDER = ("name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta")
+# What a skeleton states about a tool that a seed states too: they must agree (the
+# skeleton without the descriptions and titles it leaves out of schemas).
+SHARED_WITH_SKELETON = ("title", "inputSchema", "outputSchema", "annotations")
+
+
+def skeleton_meta(entry: Vendored, merged: dict[str, Any], upstream: Path) -> dict[str, Any]:
+    """The tool's ``_meta`` as ``entry.skeleton`` records it, once the skeleton and the
+    seeds are found to agree on everything both state (its toolset included)."""
+    assert entry.skeleton is not None
+    document = json.loads((upstream / entry.skeleton).read_text(encoding="utf-8"))
+    found = [tool for tool in document["tools"] if tool["name"] == entry.tool]
+    if len(found) != 1:
+        raise SeedFormatError(f"{entry.skeleton} has {len(found)} tools named {entry.tool!r}")
+    (reference,) = found
+    if reference.get("toolset") != entry.toolset:
+        raise SeedFormatError(
+            f"{entry.skeleton} puts {entry.tool!r} in {reference.get('toolset')!r}, "
+            f"not {entry.toolset!r}"
+        )
+    for key in SHARED_WITH_SKELETON:
+        ours = merged.get(key)
+        if key.endswith("Schema"):
+            ours = strip_docs(ours)
+        if key in reference and reference[key] != ours:
+            raise SeedFormatError(f"{entry.skeleton} and {entry.sources} disagree on {key!r}")
+    if "meta" not in reference:
+        raise SeedFormatError(f"{entry.skeleton} records no meta for {entry.tool!r}")
+    return dict(reference["meta"])
 
 
 def extract(entry: Vendored, upstream: Path = UPSTREAM) -> dict[str, Any]:
@@ -198,10 +239,15 @@ def extract(entry: Vendored, upstream: Path = UPSTREAM) -> dict[str, Any]:
     missing = {"name", "description", "inputSchema", "outputSchema", "annotations"} - merged.keys()
     if missing:
         raise SeedFormatError(f"{entry.tool}: the seeds give no {sorted(missing)}")
+    if entry.skeleton is not None:
+        merged["_meta"] = skeleton_meta(entry, merged, upstream)
     contract = {key: merged[key] for key in ORDER if key in merged}
     contract[METADATA_KEY] = {
         "toolset": entry.toolset,
-        "source": [f"contracts/upstream/{source}" for source in entry.sources],
+        "source": [
+            f"contracts/upstream/{source}"
+            for source in (*entry.sources, *((entry.skeleton,) if entry.skeleton else ()))
+        ],
     }
     return contract
 

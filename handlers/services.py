@@ -26,6 +26,11 @@ class ServedTool:
     tags: tuple[str, ...]  # e.g. "self-bounded": waits on its own clock
 
 
+class StartupRefused(ValueError):
+    """The environment asks for something the profile cannot serve: startup stops, and
+    the message (one line, naming each variable and what to do) is all that is said."""
+
+
 class ArgumentsRefused(Exception):
     """A nested call's arguments broke a rule a direct call's would have broken too.
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from . import __version__
 from .dispatch import ServedRuntime
+from .handlers.services import StartupRefused
 from .handlers.tmux.core import TRANSPORT_ENV, TRANSPORT_KINDS, TRANSPORTS, UnknownTransport
 from .profiles import DEFAULT_PROFILE, PROFILES, ProfileUnavailable, create_handlers, load_profile
 from .toolsets import TOOLSETS_ENV, ToolsetConfigError
@@ -90,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.transport:
             environ[TRANSPORT_ENV] = args.transport
         handlers = create_handlers(profile, environ, ServedRuntime(served))
-    except (ProfileUnavailable, ToolsetConfigError, UnknownTransport) as exc:
+    except (ProfileUnavailable, ToolsetConfigError, UnknownTransport, StartupRefused) as exc:
         print(f"tmux-contract-mcp: {exc}", file=sys.stderr)
         return 2
 

@@ -9,7 +9,6 @@ comparison by registering one reader, as ``@reader("panes", "python")`` does.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator
-from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 import pytest
@@ -232,10 +231,6 @@ def python_pane(pane: dict[str, Any]) -> PaneView:
     )
 
 
-def epoch(stamp: str) -> int:
-    return int(datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp())
-
-
 # --- readers: one per (listing, profile) -----------------------------------------------------
 
 Reader = Callable[[State, Scope], Awaitable[list[Any]]]
@@ -293,7 +288,7 @@ async def swift_sessions(state: State, scope: Scope) -> list[SessionView]:
     async with open_client(state.tmux.server_env(), "swift") as client:
         sessions = (await client.ok("list_sessions"))["sessions"]
     return sorted(
-        SessionView(s["id"], s["name"], s["windowCount"], s["isAttached"], epoch(s["createdAt"]))
+        SessionView(s["id"], s["name"], s["windowCount"], s["isAttached"], s["createdAt"])
         for s in sessions
     )
 

@@ -75,7 +75,7 @@ def test_the_swift_section_names_every_read_tool() -> None:
     text = " ".join(section("The swift profile", "###").split())
     match = re.search(r"Its (\d+) read tools are (.*?)\. ", text)
     assert match
-    reads = tools_of("swift") - {"call_read_tools_batch"}
+    reads = tools_of("swift", "inspect") - {"call_read_tools_batch"}
     assert int(match.group(1)) == len(reads) and named(match.group(2)) == reads
 
 

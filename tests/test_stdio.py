@@ -17,6 +17,7 @@ from mcp.shared.message import SessionMessage
 
 from scripts.lab.client import COMMAND
 from scripts.lab.tmuxserver import TmuxServer
+from tmux_contract_mcp.profiles import load_profile
 from tmux_contract_mcp.stdio import HEAD_LIMIT, MessageReader
 
 INITIALIZE = {
@@ -96,7 +97,8 @@ def test_a_request_line_far_over_the_default_stream_limit_is_read(tmux: TmuxServ
     listing: dict[str, object] = {"jsonrpc": "2.0", "id": long_id, "method": "tools/list"}
     replies = exchange(tmux, conversation(INITIALIZE, INITIALIZED, listing), 2)
     assert [reply["id"] for reply in replies] == [1, long_id]
-    assert len(replies[1]["result"]["tools"]) == 17
+    served = load_profile("swift").shown(tmux.server_env()).tools
+    assert [tool["name"] for tool in replies[1]["result"]["tools"]] == list(served)
 
 
 @pytest.mark.e2e

@@ -1,9 +1,9 @@
 """What each profile advertises besides tools: capabilities, resources, templates, prompts.
 
 Snapshotted per profile, like tools/list. A profile without resource or prompt
-contracts (rust and swift today) declares none of those capabilities and still
-serves its tools; a profile refuses to start while a resource or prompt has no
-handler, as for tools.
+contracts (rust today) declares none of those capabilities and still serves its
+tools; completion is declared only where a variable or argument completes; a
+profile refuses to start while a resource or prompt has no handler, as for tools.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ async def test_advertised_resources_and_prompts_equal_the_contracts(
         has_prompts = bool(prompt_contracts(profile))
         assert (capabilities.resources is not None) == has_resources
         assert (capabilities.prompts is not None) == has_prompts
-        assert (capabilities.completions is not None) == (has_resources or has_prompts)
+        assert (capabilities.completions is not None) == load_profile(profile).completes
         if has_resources:
             templates = (await client.session.list_resource_templates()).resource_templates
             fixed = (await client.session.list_resources()).resources

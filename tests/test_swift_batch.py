@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -46,6 +46,24 @@ INSPECT_TOOLS = (
     "show_option",
     "snapshot_pane",
 )
+
+
+@pytest.fixture(scope="module")
+def gridded() -> Iterator[TmuxServer]:
+    """One tmux server for the module's refusals, its first window split into a 2x2 grid."""
+    server = TmuxServer.start()
+    try:
+        server.grid()
+        yield server
+    finally:
+        server.kill()
+
+
+@pytest.fixture(scope="module")
+async def gridded_client(gridded: TmuxServer) -> AsyncIterator[Client]:
+    """One swift MCP server on ``gridded`` for every test that only checks refusals."""
+    async with open_client(gridded.server_env(), "swift") as opened:
+        yield opened
 
 
 def op(tool: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -278,14 +296,13 @@ REJECTED: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
 
 @pytest.mark.parametrize("case", sorted(REJECTED))
 async def test_an_invalid_batch_is_refused_whole_naming_path_and_rule_and_runs_nothing(
-    tmux: TmuxServer, case: str
+    gridded: TmuxServer, gridded_client: Client, case: str
 ) -> None:
+    tmux, client = gridded, gridded_client
     arguments, words = REJECTED[case]
-    tmux.grid()
     before = tmux.state()
-    async with open_client(tmux.server_env(), "swift") as client:
-        mark = tmux.mark()
-        message = await rejected(client, arguments)
+    mark = tmux.mark()
+    message = await rejected(client, arguments)
     for word in words:
         assert word in message, (word, message)
     # The complaint is about the branch whose `tool` matched, not another branch's const.
@@ -300,11 +317,11 @@ async def test_an_invalid_batch_is_refused_whole_naming_path_and_rule_and_runs_n
 
 
 async def test_an_operation_without_arguments_fails_as_one_row_when_its_tool_needs_some(
-    tmux: TmuxServer,
+    gridded: TmuxServer, gridded_client: Client
 ) -> None:
-    async with open_client(tmux.server_env(), "swift") as client:
-        mark = tmux.mark()
-        answer = await batch(client, [op("get_pane_info")])
+    tmux, client = gridded, gridded_client
+    mark = tmux.mark()
+    answer = await batch(client, [op("get_pane_info")])
     assert answer["succeeded"] == 0 and answer["failed"] == 1
     assert answer["stoppedAt"] == 0  # the default onError is stop
     (row,) = answer["results"]
@@ -686,10 +703,9 @@ async def test_a_request_id_that_leaves_no_room_gets_a_json_rpc_error_and_the_se
     ids=["4096 ASCII bytes", "2048 two-byte characters"],
 )
 async def test_a_search_pattern_of_4096_utf8_bytes_is_accepted(
-    tmux: TmuxServer, pattern: str
+    gridded_client: Client, pattern: str
 ) -> None:
-    async with open_client(tmux.server_env(), "swift") as client:
-        answer = await batch(client, [op("search_panes", {"pattern": pattern})])
+    answer = await batch(gridded_client, [op("search_panes", {"pattern": pattern})])
     (row,) = answer["results"]
     assert row["success"] is True, row["error"]
     assert row["result"]["structuredContent"]["matches"] == []
@@ -701,14 +717,14 @@ async def test_a_search_pattern_of_4096_utf8_bytes_is_accepted(
     ids=["4097 ASCII bytes", "2049 two-byte characters", "1366 three-byte characters"],
 )
 async def test_a_search_pattern_over_4096_utf8_bytes_is_refused_before_anything_runs(
-    tmux: TmuxServer, pattern: str, size: int
+    gridded: TmuxServer, gridded_client: Client, pattern: str, size: int
 ) -> None:
-    async with open_client(tmux.server_env(), "swift") as client:
-        mark = tmux.mark()
-        message = await rejected(
-            client,
-            {"operations": [op("search_panes", {"pattern": pattern}), op("list_sessions")]},
-        )
+    tmux, client = gridded, gridded_client
+    mark = tmux.mark()
+    message = await rejected(
+        client,
+        {"operations": [op("search_panes", {"pattern": pattern}), op("list_sessions")]},
+    )
     assert "`operations[0].arguments.pattern`" in message
     assert "x-libtmux-max-utf8-bytes" in message
     assert str(size) in message
@@ -727,11 +743,11 @@ async def test_a_search_pattern_over_4096_utf8_bytes_is_refused_before_anything_
     ids=["long session name", "long pane id"],
 )
 async def test_a_nested_error_becomes_a_failed_row_with_a_capped_message(
-    tmux: TmuxServer, tool: str, arguments: dict[str, Any]
+    gridded_client: Client, tool: str, arguments: dict[str, Any]
 ) -> None:
-    async with open_client(tmux.server_env(), "swift") as client:
-        alone = await client.session.call_tool(tool, arguments)
-        answer = await batch(client, [op(tool, arguments), op("list_sessions")], "continue")
+    client = gridded_client
+    alone = await client.session.call_tool(tool, arguments)
+    answer = await batch(client, [op(tool, arguments), op("list_sessions")], "continue")
     assert alone.is_error
     full = error_text(alone)
     assert len(full.encode()) > ERROR_CAP  # the cap has something to cut

@@ -9,12 +9,10 @@ own (no tmux server, refs across processes) open one.
 
 from __future__ import annotations
 
-import re
 import subprocess
 import time
 import uuid
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +26,6 @@ from scripts.lab.tmuxserver import TMUX, TmuxServer
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 CORNERS = ("top-left", "top-right", "bottom-left", "bottom-right")
-ISO_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 PANE_FIELDS = (
     "pane_index",
     "pane_width",
@@ -164,7 +161,7 @@ def pane_as_tmux_sees_it(server: TmuxServer, pane: str) -> dict[str, Any]:
         "isDead": values["pane_dead"] == "1",
         "modeCount": int(values["pane_in_mode"]),
         "isSynchronized": values["pane_synchronized"] == "1",
-        "currentPath": values["pane_current_path"] or None,
+        "currentPath": values["pane_current_path"],
         "isAtTop": values["pane_at_top"] == "1",
         "isAtBottom": values["pane_at_bottom"] == "1",
         "isAtLeft": values["pane_at_left"] == "1",
@@ -281,7 +278,7 @@ async def test_capture_since_continues_from_its_cursor(shared: TmuxServer, clien
     first = await client.ok("capture_since", {"paneId": pane})
     assert first["lines"] == ["one", "two"]
     assert first["pane"] == pane
-    assert (first["linesMissed"], first["restarted"], first["droppedLines"]) == (0, False, 0)
+    assert (first["linesMissed"], first["restarted"], first["droppedLines"]) == (False, False, 0)
     assert first["cursor"]
     pane_ref = (await client.ok("get_pane_info", {"paneId": pane}))["pane"]["ref"]
     assert first["paneRef"] == pane_ref
@@ -289,7 +286,7 @@ async def test_capture_since_continues_from_its_cursor(shared: TmuxServer, clien
     feed(shared, pane, "three", "four", "five")
     second = await client.ok("capture_since", {"paneId": pane, "cursor": first["cursor"]})
     assert second["lines"] == ["three", "four", "five"]
-    assert (second["linesMissed"], second["restarted"], second["droppedLines"]) == (0, False, 0)
+    assert (second["linesMissed"], second["restarted"], second["droppedLines"]) == (False, False, 0)
 
     started = time.monotonic()
     third = await client.ok("capture_since", {"paneId": pane, "cursor": second["cursor"]})
@@ -411,10 +408,10 @@ async def test_capture_since_max_lines_keeps_the_newest_and_counts_the_dropped(
     )
     assert second["lines"] == ["n3", "n4", "n5", "n6"]
     assert second["droppedLines"] == 2
-    assert second["linesMissed"] == 0
+    assert second["linesMissed"] is False
 
 
-async def test_capture_since_counts_lines_missed_when_history_overflowed(
+async def test_capture_since_reports_lines_missed_when_history_overflowed(
     shared: TmuxServer, client: Client
 ) -> None:
     session = f"hl-{tag()}"
@@ -432,7 +429,7 @@ async def test_capture_since_counts_lines_missed_when_history_overflowed(
     after = await client.ok(
         "capture_since", {"paneId": pane, "cursor": first["cursor"], "maxLines": 2000}
     )
-    assert after["linesMissed"] >= 1
+    assert after["linesMissed"] is True
     assert after["restarted"] is False
     # Every row tmux still holds, and they are the newest ones, in order.
     kept = history + cursor_y
@@ -567,9 +564,8 @@ async def test_get_session_info_by_id_name_and_ref(shared: TmuxServer, client: C
         "name": name,
         "windowCount": 2,
         "isAttached": False,
-        "createdAt": datetime.fromtimestamp(int(created), UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "createdAt": int(created),
     }
-    assert ISO_UTC.match(session["createdAt"])
     assert await client.ok("get_session_info", {"session": name}) == by_id
     assert await client.ok("get_session_info", {"session": session["ref"]}) == by_id
 
@@ -666,8 +662,12 @@ async def test_list_sessions_matches_tmux_and_sees_a_new_session(
     assert listed(after) == tmux_sessions()
     assert (session_id, name, 2) in listed(after)
     assert listed(after) - listed(before) == {(session_id, name, 2)}
+    created = dict(
+        row.split("\x1f")
+        for row in shared.lines("list-sessions", "-F", "#{session_id}\x1f#{session_created}")
+    )
     for session in after["sessions"]:
-        assert ISO_UTC.match(session["createdAt"])
+        assert session["createdAt"] == int(created[session["id"]])
         assert session["ref"].startswith("tmr1.")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import subprocess
 from typing import Any
 
@@ -83,18 +84,34 @@ def test_version_and_help_exit_cleanly() -> None:
 @pytest.mark.e2e
 def test_help_lists_every_variable_each_profile_reads_with_its_default() -> None:
     lines = run_cli("--help").stdout.split("environment:\n", 1)[1].splitlines()
-    described = {line.split()[0]: " ".join(line.split()[1:]) for line in lines}
+    # A variable profiles describe differently has one line per description.
+    described: dict[str, list[str]] = {}
+    for line in lines:
+        described.setdefault(line.split()[0], []).append(" ".join(line.split()[1:]))
+
+    def line_of(variable: str, meaning: str) -> str:
+        (text,) = (
+            text
+            for text in described[variable]
+            if text.startswith(meaning) and text[len(meaning) :][:1] in ("", " ")
+        )
+        return text
+
     for name in SERVED:
         profile = load_profile(name)
         for variable in profile.environment:
-            text = described[variable.name]
-            assert text.startswith(variable.meaning)
+            text = line_of(variable.name, variable.meaning)
             if variable.default is not None:
                 assert f"(default {variable.default})" in text
-        toolsets = described["LIBTMUX_TOOLSETS"]
-        assert f"(default {','.join(profile.toolsets.default)})" in toolsets
-        assert ", ".join(profile.toolsets.names) in toolsets
-    assert "[python profile]" in described["LIBTMUX_MCP_WAIT_MAX_SECONDS"]
+            if len(described[variable.name]) > 1:  # the line says whose it is
+                assert re.search(rf"\[(\w+, )*{name}(, \w+)* profiles?\]$", text), text
+        (toolsets,) = (
+            entry.meaning for entry in profile.environment if entry.name == "LIBTMUX_TOOLSETS"
+        )
+        text = line_of("LIBTMUX_TOOLSETS", toolsets)
+        assert f"(default {','.join(profile.toolsets.default)})" in text
+        assert ", ".join(profile.toolsets.names) in text
+    assert described["LIBTMUX_MCP_WAIT_MAX_SECONDS"][0].endswith("[python profile]")
 
 
 def test_a_profile_with_an_unimplemented_tool_refuses_to_start(

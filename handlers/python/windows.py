@@ -25,6 +25,7 @@ from ...generated.python.models.rename_window import RenameWindowInput, RenameWi
 from ...generated.python.models.resize_window import ResizeWindowInput, ResizeWindowOutput
 from ...generated.python.models.select_layout import SelectLayoutInput, SelectLayoutOutput
 from ...generated.python.models.select_window import SelectWindowInput, SelectWindowOutput
+from ..tmux import layouts
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
 from ..tmux.formats import (
@@ -53,21 +54,6 @@ WINDOW_ROW_FORMAT = format_of(WINDOW_ROW_FIELDS)
 # tmux's own bounds for resize-window -x/-y (WINDOW_MINIMUM, WINDOW_MAXIMUM).
 WINDOW_MINIMUM = 1
 WINDOW_MAXIMUM = 10000
-
-# The preset layouts, and the tmux version that knows them.
-LAYOUTS: dict[str, tuple[int, int]] = {
-    "even-horizontal": (0, 0),
-    "even-vertical": (0, 0),
-    "main-horizontal": (0, 0),
-    "main-horizontal-mirrored": (3, 4),
-    "main-vertical": (0, 0),
-    "main-vertical-mirrored": (3, 4),
-    "tiled": (0, 0),
-}
-# A layout string: a 16-bit checksum in hex, then cells `WxH,X,Y` with a pane number
-# or a `{...}` / `[...]` list of cells. tmux checks the structure itself.
-LAYOUT_STRING = re.compile(r"^([0-9a-f]{4}),([0-9x,\[\]{}]+)\Z")
-VERSION = re.compile(r"(\d+)\.(\d+)")
 
 # load_buffer's names (as libtmux-mcp allocates them): own prefix, a nonce, a label.
 BUFFER_PREFIX = "libtmux_mcp_"
@@ -383,72 +369,16 @@ def _if_gone(exc: CommandFailed, server: Server, what: str, listing: str) -> Non
         raise _vanished(server, what, listing) from None
 
 
-def _layout_shape(layout: str) -> str:
-    """A layout string, or a name made of letters and '-' (checked before tmux runs).
+# How a caller of this profile gets a layout string to pass back (see ``layouts``).
+SAVED_LAYOUT = "a window_layout string exactly as list_windows or get_window_info returned it"
 
-    tmux 3.3a crashes, taking every session with it, on ``select-layout`` with a word that
-    is not a known layout (or a unique prefix of one) and does not start with a hex digit,
-    e.g. ``main`` or an empty string; so only known names and well-formed layout strings
-    with a correct checksum ever reach it.
-    """
-    string = LAYOUT_STRING.fullmatch(layout)
-    if string is not None:
-        if int(string.group(1), 16) != _layout_checksum(string.group(2)):
-            raise InvalidArgument(
-                "layout",
-                layout,
-                "is a layout string whose checksum does not match (it was changed or cut)",
-                "Copy window_layout exactly as list_windows or get_window_info returned it.",
-            )
-        return layout
-    if not re.fullmatch(r"[a-z-]+", layout):
-        raise _unknown_layout(layout)
-    return layout
+
+def _layout_shape(layout: str) -> str:
+    return layouts.layout_shape(layout, SAVED_LAYOUT)
 
 
 def _known_layout(layout: str, version: str) -> str:
-    """The preset ``layout`` names for this server's tmux (exact or unique prefix, as tmux
-    matches), spelled out in full; a layout string is returned as it is."""
-    if LAYOUT_STRING.fullmatch(layout):
-        return layout
-    here = _version(version)
-    known = [name for name, since in LAYOUTS.items() if here >= since]
-    if layout in known:
-        return layout
-    matches = [name for name in known if name.startswith(layout)]
-    if len(matches) != 1:
-        raise _unknown_layout(layout, known, matches)
-    return matches[0]
-
-
-def _version(version: str) -> tuple[int, int]:
-    """tmux's version as (major, minor); a build without one ('master') counts as newest."""
-    found = VERSION.search(version)
-    return (int(found.group(1)), int(found.group(2))) if found else (999, 0)
-
-
-def _unknown_layout(
-    layout: str, known: Sequence[str] = tuple(LAYOUTS), matches: Sequence[str] = ()
-) -> InvalidArgument:
-    rule = (
-        f"is ambiguous: it starts {', '.join(matches)}"
-        if len(matches) > 1
-        else "is neither a preset layout nor a layout string"
-    )
-    return InvalidArgument(
-        "layout",
-        layout,
-        rule,
-        f"Pass one of {', '.join(known)}, or a window_layout string saved from this window.",
-    )
-
-
-def _layout_checksum(body: str) -> int:
-    """tmux's layout checksum (layout_checksum in layout-custom.c)."""
-    csum = 0
-    for byte in body.encode("ascii"):
-        csum = ((csum >> 1) + ((csum & 1) << 15) + byte) & 0xFFFF
-    return csum
+    return layouts.known_layout(layout, version, SAVED_LAYOUT)
 
 
 def _private_file(data: bytes) -> str:

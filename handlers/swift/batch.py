@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import MISSING, BaseModel
 
-from ...errors import ToolError
+from ...errors import InvalidArgument, ToolError
 from ...generated.swift.models.call_read_tools_batch import (
     CallReadToolsBatchInput,
     CallReadToolsBatchOutput,
@@ -78,6 +78,9 @@ class BatchTools:
     ) -> Reply[CallReadToolsBatchOutput]:
         """Check every operation's arguments as a direct call would, then run them in order.
 
+        An operation naming a tool the selection hides (the batch's nested authority is
+        the reads served) refuses the whole call before anything runs.
+
         The batch's schema already admitted each operation; checking each with its
         own tool's ``check_arguments`` too means a row runs on exactly what a direct
         call would run on. An operation without ``arguments`` is checked when it is
@@ -86,14 +89,20 @@ class BatchTools:
         on_error = params.onError if params.onError is not MISSING else "stop"
         operations = []
         for index, op in enumerate(params.operations):
+            if self.batch.runtime.tool(op.tool) is None:
+                raise InvalidArgument(
+                    f"operations[{index}].tool",
+                    op.tool,
+                    "is not served by this server (the tool selection leaves it out: "
+                    "LIBTMUX_TOOLSETS, LIBTMUX_EXCLUDE_TOOLS), so the batch may not call it "
+                    "either; nothing was run",
+                    "Remove that operation, or read tmux://capabilities for the tools served.",
+                )
             if op.arguments is MISSING:
                 operations.append(Operation(op.tool, None))
                 continue
             arguments = arguments_json(op.arguments)
-            checked = None
-            if self.batch.runtime.tool(op.tool) is not None:
-                checked = self._check(op.tool, arguments, index)
-            operations.append(Operation(op.tool, arguments, checked))
+            operations.append(Operation(op.tool, arguments, self._check(op.tool, arguments, index)))
         answer = await self.batch.run(operations, on_error)
         structured, text = answer.rendered()
         assert text is not None

@@ -74,7 +74,7 @@ class Reading:
                 "pane": row.pane_id,
                 "lines": since.lines,
                 "cursor": capture.seal_cursor(self.refs, since.cursor),
-                "linesMissed": since.missed,
+                "linesMissed": since.missed > 0,
                 "restarted": since.restarted,
                 "droppedLines": since.dropped,
             }

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from ..tmux.formats import LinkRow, PaneRow, SessionRow
@@ -21,17 +20,13 @@ def pane(refs: Refs, row: PaneRow) -> dict[str, Any]:
         "isDead": row.flag("pane_dead") is True,
         "modeCount": row.count("pane_in_mode"),
         "isSynchronized": row.flag("pane_synchronized") is True,
-        "currentPath": row.text("pane_current_path"),
+        "currentPath": row.text("pane_current_path") or "",
         "isAtTop": row.flag("pane_at_top") is True,
         "isAtBottom": row.flag("pane_at_bottom") is True,
         "isAtLeft": row.flag("pane_at_left") is True,
         "isAtRight": row.flag("pane_at_right") is True,
         "windowID": row.window_id,
     }
-
-
-def timestamp(epoch: int) -> str:
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def session(refs: Refs, row: SessionRow, attached: dict[str, int]) -> dict[str, Any]:
@@ -41,7 +36,7 @@ def session(refs: Refs, row: SessionRow, attached: dict[str, int]) -> dict[str, 
         "name": row.name,
         "windowCount": row.count("session_windows"),
         "isAttached": attached.get(row.session_id, 0) > 0,
-        "createdAt": timestamp(row.count("session_created")),
+        "createdAt": row.count("session_created"),
     }
 
 

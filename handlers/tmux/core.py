@@ -6,11 +6,13 @@ hands out ``Server`` objects that speak to exactly one tmux server.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 
+import anyio
+
 from .control import ControlTransport
-from .errors import TmuxUnavailable
+from .errors import CommandFailed, TmuxUnavailable
 from .formats import (
     CLIENT_FORMAT,
     LINK_FIELDS,
@@ -64,6 +66,10 @@ READS = frozenset(
 )
 
 
+# tmux's answer to a command that needs a session, on a server that has none.
+NO_CURRENT_TARGET = "no current target"
+
+
 def is_read(args: Sequence[str]) -> bool:
     return bool(args) and args[0] in READS
 
@@ -80,31 +86,69 @@ def make_transport(
     return cls(socket, tmux_bin, environ)
 
 
+# A step run once before a server's first command (e.g. starting it): see ``Tmux``.
+Prepare = Callable[["Server"], Awaitable[None]]
+
+
 class Server:
     """One tmux server, reached through its transport."""
 
-    def __init__(self, transport: Transport, caller: Caller, watchers: OutputWatchers) -> None:
+    def __init__(
+        self,
+        transport: Transport,
+        caller: Caller,
+        watchers: OutputWatchers,
+        prepare: Prepare | None = None,
+    ) -> None:
         self.transport = transport
         self.caller = caller
         self.watchers = watchers
+        self._prepare = prepare
+        self._prepared = anyio.Lock() if prepare is not None else None
 
     @property
     def socket(self) -> Socket:
         return self.transport.socket
 
+    async def ready(self) -> None:
+        """Run the prepare step if it has not succeeded yet (one call at a time)."""
+        if self._prepared is None or self._prepare is None:
+            return
+        async with self._prepared:
+            if self._prepare is not None:
+                await self._prepare(self)
+                self._prepare = None
+
     async def run(self, *args: str) -> list[str]:
+        if self._prepare is not None:
+            await self.ready()
         return await self.transport.run(args, retry=is_read(args))
 
     async def run_unattached(self, *args: str) -> list[str]:
         """``run`` with none of this process's tmux clients attached while tmux runs it,
         except the output clients of waits still in progress (see ``waits``)."""
+        if self._prepare is not None:
+            await self.ready()
         await self.watchers.settle()
         if isinstance(self.transport, ControlTransport):
             return await self.transport.run_detached(args)
         return await self.run(*args)
 
+    async def run_listing(self, *args: str) -> list[str]:
+        """``run`` for a listing of the whole server (``list-panes -a``, ``list-clients``...):
+        on a server with no session (one kept up by ``exit-empty off``) tmux finds no
+        current target and refuses it, and the answer is that there is nothing to list."""
+        try:
+            return await self.run(*args)
+        except CommandFailed as exc:
+            if NO_CURRENT_TARGET not in exc.stderr or await self.run("list-sessions"):
+                raise
+            return []
+
     async def run_many(self, *commands: Sequence[str]) -> list[list[str]]:
         """Commands run in order and, where the transport can, in one round trip."""
+        if self._prepare is not None:
+            await self.ready()
         return await self.transport.run_many(commands, retry=all(map(is_read, commands)))
 
     def output_watch(self, pane: PaneRow) -> AbstractAsyncContextManager[Watch]:
@@ -117,7 +161,7 @@ class Server:
         ``fields`` (``pane_id`` among them) are all a row will hold: tmux spends
         most of a listing expanding them, so a caller that needs fewer asks for fewer.
         """
-        lines = await self.run("list-panes", *scope, "-F", pane_format(fields))
+        lines = await self.run_listing("list-panes", *scope, "-F", pane_format(fields))
         return pane_rows(lines, fields)
 
     async def pane(self, pane_id: str, fields: Sequence[str] = PANE_FIELDS) -> PaneRow | None:
@@ -140,14 +184,14 @@ class Server:
         values land in each row's ``raw`` (``pane_id`` there is the window's active pane).
         """
         if not extra:
-            return link_rows(await self.run("list-windows", *scope, "-F", LINK_FORMAT))
+            return link_rows(await self.run_listing("list-windows", *scope, "-F", LINK_FORMAT))
         fields = (*LINK_FIELDS, *extra)
-        lines = await self.run("list-windows", *scope, "-F", format_of(fields))
+        lines = await self.run_listing("list-windows", *scope, "-F", format_of(fields))
         return [LinkRow(raw) for raw in parse_rows(lines, fields)]
 
     async def clients(self) -> list[ClientRow]:
         """The attached clients, without this process's own control clients."""
-        return self._others(await self.run("list-clients", "-F", CLIENT_FORMAT))
+        return self._others(await self.run_listing("list-clients", "-F", CLIENT_FORMAT))
 
     def _others(self, lines: list[str]) -> list[ClientRow]:
         own = self.own_client_pids()
@@ -163,10 +207,15 @@ class Server:
         session's active window).
         """
         fields = (*SESSION_FIELDS, *extra)
-        sessions, clients = await self.run_many(
-            ("list-sessions", "-F", format_of(fields) if extra else SESSION_FORMAT),
-            ("list-clients", "-F", CLIENT_FORMAT),
-        )
+        listing = ("list-sessions", "-F", format_of(fields) if extra else SESSION_FORMAT)
+        try:
+            sessions, clients = await self.run_many(listing, ("list-clients", "-F", CLIENT_FORMAT))
+        except CommandFailed as exc:
+            if NO_CURRENT_TARGET not in exc.stderr:
+                raise
+            sessions, clients = await self.run(*listing), []
+            if sessions:  # not the empty server after all
+                raise
         counts: dict[str, int] = {}
         for client in self._others(clients):
             counts[client.session_id] = counts.get(client.session_id, 0) + 1
@@ -182,7 +231,16 @@ class Server:
 
 
 class Tmux:
-    def __init__(self, environ: Mapping[str, str]) -> None:
+    """``socket`` replaces the default socket the environment names (``default_socket``);
+    ``prepare`` runs once before the first command on that socket's server."""
+
+    def __init__(
+        self,
+        environ: Mapping[str, str],
+        *,
+        socket: Socket | None = None,
+        prepare: Prepare | None = None,
+    ) -> None:
         self.environ = dict(environ)
         self.caller = Caller.from_environ(environ)
         self.tmux_bin = tmux_binary(environ)
@@ -192,7 +250,8 @@ class Tmux:
                 f"{TRANSPORT_ENV}={self.transport_kind!r} is not a transport; "
                 f"choose one of {', '.join(TRANSPORTS)}"
             )
-        self._default: Socket | None = None
+        self._default: Socket | None = socket
+        self._prepare = prepare
         self._servers: dict[str, Server] = {}
         self.refusal = refusal_at_startup(environ)  # a tmux too old to serve
 
@@ -226,7 +285,8 @@ class Tmux:
         if server is None:
             transport = make_transport(self.transport_kind, socket, self.tmux_bin, self.environ)
             watchers = OutputWatchers(socket, self.tmux_bin, self.environ)
-            server = self._servers[socket.path] = Server(transport, self.caller, watchers)
+            prepare = self._prepare if socket == self._default else None
+            server = self._servers[socket.path] = Server(transport, self.caller, watchers, prepare)
         return server
 
 

@@ -24,10 +24,15 @@ _SOCKET_NAME = re.compile(r"^[^/\x00]+\Z")
 
 @dataclass(frozen=True, slots=True)
 class Socket:
-    """One tmux server's address: the path passed as ``-S`` and how the user named it."""
+    """One tmux server's address: the path passed as ``-S`` and how the user named it.
+
+    ``config`` is the configuration file (``-f``) a server started through this
+    address reads; None leaves tmux's own choice.
+    """
 
     path: str
     label: str
+    config: str | None = None
 
     @property
     def real_path(self) -> str:
@@ -35,6 +40,11 @@ class Socket:
 
     def __str__(self) -> str:
         return self.label
+
+
+def tmux_args(socket: Socket) -> list[str]:
+    """The global tmux flags that reach ``socket`` (and start a server there with its config)."""
+    return ["-S", socket.path, *(("-f", socket.config) if socket.config else ())]
 
 
 def socket_dir(environ: Mapping[str, str]) -> str:

@@ -14,7 +14,7 @@ from typing import Protocol
 import anyio
 
 from .errors import CommandFailed, TmuxUnavailable, is_no_server, no_server, unrunnable
-from .sockets import Socket, process_environ
+from .sockets import Socket, process_environ, tmux_args
 
 DEFAULT_TIMEOUT = 10.0
 
@@ -79,7 +79,7 @@ class SubprocessTransport:
 
     async def run(self, args: Sequence[str], *, retry: bool = False) -> list[str]:
         """``retry`` is accepted for the protocol; a fresh process has nothing to retry."""
-        argv = [self.tmux_bin, "-S", self.socket.path, *(protect_argument(a) for a in args)]
+        argv = [self.tmux_bin, *tmux_args(self.socket), *(protect_argument(a) for a in args)]
         try:
             with anyio.fail_after(self.timeout):
                 done = await anyio.run_process(

@@ -38,5 +38,5 @@ class CapturePaneOutput(BaseModel):
         list[str], Field(description="The captured lines, in the order they appear in the pane.")
     ]
     droppedLines: Annotated[
-        int, Field(description="Number of older lines left out to stay within maxLines.", ge=0)
+        int, Field(description="Number of older lines left out to stay within maxLines.")
     ]

@@ -48,10 +48,9 @@ class CaptureSinceOutput(BaseModel):
         ),
     ]
     linesMissed: Annotated[
-        int,
+        bool,
         Field(
-            description="Number of lines printed since the cursor that could no longer be read.",
-            ge=0,
+            description="True when lines printed since the cursor scrolled out of the pane's history before they could be read, so some output is gone."
         ),
     ]
     restarted: Annotated[
@@ -61,5 +60,5 @@ class CaptureSinceOutput(BaseModel):
         ),
     ]
     droppedLines: Annotated[
-        int, Field(description="Number of older lines left out to stay within maxLines.", ge=0)
+        int, Field(description="Number of older lines left out to stay within maxLines.")
     ]

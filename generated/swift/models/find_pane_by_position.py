@@ -54,9 +54,9 @@ class FindPaneByPositionOutputPane(BaseModel):
         ),
     ]
     currentPath: Annotated[
-        str | None,
+        str,
         Field(
-            description="Current working directory of the pane, or null when tmux does not report one."
+            description="Current working directory of the pane, or an empty string when tmux does not report one."
         ),
     ]
     isAtTop: Annotated[

@@ -50,9 +50,9 @@ class GetPaneInfoOutputPane(BaseModel):
         ),
     ]
     currentPath: Annotated[
-        str | None,
+        str,
         Field(
-            description="Current working directory of the pane, or null when tmux does not report one."
+            description="Current working directory of the pane, or an empty string when tmux does not report one."
         ),
     ]
     isAtTop: Annotated[

@@ -33,9 +33,9 @@ class ListSessionsOutputSession(BaseModel):
         bool, Field(description="Whether at least one client is attached to the session.")
     ]
     createdAt: Annotated[
-        str,
+        int,
         Field(
-            description="When the session was created, as ISO 8601 in UTC, e.g. 2026-11-30T11:07:55Z."
+            description="When the session was created, in seconds since the Unix epoch (UTC), as tmux reports it."
         ),
     ]
 

@@ -53,9 +53,9 @@ class SnapshotPaneOutputPane(BaseModel):
         ),
     ]
     currentPath: Annotated[
-        str | None,
+        str,
         Field(
-            description="Current working directory of the pane, or null when tmux does not report one."
+            description="Current working directory of the pane, or an empty string when tmux does not report one."
         ),
     ]
     isAtTop: Annotated[
@@ -88,7 +88,7 @@ class SnapshotPaneOutputCapture(BaseModel):
         list[str], Field(description="The captured lines, in the order they appear in the pane.")
     ]
     droppedLines: Annotated[
-        int, Field(description="Number of older lines left out to stay within maxLines.", ge=0)
+        int, Field(description="Number of older lines left out to stay within maxLines.")
     ]
 
 
