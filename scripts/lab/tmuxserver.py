@@ -158,13 +158,18 @@ class TmuxServer:
         self.tmux("select-layout", "-t", window, "tiled")
         return self.corners(window)
 
-    def new_window(self, session: str = "main") -> str:
-        """A new window in ``session``, not made its current one; its ``session:index``.
-
-        Tests that share a server each work in a window of their own.
-        """
+    def new_window(self, session: str = "main", current: bool = False) -> str:
+        """A new window in ``session``, made its current one only if ``current``; its
+        ``session:index``. Tests that share a server each work in a window of their own."""
+        detached = () if current else ("-d",)
         return self.tmux(
-            "new-window", "-d", "-P", "-F", "#{session_name}:#{window_index}", "-t", f"{session}:"
+            "new-window",
+            *detached,
+            "-P",
+            "-F",
+            "#{session_name}:#{window_index}",
+            "-t",
+            f"{session}:",
         ).strip()
 
     def corners(self, window: str) -> dict[str, str]:
