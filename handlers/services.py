@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import mcp.types as types
 from pydantic import BaseModel
+
+if TYPE_CHECKING:  # the SDK loads only to serve: --version and --help stay quick
+    import mcp.types as types
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,6 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .dispatch import ServedRuntime
 from .handlers.services import StartupRefused
 from .handlers.tmux.core import TRANSPORT_ENV, TRANSPORT_KINDS, TRANSPORTS, UnknownTransport
 from .profiles import DEFAULT_PROFILE, PROFILES, ProfileUnavailable, create_handlers, load_profile
@@ -87,6 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for tool in served.tools.values():
                 print(f"{tool.entry.name:<{width}}  {tool.entry.toolset}")
             return 0
+        from .dispatch import ServedRuntime  # the SDK: loaded only to serve
+
         environ = dict(os.environ)
         if args.transport:
             environ[TRANSPORT_ENV] = args.transport

@@ -15,8 +15,6 @@ from functools import cached_property
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-import mcp.types as types
-
 from .generated import DEFAULT_PROFILE, PROFILES
 from .handlers.compose import CompositionError
 from .surfaces import Prompt, Resource
@@ -25,6 +23,8 @@ from .toolspec import EnvironmentEntry, ToolEntry
 from .validation import compile_check, compile_schema
 
 if TYPE_CHECKING:
+    import mcp.types as types
+
     from .dispatch import ServedRuntime
 
 __all__ = ["DEFAULT_PROFILE", "PROFILES", "Profile", "ProfileUnavailable", "Tool", "load_profile"]
@@ -54,6 +54,8 @@ class Tool:
 
     @cached_property
     def advertised(self) -> types.Tool:
+        import mcp.types as types  # the SDK's types load slowly: --list-tools needs none
+
         contract = self.contract
         return types.Tool(
             name=contract["name"],
@@ -136,6 +138,8 @@ class Profile:
 
     @cached_property
     def listed_resources(self) -> list[types.Resource]:
+        import mcp.types as types
+
         return [
             r.advertised
             for r in self.resources.values()
@@ -144,6 +148,8 @@ class Profile:
 
     @cached_property
     def listed_templates(self) -> list[types.ResourceTemplate]:
+        import mcp.types as types
+
         return [
             r.advertised
             for r in self.resources.values()

@@ -10,13 +10,14 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
-
-import mcp.types as types
+from typing import TYPE_CHECKING, Any
 
 from .toolspec import PromptEntry, ResourceEntry
 from .uritemplate import UriTemplate
 from .validation import compile_check, compile_schema
+
+if TYPE_CHECKING:
+    import mcp.types as types
 
 
 def _admits_string(schema: dict[str, Any]) -> bool:
@@ -39,6 +40,8 @@ class Resource:
 
     @cached_property
     def advertised(self) -> types.Resource | types.ResourceTemplate:
+        import mcp.types as types  # loaded when served, not for --list-tools
+
         if self.is_template:
             return types.ResourceTemplate.model_validate(self.contract)
         return types.Resource.model_validate(self.contract)
@@ -98,6 +101,8 @@ class Prompt:
 
     @cached_property
     def advertised(self) -> types.Prompt:
+        import mcp.types as types
+
         return types.Prompt.model_validate(self.contract)
 
     @cached_property

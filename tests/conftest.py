@@ -116,3 +116,16 @@ async def client(shared: TmuxServer) -> AsyncIterator[Client]:
     """One python-profile MCP client for a whole module, on the module's shared tmux server."""
     async with open_client(shared.server_env(), "python") as opened:
         yield opened
+
+
+@pytest.fixture(scope="module")
+async def rust_client(shared: TmuxServer) -> AsyncIterator[Client]:
+    """One rust-profile MCP client for a whole module, on the module's shared tmux server."""
+    async with open_client(shared.server_env(), "rust") as opened:
+        yield opened
+
+
+@pytest.fixture
+def clients(client: Client, rust_client: Client) -> dict[str, Client]:
+    """The module's python and rust clients, by profile."""
+    return {"python": client, "rust": rust_client}

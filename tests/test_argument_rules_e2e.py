@@ -4,6 +4,9 @@ A lone surrogate is valid JSON (``"\\ud800"``) but no UTF-8, and the SDK's own
 parser refuses a line holding one; such a call must still reach the server
 and be refused by the text rule with an answer, as must NUL. Integral floats
 are integers, and a pattern's ``$`` is the end of the text, in every checker.
+
+One tmux server and one server per profile for the module: a refused call runs
+nothing, and each test reads its own answers.
 """
 
 from __future__ import annotations
@@ -70,9 +73,18 @@ class Wire:
         self.process.wait(timeout=30)
 
 
-@pytest.fixture
-def python_wire(tmux: TmuxServer) -> Iterator[Wire]:
-    wire = Wire(tmux, "python")
+@pytest.fixture(scope="module")
+def python_wire(shared: TmuxServer) -> Iterator[Wire]:
+    wire = Wire(shared, "python")
+    try:
+        yield wire
+    finally:
+        wire.close()
+
+
+@pytest.fixture(scope="module")
+def swift_wire(shared: TmuxServer) -> Iterator[Wire]:
+    wire = Wire(shared, "swift")
     try:
         yield wire
     finally:
@@ -103,8 +115,9 @@ BROKEN_TEXT: dict[str, tuple[str, Any, str]] = {
 
 @pytest.mark.parametrize("case", sorted(BROKEN_TEXT))
 def test_text_tmux_cannot_carry_is_refused_naming_field_and_rule_and_nothing_runs(
-    tmux: TmuxServer, python_wire: Wire, case: str
+    shared: TmuxServer, python_wire: Wire, case: str
 ) -> None:
+    tmux = shared
     tool, arguments, where = BROKEN_TEXT[case]
     mark = tmux.mark()
     result = python_wire.call(tool, arguments)
@@ -117,18 +130,14 @@ def test_text_tmux_cannot_carry_is_refused_naming_field_and_rule_and_nothing_run
     assert tmux.sent_since(mark)
 
 
-def test_a_lone_surrogate_in_a_swift_list_is_refused_with_its_index(tmux: TmuxServer) -> None:
-    wire = Wire(tmux, "swift")
-    try:
-        result = wire.call("get_tmux_variables", {"names": ["pane_id", "x\udfff"]})
-    finally:
-        wire.close()
+def test_a_lone_surrogate_in_a_swift_list_is_refused_with_its_index(swift_wire: Wire) -> None:
+    result = swift_wire.call("get_tmux_variables", {"names": ["pane_id", "x\udfff"]})
     assert result["isError"] is True
     assert "`names[1]`" in text_of(result) and RULE in text_of(result)
 
 
 def test_a_request_whose_id_is_not_valid_unicode_gets_an_invalid_request_error(
-    tmux: TmuxServer, python_wire: Wire
+    python_wire: Wire,
 ) -> None:
     python_wire.write('{"jsonrpc": "2.0", "id": "\\ud800", "method": "ping"}')
     answer = python_wire.answer()
@@ -143,9 +152,10 @@ def test_a_request_whose_id_is_not_valid_unicode_gets_an_invalid_request_error(
 
 
 def test_an_integral_float_is_an_integer_to_every_checker_and_to_the_handler(
-    tmux: TmuxServer, python_wire: Wire
+    shared: TmuxServer, python_wire: Wire
 ) -> None:
-    pane = tmux.active_pane()
+    tmux = shared
+    pane = tmux.active_pane(tmux.new_window())  # a pane of its own to respawn
     tmux.tmux("respawn-pane", "-k", "-t", pane, "seq 1 8; echo DONE; exec sleep 100000")
     wait_for(tmux, pane, "DONE")
     result = python_wire.call("capture_pane", {"pane_id": pane, "max_lines": 3.0})
@@ -163,20 +173,18 @@ def test_an_integral_float_is_an_integer_to_every_checker_and_to_the_handler(
     assert batch["isError"] is False and batch["structuredContent"]["succeeded"] == 1, batch
 
 
-def test_a_trailing_newline_does_not_match_a_pattern_ending_in_dollar(tmux: TmuxServer) -> None:
-    wire = Wire(tmux, "swift")
-    try:
-        mark = tmux.mark()
-        result = wire.call("get_tmux_variables", {"names": ["pane_id\n"]})
-        assert result["isError"] is True
-        message = text_of(result)
-        assert "`names[0]`" in message and "rule: pattern" in message, message
-        tmux.assert_nothing_sent_since(mark)
-        batch = wire.call(
-            "call_read_tools_batch",
-            {"operations": [{"tool": "get_tmux_variables", "arguments": {"names": ["pane_id\n"]}}]},
-        )
-        assert batch["isError"] is True and "rule: pattern" in text_of(batch)
-        tmux.assert_nothing_sent_since(mark)
-    finally:
-        wire.close()
+def test_a_trailing_newline_does_not_match_a_pattern_ending_in_dollar(
+    shared: TmuxServer, swift_wire: Wire
+) -> None:
+    mark = shared.mark()
+    result = swift_wire.call("get_tmux_variables", {"names": ["pane_id\n"]})
+    assert result["isError"] is True
+    message = text_of(result)
+    assert "`names[0]`" in message and "rule: pattern" in message, message
+    shared.assert_nothing_sent_since(mark)
+    batch = swift_wire.call(
+        "call_read_tools_batch",
+        {"operations": [{"tool": "get_tmux_variables", "arguments": {"names": ["pane_id\n"]}}]},
+    )
+    assert batch["isError"] is True and "rule: pattern" in text_of(batch)
+    shared.assert_nothing_sent_since(mark)

@@ -1,16 +1,32 @@
-"""Bad input gets a clear error naming the field or target, and changes nothing in tmux."""
+"""Bad input gets a clear error naming the field or target, and changes nothing in tmux.
+
+One tmux server (a 2x2 grid) and one server per profile for the whole module: a
+refusal changes nothing, and each test compares the state before and after itself.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from scripts.lab.client import open_client
+from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+
+@pytest.fixture(scope="module")
+def shared() -> Iterator[TmuxServer]:
+    server = TmuxServer.start()
+    try:
+        server.grid()
+        yield server
+    finally:
+        server.kill()
+
 
 # (arguments, words the message must contain). None of these may run a tmux command.
 PYTHON_REJECTED_BEFORE_TMUX: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
@@ -64,84 +80,84 @@ RUST_REJECTED_BEFORE_TMUX: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
 
 @pytest.mark.parametrize("case", sorted(PYTHON_REJECTED_BEFORE_TMUX))
 async def test_python_invalid_call_names_the_field_and_runs_no_tmux_command(
-    tmux: TmuxServer, case: str
+    shared: TmuxServer, client: Client, case: str
 ) -> None:
     tool, arguments, words = PYTHON_REJECTED_BEFORE_TMUX[case]
-    tmux.grid()
-    before = tmux.state()
-    async with open_client(tmux.server_env()) as client:
-        mark = tmux.mark()
-        message = await client.error(tool, arguments)
+    before = shared.state()
+    mark = shared.mark()
+    message = await client.error(tool, arguments)
     for word in words:
         assert word in message, (word, message)
-    tmux.assert_nothing_sent_since(mark)
-    assert tmux.state() == before
+    shared.assert_nothing_sent_since(mark)
+    assert shared.state() == before
 
 
 @pytest.mark.parametrize("case", sorted(RUST_REJECTED_BEFORE_TMUX))
 async def test_rust_invalid_call_names_the_field_and_runs_no_tmux_command(
-    tmux: TmuxServer, case: str
+    shared: TmuxServer, rust_client: Client, case: str
 ) -> None:
     arguments, words = RUST_REJECTED_BEFORE_TMUX[case]
-    tmux.grid()
-    before = tmux.state()
-    async with open_client(tmux.server_env(), "rust") as client:
-        mark = tmux.mark()
-        message = await client.error("select_pane", arguments)
+    before = shared.state()
+    mark = shared.mark()
+    message = await rust_client.error("select_pane", arguments)
     for word in words:
         assert word in message, (word, message)
-    tmux.assert_nothing_sent_since(mark)
-    assert tmux.state() == before
+    shared.assert_nothing_sent_since(mark)
+    assert shared.state() == before
 
 
-async def test_the_log_the_tests_above_read_sees_a_valid_call(tmux: TmuxServer) -> None:
+@pytest.mark.parametrize("profile", ["python", "rust"])
+async def test_the_log_the_tests_above_read_sees_a_valid_call(
+    shared: TmuxServer, clients: dict[str, Client], profile: str
+) -> None:
     """What a valid call sends shows in the log the tests above find empty."""
-    async with open_client(tmux.server_env()) as client:
-        mark = tmux.mark()
-        await client.ok("find_pane_by_position", {"corner": "top-left"})
-    assert any(sent.reaches_a_server for sent in tmux.sent_since(mark))
+    mark = shared.mark()
+    if profile == "rust":
+        await clients[profile].ok("select_pane", {"pane": shared.active_pane()})
+    else:
+        await clients[profile].ok("find_pane_by_position", {"corner": "top-left"})
+    assert any(sent.reaches_a_server for sent in shared.sent_since(mark))
 
 
 @pytest.mark.parametrize("profile", ["python", "rust"])
 async def test_unknown_targets_name_the_target_and_socket_and_change_nothing(
-    tmux: TmuxServer, profile: str
+    shared: TmuxServer, clients: dict[str, Client], profile: str
 ) -> None:
-    tmux.grid()
-    before = tmux.state()
-    async with open_client(tmux.server_env(), profile) as client:
-        if profile == "rust":
-            message = await client.error("select_pane", {"pane": "%999", "direction": "up"})
-            assert "%999" in message and tmux.name in message and "list_panes" in message
-        else:
-            cases: list[tuple[dict[str, Any], tuple[str, ...]]] = [
-                ({"pane_id": "%999"}, ("%999",)),
-                ({"window_id": "@99", "direction": "up"}, ("@99", "list_windows")),
-                ({"session_name": "nosuch", "direction": "up"}, ("'nosuch'", "list_sessions")),
-                ({"session_id": "$42", "direction": "up"}, ("$42",)),
-                ({"session_name": "main", "window_index": "7", "direction": "up"}, ("7", "main")),
-            ]
-            for arguments, words in cases:
-                message = await client.error("select_pane", arguments)
-                for word in (*words, tmux.name):
-                    assert word in message, (arguments, word, message)
-    assert tmux.state() == before
+    before = shared.state()
+    client = clients[profile]
+    if profile == "rust":
+        message = await client.error("select_pane", {"pane": "%999", "direction": "up"})
+        assert "%999" in message and shared.name in message and "list_panes" in message
+    else:
+        cases: list[tuple[dict[str, Any], tuple[str, ...]]] = [
+            ({"pane_id": "%999"}, ("%999",)),
+            ({"window_id": "@99", "direction": "up"}, ("@99", "list_windows")),
+            ({"session_name": "nosuch", "direction": "up"}, ("'nosuch'", "list_sessions")),
+            ({"session_id": "$42", "direction": "up"}, ("$42",)),
+            ({"session_name": "main", "window_index": "7", "direction": "up"}, ("7", "main")),
+        ]
+        for arguments, words in cases:
+            message = await client.error("select_pane", arguments)
+            for word in (*words, shared.name):
+                assert word in message, (arguments, word, message)
+    assert shared.state() == before
 
 
-async def test_python_unknown_socket_names_the_socket(tmux: TmuxServer) -> None:
-    async with open_client(tmux.server_env()) as client:
-        message = await client.error("select_pane", {"pane_id": "%0", "socket_name": "nosuch"})
+async def test_python_unknown_socket_names_the_socket(client: Client) -> None:
+    message = await client.error("select_pane", {"pane_id": "%0", "socket_name": "nosuch"})
     assert "nosuch" in message and "no tmux server" in message
 
 
-async def test_rust_unknown_socket_names_the_socket(tmux: TmuxServer) -> None:
-    async with open_client(tmux.server_env(LIBTMUX_SOCKET="nosuch"), "rust") as client:
+async def test_rust_unknown_socket_names_the_socket(shared: TmuxServer) -> None:
+    async with open_client(shared.server_env(LIBTMUX_SOCKET="nosuch"), "rust") as client:
         message = await client.error("select_pane", {"pane": "%0"})
     assert "nosuch" in message and "no tmux server" in message
 
 
-async def test_last_with_no_previous_pane_says_so(tmux: TmuxServer) -> None:
-    async with open_client(tmux.server_env(), "rust") as client:
-        message = await client.error("select_pane", {"pane": "%0", "direction": "last"})
+async def test_last_with_no_previous_pane_says_so(shared: TmuxServer, rust_client: Client) -> None:
+    # A window of its own: its one pane has never had another active beside it.
+    pane = shared.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:").strip()
+    message = await rust_client.error("select_pane", {"pane": pane, "direction": "last"})
     assert "no previously active pane" in message
 
 
@@ -150,23 +166,21 @@ async def test_last_with_no_previous_pane_says_so(tmux: TmuxServer) -> None:
     [("python", "get_tmux_variables"), ("rust", "call_read_tools_batch")],
 )
 async def test_unknown_tool_is_a_protocol_error(
-    tmux: TmuxServer, profile: str, other_profiles_tool: str
+    clients: dict[str, Client], profile: str, other_profiles_tool: str
 ) -> None:
-    async with open_client(tmux.server_env(), profile) as client:
-        for name in ("no_such_tool", other_profiles_tool):
-            with pytest.raises(MCPError) as caught:
-                await client.session.call_tool(name, {})
-            assert caught.value.error.code == -32602
-            assert name in caught.value.error.message
+    for name in ("no_such_tool", other_profiles_tool):
+        with pytest.raises(MCPError) as caught:
+            await clients[profile].session.call_tool(name, {})
+        assert caught.value.error.code == -32602
+        assert name in caught.value.error.message
 
 
 async def test_python_pane_id_with_a_window_that_does_not_hold_it_is_refused(
-    tmux: TmuxServer,
+    shared: TmuxServer, client: Client
 ) -> None:
-    tmux.tmux("new-window", "-t", "main:")
-    second = tmux.tmux("display-message", "-p", "-t", "main:1", "#{window_id}").strip()
-    before = tmux.state()
-    async with open_client(tmux.server_env()) as client:
-        message = await client.error("select_pane", {"pane_id": "%0", "window_id": second})
-    assert "window_id" in message and second in message and "%0" in message
-    assert tmux.state() == before
+    pane = shared.active_pane()
+    other = shared.tmux("new-window", "-d", "-P", "-F", "#{window_id}", "-t", "main:").strip()
+    before = shared.state()
+    message = await client.error("select_pane", {"pane_id": pane, "window_id": other})
+    assert "window_id" in message and other in message and pane in message
+    assert shared.state() == before

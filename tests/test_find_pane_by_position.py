@@ -1,10 +1,15 @@
-"""find_pane_by_position (python profile) against real layouts."""
+"""find_pane_by_position (python profile) against real layouts.
+
+One tmux server and one server for the module. With no window named, the tool
+reads the first session's active window: each test that relies on that makes a
+window of its own main's current one first.
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from scripts.lab.client import open_client
+from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -13,32 +18,31 @@ CORNERS = ("top-left", "top-right", "bottom-left", "bottom-right")
 
 
 async def test_find_pane_by_position_returns_the_pane_drawn_in_each_corner(
-    tmux: TmuxServer,
+    shared: TmuxServer, client: Client
 ) -> None:
-    grid = tmux.grid()
-    async with open_client(tmux.server_env()) as client:
-        for corner in CORNERS:
-            found = await client.ok("find_pane_by_position", {"corner": corner})
-            assert found["pane_id"] == grid[corner], corner
-            vertical, horizontal = corner.split("-")
-            assert found[f"pane_at_{vertical}"] is True
-            assert found[f"pane_at_{horizontal}"] is True
+    grid = shared.grid(shared.new_window(current=True))
+    for corner in CORNERS:
+        found = await client.ok("find_pane_by_position", {"corner": corner})
+        assert found["pane_id"] == grid[corner], corner
+        vertical, horizontal = corner.split("-")
+        assert found[f"pane_at_{vertical}"] is True
+        assert found[f"pane_at_{horizontal}"] is True
 
 
 async def test_find_pane_by_position_with_a_pane_spanning_the_left_edge(
-    tmux: TmuxServer,
+    shared: TmuxServer, client: Client
 ) -> None:
     # One tall pane on the left, two stacked on the right.
-    left = tmux.active_pane()
-    tmux.tmux("split-window", "-h", "-t", left)
-    right_top = tmux.active_pane()
-    tmux.tmux("split-window", "-v", "-t", right_top)
-    right_bottom = tmux.active_pane()
-    async with open_client(tmux.server_env()) as client:
-        found = {
-            corner: (await client.ok("find_pane_by_position", {"corner": corner}))["pane_id"]
-            for corner in CORNERS
-        }
+    window = shared.new_window(current=True)
+    left = shared.active_pane(window)
+    shared.tmux("split-window", "-h", "-t", left)
+    right_top = shared.active_pane(window)
+    shared.tmux("split-window", "-v", "-t", right_top)
+    right_bottom = shared.active_pane(window)
+    found = {
+        corner: (await client.ok("find_pane_by_position", {"corner": corner}))["pane_id"]
+        for corner in CORNERS
+    }
     assert found == {
         "top-left": left,
         "bottom-left": left,
@@ -47,47 +51,48 @@ async def test_find_pane_by_position_with_a_pane_spanning_the_left_edge(
     }
 
 
-async def test_find_pane_by_position_resolves_the_window_each_way(tmux: TmuxServer) -> None:
-    tmux.grid()
-    tmux.tmux("new-window", "-t", "main:")
-    tmux.tmux("split-window", "-h", "-t", "main:1")
-    tmux.tmux("new-session", "-d", "-s", "other", "-x", "200", "-y", "50")
-    tmux.tmux("split-window", "-v", "-t", "other:0")
-    window1 = tmux.tmux("display-message", "-p", "-t", "main:1", "#{window_id}").strip()
-    main1 = tmux.corners("main:1")
-    other0 = tmux.corners("other:0")
-    session_id = tmux.tmux("display-message", "-p", "-t", "other:", "#{session_id}").strip()
-    async with open_client(tmux.server_env()) as client:
-        by_id = await client.ok(
-            "find_pane_by_position", {"corner": "top-right", "window_id": window1}
-        )
-        assert by_id["pane_id"] == main1["top-right"]
-        by_index = await client.ok(
-            "find_pane_by_position",
-            {"corner": "top-left", "session_name": "main", "window_index": "1"},
-        )
-        assert by_index["pane_id"] == main1["top-left"]
-        by_session = await client.ok(
-            "find_pane_by_position", {"corner": "bottom-left", "session_id": session_id}
-        )
-        assert by_session["pane_id"] == other0["bottom-left"]
-        by_name = await client.ok(
-            "find_pane_by_position", {"corner": "top-left", "session_name": "other"}
-        )
-        assert by_name["pane_id"] == other0["top-left"]
-        # Nothing named: the first session's active window (main:1, made active last).
-        default = await client.ok("find_pane_by_position", {"corner": "bottom-right"})
-        assert default["pane_id"] == main1["bottom-right"]
-        assert default["window_id"] == window1
+async def test_find_pane_by_position_resolves_the_window_each_way(
+    shared: TmuxServer, client: Client
+) -> None:
+    shared.grid(shared.new_window())
+    window = shared.new_window(current=True)
+    _, index = window.split(":")
+    shared.tmux("split-window", "-h", "-t", window)
+    shared.tmux("new-session", "-d", "-s", "other", "-x", "200", "-y", "50")
+    shared.tmux("split-window", "-v", "-t", "other:0")
+    window_id = shared.tmux("display-message", "-p", "-t", window, "#{window_id}").strip()
+    ours = shared.corners(window)
+    other0 = shared.corners("other:0")
+    session_id = shared.tmux("display-message", "-p", "-t", "other:", "#{session_id}").strip()
+    by_id = await client.ok(
+        "find_pane_by_position", {"corner": "top-right", "window_id": window_id}
+    )
+    assert by_id["pane_id"] == ours["top-right"]
+    by_index = await client.ok(
+        "find_pane_by_position",
+        {"corner": "top-left", "session_name": "main", "window_index": index},
+    )
+    assert by_index["pane_id"] == ours["top-left"]
+    by_session = await client.ok(
+        "find_pane_by_position", {"corner": "bottom-left", "session_id": session_id}
+    )
+    assert by_session["pane_id"] == other0["bottom-left"]
+    by_name = await client.ok(
+        "find_pane_by_position", {"corner": "top-left", "session_name": "other"}
+    )
+    assert by_name["pane_id"] == other0["top-left"]
+    # Nothing named: the first session's active window (ours, made active last).
+    default = await client.ok("find_pane_by_position", {"corner": "bottom-right"})
+    assert default["pane_id"] == ours["bottom-right"]
+    assert default["window_id"] == window_id
 
 
 async def test_find_pane_by_position_window_index_without_session_is_an_error(
-    tmux: TmuxServer,
+    shared: TmuxServer, client: Client
 ) -> None:
-    async with open_client(tmux.server_env()) as client:
-        mark = tmux.mark()
-        message = await client.error(
-            "find_pane_by_position", {"corner": "top-left", "window_index": "0"}
-        )
+    mark = shared.mark()
+    message = await client.error(
+        "find_pane_by_position", {"corner": "top-left", "window_index": "0"}
+    )
     assert "window_index" in message and "session_name" in message
-    tmux.assert_nothing_sent_since(mark)
+    shared.assert_nothing_sent_since(mark)

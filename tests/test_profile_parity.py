@@ -2,18 +2,24 @@
 
 Each profile speaks its own shape (python: ``pane_id``, string sizes; swift:
 ``pane.id``, integers, refs). Readers below turn each answer into one neutral
-view, and every view must equal what tmux itself lists. A profile gains a
-comparison by registering one reader, as ``@reader("panes", "python")`` does.
+view, and every view must equal what tmux itself lists. A profile gains the
+comparisons by registering a reader for each listing, as ``@reader("panes",
+"python")`` does.
+
+Every call here reads, so the tmux state is made once for the module, and each
+profile's server serves all of that profile's tests (pytest groups them). One
+server at a time: a server does not count its own control client as attached,
+but it would count another server's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, NamedTuple
 
 import pytest
 
-from scripts.lab.client import open_client
+from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -61,15 +67,16 @@ class SessionView(NamedTuple):
 View = PaneView | WindowView | SessionView
 
 
-@pytest.fixture
-def state(tmux: TmuxServer) -> Iterator[State]:
+@pytest.fixture(scope="module")
+def state(shared: TmuxServer) -> State:
     """A 2x2 grid in main:0, a second session split in two, and a window linked into both."""
+    tmux = shared
     grid = tmux.grid()
     tmux.tmux("new-session", "-d", "-s", "second", "-x", "160", "-y", "40")
     tmux.tmux("split-window", "-v", "-t", "second:0")
     tmux.tmux("new-window", "-d", "-t", "second:", "-n", "logs")
     tmux.tmux("link-window", "-d", "-s", "second:logs", "-t", "main:")
-    yield State(tmux, grid)
+    return State(tmux, grid)
 
 
 class State:
@@ -233,7 +240,7 @@ def python_pane(pane: dict[str, Any]) -> PaneView:
 
 # --- readers: one per (listing, profile) -----------------------------------------------------
 
-Reader = Callable[[State, Scope], Awaitable[list[Any]]]
+Reader = Callable[[Client, State, Scope], Awaitable[list[Any]]]
 READERS: dict[tuple[str, str], Reader] = {}
 
 
@@ -248,26 +255,24 @@ def reader(kind: str, profile: str) -> Callable[[Reader], Reader]:
 
 
 @reader("panes", "swift")
-async def swift_panes(state: State, scope: Scope) -> list[PaneView]:
+async def swift_panes(client: Client, state: State, scope: Scope) -> list[PaneView]:
     arguments = {} if scope.kind == "all" else {scope.kind: scope.value}
-    async with open_client(state.tmux.server_env(), "swift") as client:
-        panes = (await client.ok("list_panes", arguments))["panes"]
+    panes = (await client.ok("list_panes", arguments))["panes"]
     views = [swift_pane(pane) for pane in panes]
     assert len(set(views)) == len(views), "a pane listed twice"
     return sorted(views)
 
 
 @reader("windows", "swift")
-async def swift_windows(state: State, scope: Scope) -> list[WindowView]:
+async def swift_windows(client: Client, state: State, scope: Scope) -> list[WindowView]:
     arguments = {} if scope.kind == "all" else {"session": scope.value}
-    async with open_client(state.tmux.server_env(), "swift") as client:
-        windows = (await client.ok("list_windows", arguments))["windows"]
-        for window in windows:  # the target and both refs name this placement's window
-            where = f"{window['sessionID']}:{window['index']}"
-            assert state.window_id(window["target"]) == state.window_id(where) == window["id"]
-            info = await client.ok("get_window_info", {"windowId": window["windowRef"]})
-            assert info["window"]["id"] == window["id"]
-            assert window["linkRef"] in {p["ref"] for p in info["placements"]}
+    windows = (await client.ok("list_windows", arguments))["windows"]
+    for window in windows:  # the target and both refs name this placement's window
+        where = f"{window['sessionID']}:{window['index']}"
+        assert state.window_id(window["target"]) == state.window_id(where) == window["id"]
+        info = await client.ok("get_window_info", {"windowId": window["windowRef"]})
+        assert info["window"]["id"] == window["id"]
+        assert window["linkRef"] in {p["ref"] for p in info["placements"]}
     return sorted(
         WindowView(
             w["id"],
@@ -284,9 +289,8 @@ async def swift_windows(state: State, scope: Scope) -> list[WindowView]:
 
 
 @reader("sessions", "swift")
-async def swift_sessions(state: State, scope: Scope) -> list[SessionView]:
-    async with open_client(state.tmux.server_env(), "swift") as client:
-        sessions = (await client.ok("list_sessions"))["sessions"]
+async def swift_sessions(client: Client, state: State, scope: Scope) -> list[SessionView]:
+    sessions = (await client.ok("list_sessions"))["sessions"]
     return sorted(
         SessionView(s["id"], s["name"], s["windowCount"], s["isAttached"], s["createdAt"])
         for s in sessions
@@ -294,21 +298,19 @@ async def swift_sessions(state: State, scope: Scope) -> list[SessionView]:
 
 
 @reader("panes", "python")
-async def python_panes(state: State, scope: Scope) -> list[PaneView]:
+async def python_panes(client: Client, state: State, scope: Scope) -> list[PaneView]:
     key = {"all": None, "session": "session_name", "window": "window_id"}[scope.kind]
     arguments = {} if key is None else {key: scope.value}
-    async with open_client(state.tmux.server_env(), "python") as client:
-        panes = (await client.ok("list_panes", arguments))["result"]
+    panes = (await client.ok("list_panes", arguments))["result"]
     views = [python_pane(pane) for pane in panes]
     assert len(set(views)) == len(views), "a pane listed twice"
     return sorted(views)
 
 
 @reader("windows", "python")
-async def python_windows(state: State, scope: Scope) -> list[WindowView]:
+async def python_windows(client: Client, state: State, scope: Scope) -> list[WindowView]:
     arguments = {} if scope.kind == "all" else {"session_name": scope.value}
-    async with open_client(state.tmux.server_env(), "python") as client:
-        windows = (await client.ok("list_windows", arguments))["result"]
+    windows = (await client.ok("list_windows", arguments))["result"]
     return sorted(
         WindowView(
             w["window_id"],
@@ -325,9 +327,8 @@ async def python_windows(state: State, scope: Scope) -> list[WindowView]:
 
 
 @reader("sessions", "python")
-async def python_sessions(state: State, scope: Scope) -> list[SessionView]:
-    async with open_client(state.tmux.server_env(), "python") as client:
-        sessions = (await client.ok("list_sessions"))["result"]
+async def python_sessions(client: Client, state: State, scope: Scope) -> list[SessionView]:
+    sessions = (await client.ok("list_sessions"))["result"]
     return sorted(
         SessionView(
             s["session_id"],
@@ -340,15 +341,27 @@ async def python_sessions(state: State, scope: Scope) -> list[SessionView]:
     )
 
 
-LISTINGS = sorted((kind, prof, scope) for kind, prof in READERS for scope in SCOPES[kind])
+READING = sorted({profile for _, profile in READERS})
+LISTINGS = sorted((kind, scope) for kind in SCOPES for scope in SCOPES[kind])
 
 
-@pytest.mark.parametrize(("kind", "profile", "scope"), LISTINGS)
+@pytest.fixture(scope="module", params=READING)
+async def served(request: pytest.FixtureRequest, state: State) -> AsyncIterator[Client]:
+    """The server of one profile that reads, for every test of that profile."""
+    async with open_client(state.tmux.server_env(), request.param) as client:
+        yield client
+
+
+def test_every_profile_that_reads_registers_every_listing() -> None:
+    assert READING and {(kind, p) for kind in SCOPES for p in READING} == set(READERS)
+
+
+@pytest.mark.parametrize(("kind", "scope"), LISTINGS)
 async def test_each_profile_lists_what_tmux_lists(
-    state: State, kind: str, profile: str, scope: str
+    state: State, served: Client, kind: str, scope: str
 ) -> None:
     where = state.scope(scope)
-    listed = await READERS[kind, profile](state, where)
+    listed = await READERS[kind, served.profile](served, state, where)
     expected = TRUTH[kind](state.tmux, where)
     assert listed == expected
     assert listed, "an empty listing proves nothing"
@@ -371,35 +384,38 @@ async def test_the_state_is_rich_enough_to_tell_listings_apart(state: State) -> 
 # --- find_pane_by_position: both profiles have it today -------------------------------------
 
 
-async def python_find(state: State, window: str) -> dict[str, PaneView]:
-    async with open_client(state.tmux.server_env(), "python") as client:
-        return {
-            corner: python_pane(
-                await client.ok("find_pane_by_position", {"corner": corner, "window_id": window})
-            )
-            for corner in CORNERS
-        }
+async def python_find(client: Client, window: str) -> dict[str, PaneView]:
+    return {
+        corner: python_pane(
+            await client.ok("find_pane_by_position", {"corner": corner, "window_id": window})
+        )
+        for corner in CORNERS
+    }
 
 
-async def swift_find(state: State, window: str) -> dict[str, PaneView]:
-    async with open_client(state.tmux.server_env(), "swift") as client:
-        return {
-            corner: swift_pane(
-                (await client.ok("find_pane_by_position", {"corner": corner, "windowId": window}))[
-                    "pane"
-                ]
-            )
-            for corner in CORNERS
-        }
+async def swift_find(client: Client, window: str) -> dict[str, PaneView]:
+    return {
+        corner: swift_pane(
+            (await client.ok("find_pane_by_position", {"corner": corner, "windowId": window}))[
+                "pane"
+            ]
+        )
+        for corner in CORNERS
+    }
 
 
 FINDERS = {"python": python_find, "swift": swift_find}
 
 
+def test_every_profile_that_reads_finds_panes_by_position() -> None:
+    assert sorted(FINDERS) == READING
+
+
 @pytest.mark.parametrize("window", ["main:0", "second:0"])
 async def test_find_pane_by_position_agrees_across_profiles_and_with_tmux(
-    state: State, window: str
+    state: State, served: Client, window: str
 ) -> None:
+    """Each profile finds what tmux draws in each corner: so the profiles agree."""
     window_id = state.window_id(window)
     corners = state.tmux.corners(window)
     panes = {p.id: p for p in tmux_panes(state.tmux, Scope("window", window_id))}
@@ -407,11 +423,9 @@ async def test_find_pane_by_position_agrees_across_profiles_and_with_tmux(
     if window == "main:0":
         assert corners == state.grid
         assert len({pane.id for pane in expected.values()}) == 4
-    found = {profile: await find(state, window_id) for profile, find in FINDERS.items()}
-    for profile, by_corner in found.items():
-        assert by_corner == expected, profile
+    found = await FINDERS[served.profile](served, window_id)
+    assert found == expected
     for corner, pane in expected.items():
         vertical, horizontal = corner.split("-")
         assert getattr(pane, vertical) and getattr(pane, horizontal), corner
         assert pane.window == window_id
-    assert found["python"] == found["swift"]

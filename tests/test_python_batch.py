@@ -2,6 +2,9 @@
 
 Real tmux, the real server over stdio: the SDK client where behaviour is the
 point, raw JSON-RPC lines over plain pipes where the bytes on the wire are.
+Every batch only reads, so each later section shares one tmux server and one
+server for the module (each test's answers are its own); the first section, which
+sets up a rich state, has its own.
 """
 
 from __future__ import annotations
@@ -233,6 +236,23 @@ HEAD = [op("list_sessions"), MISSING_PANE]
 TAIL = [op("list_windows"), op("list_panes"), op("get_pane_info", {"pane_id": "%0"})]
 
 
+@pytest.fixture(scope="module")
+def plain() -> Iterator[TmuxServer]:
+    """One tmux server with its one pane, %0, for the on_error tests."""
+    server = TmuxServer.start()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+@pytest.fixture(scope="module")
+async def plain_client(plain: TmuxServer) -> AsyncIterator[Client]:
+    async with open_client(plain.server_env(), "python") as opened:
+        await batch(opened, [op("list_sessions")])  # connect before any test counts
+        yield opened
+
+
 async def commands_for(
     tmux: TmuxServer, client: Client, operations: list[dict[str, Any]], on_error: str | None
 ) -> tuple[dict[str, Any], list[tuple[str, ...]]]:
@@ -242,10 +262,9 @@ async def commands_for(
     return answer, [sent.words for sent in tmux.sent_since(mark)]
 
 
-async def test_a_failing_row_carries_the_tools_own_error(tmux: TmuxServer) -> None:
-    async with open_client(tmux.server_env(), "python") as client:
-        alone = await client.error("get_pane_info", {"pane_id": "%999"})
-        answer = await batch(client, [MISSING_PANE])
+async def test_a_failing_row_carries_the_tools_own_error(plain_client: Client) -> None:
+    alone = await plain_client.error("get_pane_info", {"pane_id": "%999"})
+    answer = await batch(plain_client, [MISSING_PANE])
     (row,) = answer["results"]
     assert row["success"] is False
     assert "%999" in row["error"]
@@ -258,12 +277,10 @@ async def test_a_failing_row_carries_the_tools_own_error(tmux: TmuxServer) -> No
 
 @pytest.mark.parametrize("on_error", ["stop", None])
 async def test_on_error_stop_ends_the_batch_at_the_first_failure(
-    tmux: TmuxServer, on_error: str | None
+    plain: TmuxServer, plain_client: Client, on_error: str | None
 ) -> None:
-    async with open_client(tmux.server_env(), "python") as client:
-        await batch(client, [op("list_sessions")])  # connect before counting
-        head, head_commands = await commands_for(tmux, client, HEAD, "continue")
-        answer, commands = await commands_for(tmux, client, HEAD + TAIL, on_error)
+    head, head_commands = await commands_for(plain, plain_client, HEAD, "continue")
+    answer, commands = await commands_for(plain, plain_client, HEAD + TAIL, on_error)
     assert head_commands
     assert head["stopped_at"] is None
     assert answer["stopped_at"] == 1
@@ -275,11 +292,11 @@ async def test_on_error_stop_ends_the_batch_at_the_first_failure(
     assert commands == head_commands
 
 
-async def test_on_error_continue_runs_every_operation(tmux: TmuxServer) -> None:
-    async with open_client(tmux.server_env(), "python") as client:
-        await batch(client, [op("list_sessions")])
-        _, head_commands = await commands_for(tmux, client, HEAD, "continue")
-        answer, commands = await commands_for(tmux, client, HEAD + TAIL, "continue")
+async def test_on_error_continue_runs_every_operation(
+    plain: TmuxServer, plain_client: Client
+) -> None:
+    _, head_commands = await commands_for(plain, plain_client, HEAD, "continue")
+    answer, commands = await commands_for(plain, plain_client, HEAD + TAIL, "continue")
     assert answer["stopped_at"] is None
     assert [row["success"] for row in answer["results"]] == [True, False, True, True, True]
     assert [row["index"] for row in answer["results"]] == [0, 1, 2, 3, 4]
@@ -291,7 +308,9 @@ async def test_on_error_continue_runs_every_operation(tmux: TmuxServer) -> None:
     assert [p["pane_id"] for p in answer["results"][3]["structured_content"]["result"]] == ["%0"]
 
 
-async def test_a_batch_whose_every_row_failed_is_still_not_an_error(tmux: TmuxServer) -> None:
+async def test_a_batch_whose_every_row_failed_is_still_not_an_error(
+    plain_client: Client,
+) -> None:
     operations = [
         MISSING_PANE,
         op("get_window_info", {"window_id": "@999"}),
@@ -299,9 +318,8 @@ async def test_a_batch_whose_every_row_failed_is_still_not_an_error(tmux: TmuxSe
         op("show_buffer", {"buffer_name": "no-such-buffer"}),
         op("capture_since", {"pane_id": "%0", "cursor": "not-a-cursor"}),
     ]
-    async with open_client(tmux.server_env(), "python") as client:
-        answer = await batch(client, operations, "continue")
-        stopped = await batch(client, operations, "stop")
+    answer = await batch(plain_client, operations, "continue")
+    stopped = await batch(plain_client, operations, "stop")
     assert answer["succeeded"] == 0 and answer["failed"] == 5
     assert len(answer["results"]) == 5
     assert answer["stopped_at"] is None
@@ -432,6 +450,23 @@ async def raw_server(tmux: TmuxServer) -> AsyncIterator[RawServer]:
         yield server
 
 
+@pytest.fixture(scope="module")
+def histories() -> Iterator[tuple[TmuxServer, list[str]]]:
+    """One tmux server with four panes of long history, and those panes."""
+    server = TmuxServer.start()
+    try:
+        yield server, long_histories(server)
+    finally:
+        server.kill()
+
+
+@pytest.fixture(scope="module")
+async def raw(histories: tuple[TmuxServer, list[str]]) -> AsyncIterator[RawServer]:
+    """One server over plain pipes for the section: each test reads its own answers."""
+    async with raw_server(histories[0]) as server:
+        yield server
+
+
 def capture(pane: str, max_lines: int | None, start: int = -2000) -> dict[str, Any]:
     return op("capture_pane", {"pane_id": pane, "start": start, "max_lines": max_lines})
 
@@ -506,26 +541,23 @@ def check_elision(
 
 
 async def test_an_oversized_batch_elides_results_newest_first_into_one_line_under_the_cap(
-    tmux: TmuxServer,
+    histories: tuple[TmuxServer, list[str]], raw: RawServer
 ) -> None:
-    panes = long_histories(tmux)
+    _, panes = histories
     small = [capture(pane, 100) for pane in panes]
     large = [capture(pane, None) for pane in panes]
     operations = [*small, *large, MISSING_PANE]
-    async with raw_server(tmux) as server:
-        raw, result = await server.call(
-            1, BATCH, {"operations": operations, "on_error": "continue"}
-        )
-        alone = await alone_results(server, operations)
+    line, result = await raw.call(1, BATCH, {"operations": operations, "on_error": "continue"})
+    alone = await alone_results(raw, operations)
 
-    check_line(raw, 1)
+    check_line(line, 1)
     assert result.get("isError", False) is False
     answer = result["structuredContent"]
     assert json.loads(result["content"][0]["text"]) == answer
     # Each large capture is bigger than the whole line on its own.
     assert all(encoded_size(own["structured_content"]) > 500_000 for own in alone[4:8])
     assert sum(encoded_size(own) for own in alone) > LINE_CAP
-    kept = check_elision(raw, answer, operations, alone)
+    kept = check_elision(line, answer, operations, alone)
     assert kept == 4  # the small ones, in order
     assert all(len(own["structured_content"]["result"].splitlines()) >= 100 for own in alone[:4])
     # Counts and the failing row's error are unchanged by the elision.
@@ -536,25 +568,24 @@ async def test_an_oversized_batch_elides_results_newest_first_into_one_line_unde
 
 
 async def test_a_160000_character_request_id_costs_results_not_the_line_cap(
-    tmux: TmuxServer,
+    histories: tuple[TmuxServer, list[str]], raw: RawServer
 ) -> None:
-    panes = long_histories(tmux)
+    _, panes = histories
     operations = [capture(panes[i % len(panes)], 100) for i in range(14)] + [MISSING_PANE]
     arguments = {"operations": operations, "on_error": "continue"}
     request_id = "i" * 160_000
-    async with raw_server(tmux) as server:
-        short_raw, short = await server.call(1, BATCH, arguments)
-        raw, result = await server.call(request_id, BATCH, arguments)
-        alone = await alone_results(server, operations)
+    short_line, short = await raw.call(1, BATCH, arguments)
+    line, result = await raw.call(request_id, BATCH, arguments)
+    alone = await alone_results(raw, operations)
 
-    check_line(short_raw, 1)
-    check_line(raw, request_id)
+    check_line(short_line, 1)
+    check_line(line, request_id)
     whole = short["structuredContent"]
     answer = result["structuredContent"]
     assert result.get("isError", False) is False
     assert json.loads(result["content"][0]["text"]) == answer
-    kept_short = check_elision(short_raw, whole, operations, alone)
-    kept = check_elision(raw, answer, operations, alone)
+    kept_short = check_elision(short_line, whole, operations, alone)
+    kept = check_elision(line, answer, operations, alone)
     assert kept < kept_short  # the id's bytes cost results
     assert answer["response_truncated_bytes"] > whole["response_truncated_bytes"]
     # Every row's metadata stays, and the counts do not move.
@@ -580,13 +611,12 @@ HUGE_REFUSALS: dict[str, tuple[list[dict[str, Any]], str, str]] = {
 
 @pytest.mark.parametrize("case", sorted(HUGE_REFUSALS))
 async def test_a_refusal_quoting_a_huge_value_still_fits_the_line_cap(
-    shared: TmuxServer, case: str
+    raw: RawServer, case: str
 ) -> None:
     operations, field, rule = HUGE_REFUSALS[case]
-    async with raw_server(shared) as server:
-        raw, result = await server.call(1, BATCH, {"operations": operations})
-        _, after = await server.call(2, BATCH, {"operations": [op("list_sessions")]})
-    check_line(raw, 1)
+    line, result = await raw.call(1, BATCH, {"operations": operations})
+    _, after = await raw.call(2, BATCH, {"operations": [op("list_sessions")]})
+    check_line(line, 1)
     assert result["isError"] is True
     message = result["content"][0]["text"]
     assert field in message and rule in message, message[:300]
@@ -595,24 +625,23 @@ async def test_a_refusal_quoting_a_huge_value_still_fits_the_line_cap(
 
 
 async def test_a_request_id_that_leaves_no_room_gets_a_json_rpc_error_and_the_server_lives_on(
-    shared: TmuxServer,
+    raw: RawServer,
 ) -> None:
     operations = [op("get_session_info", {"session_name": "s" * 5000}) for _ in range(16)]
     hopeless_id = "h" * 999_000
-    async with raw_server(shared) as server:
-        await server.send(
-            {
-                "jsonrpc": "2.0",
-                "id": hopeless_id,
-                "method": "tools/call",
-                "params": {
-                    "name": BATCH,
-                    "arguments": {"operations": operations, "on_error": "continue"},
-                },
-            }
-        )
-        refused = await server.line()
-        _, after = await server.call(2, BATCH, {"operations": [op("list_sessions")]})
+    await raw.send(
+        {
+            "jsonrpc": "2.0",
+            "id": hopeless_id,
+            "method": "tools/call",
+            "params": {
+                "name": BATCH,
+                "arguments": {"operations": operations, "on_error": "continue"},
+            },
+        }
+    )
+    refused = await raw.line()
+    _, after = await raw.call(2, BATCH, {"operations": [op("list_sessions")]})
     assert len(refused) <= LINE_CAP
     message = json.loads(refused)
     assert message["id"] == hopeless_id

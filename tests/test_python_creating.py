@@ -720,7 +720,7 @@ async def test_paste_buffer_names_a_missing_buffer_and_the_socket(
 # --- nothing runs on malformed input ----------------------------------------------------
 
 
-async def test_malformed_targets_run_no_tmux_command(tmux: TmuxServer) -> None:
+async def test_malformed_targets_run_no_tmux_command(shared: TmuxServer, client: Client) -> None:
     calls: list[tuple[str, dict[str, Any]]] = [
         ("create_window", {"session_id": "main"}),
         ("create_window", {"start_directory": "/no/such/dir"}),
@@ -735,14 +735,13 @@ async def test_malformed_targets_run_no_tmux_command(tmux: TmuxServer) -> None:
         ("pipe_pane", {"output_path": "/no/such/dir/x"}),
         ("paste_buffer", {"buffer_name": "b", "session_id": "s"}),
     ]
-    async with open_client(tmux.server_env(), "python") as client:
-        before = (tmux.state(), tmux.lines("list-sessions"))
-        mark = tmux.mark()
-        for tool, arguments in calls:
-            message = await client.error(tool, arguments)
-            assert "Invalid argument" in message, (tool, message)
-            tmux.assert_nothing_sent_since(mark, (tool, arguments, message))
-        assert (tmux.state(), tmux.lines("list-sessions")) == before
+    before = (shared.state(), shared.lines("list-sessions"))
+    mark = shared.mark()
+    for tool, arguments in calls:
+        message = await client.error(tool, arguments)
+        assert "Invalid argument" in message, (tool, message)
+        shared.assert_nothing_sent_since(mark, (tool, arguments, message))
+    assert (shared.state(), shared.lines("list-sessions")) == before
 
 
 # --- injection: values reach tmux literally and never run --------------------------------

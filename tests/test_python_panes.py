@@ -271,46 +271,45 @@ async def test_resize_pane_zoom_true_zooms_the_pane_and_false_unzooms(
     ],
 )
 async def test_resize_pane_refuses_conflicting_missing_or_impossible_sizes_before_tmux_runs(
-    tmux: TmuxServer, arguments: dict[str, Any], field: str
+    shared: TmuxServer, client: Client, arguments: dict[str, Any], field: str
 ) -> None:
-    pane = tmux.active_pane()
-    before = tmux.state()
-    async with open_client(tmux.server_env(), "python") as client:
-        mark = tmux.mark()
-        message = await client.error("resize_pane", {"pane_id": pane, **arguments})
-        tmux.assert_nothing_sent_since(mark)
+    pane = shared.active_pane()
+    before = shared.state()
+    mark = shared.mark()
+    message = await client.error("resize_pane", {"pane_id": pane, **arguments})
+    shared.assert_nothing_sent_since(mark)
     assert f"`{field}`" in message
-    assert tmux.state() == before
+    assert shared.state() == before
 
 
 async def test_pane_tools_refuse_a_malformed_pane_id_and_name_an_unknown_one(
-    tmux: TmuxServer,
+    shared: TmuxServer, client: Client
 ) -> None:
-    async with open_client(tmux.server_env(), "python") as client:
-        mark = tmux.mark()
-        for tool, arguments in (
-            ("resize_pane", {"pane_id": "3", "width": 10}),
-            ("set_pane_title", {"pane_id": "%x", "title": "t"}),
-            ("swap_pane", {"source_pane_id": "%0", "target_pane_id": "0"}),
-            ("swap_pane", {"source_pane_id": "pane", "target_pane_id": "%0"}),
-            ("enter_copy_mode", {"pane_id": "@1"}),
-            ("exit_copy_mode", {"window_id": "%1"}),
-            ("enter_copy_mode", {"session_id": "main"}),
-        ):
-            message = await client.error(tool, arguments)
-            assert "Invalid argument" in message, (tool, message)
-        tmux.assert_nothing_sent_since(mark)
-        for tool, arguments in (
-            ("resize_pane", {"pane_id": "%999", "width": 10}),
-            ("set_pane_title", {"pane_id": "%999", "title": "t"}),
-            ("enter_copy_mode", {"pane_id": "%999"}),
-            ("exit_copy_mode", {"pane_id": "%999"}),
-        ):
-            message = await client.error(tool, arguments)
-            assert "%999" in message and socket_label(tmux) in message, (tool, message)
-            assert "list_panes" in message
-        message = await client.error("resize_pane", {"session_name": "nope", "width": 10})
-        assert "'nope'" in message and socket_label(tmux) in message
+    tmux = shared
+    mark = tmux.mark()
+    for tool, arguments in (
+        ("resize_pane", {"pane_id": "3", "width": 10}),
+        ("set_pane_title", {"pane_id": "%x", "title": "t"}),
+        ("swap_pane", {"source_pane_id": "%0", "target_pane_id": "0"}),
+        ("swap_pane", {"source_pane_id": "pane", "target_pane_id": "%0"}),
+        ("enter_copy_mode", {"pane_id": "@1"}),
+        ("exit_copy_mode", {"window_id": "%1"}),
+        ("enter_copy_mode", {"session_id": "main"}),
+    ):
+        message = await client.error(tool, arguments)
+        assert "Invalid argument" in message, (tool, message)
+    tmux.assert_nothing_sent_since(mark)
+    for tool, arguments in (
+        ("resize_pane", {"pane_id": "%999", "width": 10}),
+        ("set_pane_title", {"pane_id": "%999", "title": "t"}),
+        ("enter_copy_mode", {"pane_id": "%999"}),
+        ("exit_copy_mode", {"pane_id": "%999"}),
+    ):
+        message = await client.error(tool, arguments)
+        assert "%999" in message and socket_label(tmux) in message, (tool, message)
+        assert "list_panes" in message
+    message = await client.error("resize_pane", {"session_name": "nope", "width": 10})
+    assert "'nope'" in message and socket_label(tmux) in message
 
 
 # --- set_pane_title ---------------------------------------------------------------------

@@ -6,6 +6,9 @@ libtmux-mcp sends it: a string as it is, anything else as compact JSON. Every
 other result, and every result of the other profiles, keeps the compact JSON
 of the whole structured result. ``structuredContent`` is the contract's in
 every case.
+
+One tmux server and one python-profile server for the module: every call here
+reads, and a test that types into a pane or splits one works in its own window.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import anyio
 import mcp.types as types
 import pytest
 
-from scripts.lab.client import contracts, open_client
+from scripts.lab.client import Client, contracts, open_client
 from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -56,9 +59,8 @@ def test_the_wrapped_inspect_tools_are_found_from_the_contracts() -> None:
 
 
 @pytest.mark.parametrize("tool", WRAPPED_INSPECT)
-async def test_a_wrapped_result_is_sent_as_its_value(tmux: TmuxServer, tool: str) -> None:
-    async with open_client(tmux.server_env()) as client:
-        result = await client.session.call_tool(tool, ARGUMENTS.get(tool, {}))
+async def test_a_wrapped_result_is_sent_as_its_value(client: Client, tool: str) -> None:
+    result = await client.session.call_tool(tool, ARGUMENTS.get(tool, {}))
     text = only_text(result)
     assert result.structured_content is not None
     value = result.structured_content["result"]
@@ -68,18 +70,21 @@ async def test_a_wrapped_result_is_sent_as_its_value(tmux: TmuxServer, tool: str
         assert text == compact(value)
 
 
-async def test_capture_pane_text_is_the_screen_with_real_newlines(tmux: TmuxServer) -> None:
-    pane = tmux.active_pane()
-    tmux.tmux(
+async def test_capture_pane_text_is_the_screen_with_real_newlines(
+    shared: TmuxServer, client: Client
+) -> None:
+    window = shared.new_window()
+    pane = shared.active_pane(window)
+    shared.wait_for_prompt(pane)
+    shared.tmux(
         "send-keys", "-t", pane, 'for w in one \'two "q"\' three; do echo "$w"; done', "Enter"
     )
-    async with open_client(tmux.server_env()) as client:
-        deadline = anyio.current_time() + 10
-        while True:
-            result = await client.session.call_tool("capture_pane", {"pane_id": pane})
-            if "three" in only_text(result).splitlines() or anyio.current_time() > deadline:
-                break
-            await anyio.sleep(0.05)
+    deadline = anyio.current_time() + 10
+    while True:
+        result = await client.session.call_tool("capture_pane", {"pane_id": pane})
+        if "three" in only_text(result).splitlines() or anyio.current_time() > deadline:
+            break
+        await anyio.sleep(0.05)
     text = only_text(result)
     assert result.structured_content == {"result": text}
     lines = text.splitlines()
@@ -87,39 +92,38 @@ async def test_capture_pane_text_is_the_screen_with_real_newlines(tmux: TmuxServ
     assert not text.startswith("{") and "\\n" not in text
 
 
-async def test_list_panes_text_is_a_json_array_of_the_panes(tmux: TmuxServer) -> None:
-    tmux.grid()
-    async with open_client(tmux.server_env()) as client:
-        result = await client.session.call_tool("list_panes", {})
+async def test_list_panes_text_is_a_json_array_of_the_panes(
+    shared: TmuxServer, client: Client
+) -> None:
+    window = shared.new_window()
+    corners = shared.grid(window)
+    window_id = shared.tmux("display-message", "-p", "-t", window, "#{window_id}").strip()
+    result = await client.session.call_tool("list_panes", {"window_id": window_id})
     text = only_text(result)
     assert text.startswith("[")
     panes = json.loads(text)
     assert result.structured_content is not None
     assert panes == result.structured_content["result"]
-    assert sorted(p["pane_id"] for p in panes) == sorted(tmux.corners("main:0").values())
+    assert sorted(p["pane_id"] for p in panes) == sorted(corners.values())
     assert text == compact(panes)
 
 
-async def test_a_result_that_is_not_a_wrapper_is_sent_as_its_compact_json(
-    tmux: TmuxServer,
-) -> None:
-    async with open_client(tmux.server_env()) as client:
-        result = await client.session.call_tool("get_pane_info", {})
+async def test_a_result_that_is_not_a_wrapper_is_sent_as_its_compact_json(client: Client) -> None:
+    result = await client.session.call_tool("get_pane_info", {})
     assert result.structured_content is not None and "pane_id" in result.structured_content
     assert only_text(result) == compact(result.structured_content)
 
 
 async def test_batch_rows_carry_each_calls_own_text_and_the_batch_its_json(
-    tmux: TmuxServer,
+    shared: TmuxServer, client: Client
 ) -> None:
-    pane = tmux.active_pane()
+    pane = shared.active_pane()
     operations = [
         {"tool": "capture_pane", "arguments": {"pane_id": pane}},
         {"tool": "list_panes"},
         {"tool": "get_pane_info", "arguments": {"pane_id": pane}},
     ]
-    async with open_client(tmux.server_env()) as client:
-        result = await client.session.call_tool("call_read_tools_batch", {"operations": operations})
+    result = await client.session.call_tool("call_read_tools_batch", {"operations": operations})
     answer = result.structured_content
     assert answer is not None
     assert only_text(result) == compact(answer)
@@ -131,12 +135,12 @@ async def test_batch_rows_carry_each_calls_own_text_and_the_batch_its_json(
 
 
 async def test_other_profiles_keep_the_json_of_a_single_property_result(
-    tmux: TmuxServer,
+    shared: TmuxServer,
 ) -> None:
     # swift's list_panes answers {"panes": [...]}: one required property, yet its
     # profile declares no unwrapping, so the text stays the whole result.
-    async with open_client(tmux.server_env(), "swift") as client:
-        result = await client.session.call_tool("list_panes", {})
+    async with open_client(shared.server_env(), "swift") as swift:
+        result = await swift.session.call_tool("list_panes", {})
     assert result.structured_content is not None
     assert list(result.structured_content) == ["panes"]
     assert only_text(result) == compact(result.structured_content)

@@ -4,16 +4,20 @@ Agreeing values are fine; values naming two sessions (or a field naming none)
 are refused with both fields and both sessions named, after nothing but the
 lookup that tells. The tools are found from the contracts: every input schema
 (or array item of one, as send_keys_batch's operations) holding both fields.
+
+One tmux server (``main`` and ``other``) and one server for the module: the
+refusals change nothing, and the accepted calls only read.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
 
-from scripts.lab.client import contracts, open_client
+from scripts.lab.client import Client, contracts, open_client
 from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -96,13 +100,21 @@ def test_the_tools_taking_both_fields_are_found_from_the_contracts() -> None:
         arguments_for(tool, {"session_id": "$0", "session_name": "main"})
 
 
-def world(tmux: TmuxServer) -> tuple[str, str]:
+@pytest.fixture(scope="module")
+def world(shared: TmuxServer) -> tuple[str, str]:
     """The ``main`` session's id and a second session's id, named ``other``."""
-    main = tmux.tmux("display-message", "-p", "-t", "main", "#{session_id}").strip()
-    other = tmux.tmux(
+    main = shared.tmux("display-message", "-p", "-t", "main", "#{session_id}").strip()
+    other = shared.tmux(
         "new-session", "-d", "-s", "other", "-x", "80", "-y", "24", "-P", "-F", "#{session_id}"
     ).strip()
     return main, other
+
+
+@pytest.fixture(scope="module")
+async def client(shared: TmuxServer, world: tuple[str, str]) -> AsyncIterator[Client]:
+    async with open_client(shared.server_env(LIBTMUX_TOOLSETS=TOOLSETS)) as opened:
+        await opened.ok("list_sessions")  # the control client attaches before a log is read
+        yield opened
 
 
 def everything(tmux: TmuxServer) -> list[str]:
@@ -117,53 +129,53 @@ def everything(tmux: TmuxServer) -> list[str]:
 
 
 async def test_every_tool_refuses_a_session_id_and_name_naming_two_sessions(
-    tmux: TmuxServer,
+    shared: TmuxServer, world: tuple[str, str], client: Client
 ) -> None:
-    main, other = world(tmux)
-    before = everything(tmux)
-    async with open_client(tmux.server_env(LIBTMUX_TOOLSETS=TOOLSETS)) as client:
-        await client.ok("list_sessions")  # the control client attaches before the log is read
-        for tool in PAIRED:
-            mark = tmux.mark()
-            arguments = arguments_for(tool, {"session_id": main, "session_name": "other"})
-            message = await client.error(tool, arguments)
-            for word in ("session_id`", "session_name`", main, "'main'", "'other'", other):
+    main, other = world
+    before = everything(shared)
+    for tool in PAIRED:
+        mark = shared.mark()
+        arguments = arguments_for(tool, {"session_id": main, "session_name": "other"})
+        message = await client.error(tool, arguments)
+        for word in ("session_id`", "session_name`", main, "'main'", "'other'", other):
+            assert word in message, (tool, word, message)
+        assert "Pass only one of them" in message, tool
+        sent = [item.command for item in shared.sent_since(mark) if item.reaches_a_server]
+        assert sent == ["list-sessions"], (tool, sent)
+    assert everything(shared) == before
+
+
+async def test_a_field_naming_no_session_is_refused_the_same_way(
+    shared: TmuxServer, world: tuple[str, str], client: Client
+) -> None:
+    main, _ = world
+    before = everything(shared)
+    for targets, named in (
+        ({"session_id": "$99", "session_name": "main"}, ("'$99' names no session", main)),
+        ({"session_id": main, "session_name": "mai"}, ("'mai' names no session", "'main'")),
+    ):
+        for tool in ("kill_session", "rename_session", "send_keys_batch"):
+            message = await client.error(tool, arguments_for(tool, targets))
+            for word in named:
                 assert word in message, (tool, word, message)
-            assert "Pass only one of them" in message, tool
-            sent = [item.command for item in tmux.sent_since(mark) if item.reaches_a_server]
-            assert sent == ["list-sessions"], (tool, sent)
-    assert everything(tmux) == before
+    assert everything(shared) == before
 
 
-async def test_a_field_naming_no_session_is_refused_the_same_way(tmux: TmuxServer) -> None:
-    main, _ = world(tmux)
-    before = everything(tmux)
-    async with open_client(tmux.server_env(LIBTMUX_TOOLSETS=TOOLSETS)) as client:
-        for targets, named in (
-            ({"session_id": "$99", "session_name": "main"}, ("'$99' names no session", main)),
-            ({"session_id": main, "session_name": "mai"}, ("'mai' names no session", "'main'")),
-        ):
-            for tool in ("kill_session", "rename_session", "send_keys_batch"):
-                message = await client.error(tool, arguments_for(tool, targets))
-                for word in named:
-                    assert word in message, (tool, word, message)
-    assert everything(tmux) == before
-
-
-async def test_agreeing_session_id_and_name_are_accepted(tmux: TmuxServer) -> None:
-    main, other = world(tmux)
-    pane = tmux.tmux("display-message", "-p", "-t", "other", "#{pane_id}").strip()
-    async with open_client(tmux.server_env()) as client:
-        both = {"session_id": other, "session_name": "other"}
-        assert (await client.ok("get_session_info", both))["session_name"] == "other"
-        assert (await client.ok("get_pane_info", both))["pane_id"] == pane
-        windows = (await client.ok("list_windows", both))["result"]
-        assert {window["session_id"] for window in windows} == {other}
-        assert (await client.ok("display_message", {**both, "format_string": "#{pane_id}"})) == {
-            "result": pane
-        }
-        both = {"session_id": main, "session_name": "main"}
-        assert (await client.ok("get_session_info", both))["session_id"] == main
+async def test_agreeing_session_id_and_name_are_accepted(
+    shared: TmuxServer, world: tuple[str, str], client: Client
+) -> None:
+    main, other = world
+    pane = shared.tmux("display-message", "-p", "-t", "other", "#{pane_id}").strip()
+    both = {"session_id": other, "session_name": "other"}
+    assert (await client.ok("get_session_info", both))["session_name"] == "other"
+    assert (await client.ok("get_pane_info", both))["pane_id"] == pane
+    windows = (await client.ok("list_windows", both))["result"]
+    assert {window["session_id"] for window in windows} == {other}
+    assert (await client.ok("display_message", {**both, "format_string": "#{pane_id}"})) == {
+        "result": pane
+    }
+    both = {"session_id": main, "session_name": "main"}
+    assert (await client.ok("get_session_info", both))["session_id"] == main
 
 
 TOOLSETS = "inspect,manage,execute,teardown"

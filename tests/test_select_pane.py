@@ -1,4 +1,8 @@
-"""select_pane in both profiles against a real 2x2 grid."""
+"""select_pane in both profiles against a real 2x2 grid.
+
+One tmux server and one server per profile for the module; each test splits a
+window of its own into the grid, so what one selects no other test reads.
+"""
 
 from __future__ import annotations
 
@@ -35,62 +39,79 @@ async def select(client: Client, pane: str, direction: str | None = None) -> str
     return str(result["pane_id"])
 
 
+class Grid:
+    """A window of its own in the module's server, split 2x2."""
+
+    def __init__(self, tmux: TmuxServer) -> None:
+        self.tmux = tmux
+        self.window = tmux.new_window()
+        self.corners = tmux.grid(self.window)
+
+    def __getitem__(self, corner: str) -> str:
+        return self.corners[corner]
+
+    def active_pane(self) -> str:
+        return self.tmux.active_pane(self.window)
+
+
+@pytest.fixture
+def grid(shared: TmuxServer) -> Grid:
+    return Grid(shared)
+
+
 @pytest.mark.parametrize("profile", ["python", "rust"])
 async def test_select_pane_each_direction_selects_the_pane_drawn_there(
-    tmux: TmuxServer, profile: str
+    grid: Grid, clients: dict[str, Client], profile: str
 ) -> None:
-    grid = tmux.grid()
-    async with open_client(tmux.server_env(), profile) as client:
-        for (start, direction), expected in NEIGHBOURS.items():
-            chosen = await select(client, grid[start], direction)
-            assert chosen == grid[expected], f"{direction} of {start}"
-            assert tmux.active_pane() == grid[expected]
+    for (start, direction), expected in NEIGHBOURS.items():
+        chosen = await select(clients[profile], grid[start], direction)
+        assert chosen == grid[expected], f"{direction} of {start}"
+        assert grid.active_pane() == grid[expected]
 
 
 @pytest.mark.parametrize("profile", ["python", "rust"])
-async def test_select_pane_by_id_makes_it_active(tmux: TmuxServer, profile: str) -> None:
-    grid = tmux.grid()
-    async with open_client(tmux.server_env(), profile) as client:
-        for corner in ("bottom-right", "top-left", "bottom-left"):
-            assert await select(client, grid[corner]) == grid[corner]
-            assert tmux.active_pane() == grid[corner]
+async def test_select_pane_by_id_makes_it_active(
+    grid: Grid, clients: dict[str, Client], profile: str
+) -> None:
+    for corner in ("bottom-right", "top-left", "bottom-left"):
+        assert await select(clients[profile], grid[corner]) == grid[corner]
+        assert grid.active_pane() == grid[corner]
 
 
 @pytest.mark.parametrize("profile", ["python", "rust"])
 async def test_select_pane_last_returns_to_the_previous_pane(
-    tmux: TmuxServer, profile: str
+    grid: Grid, clients: dict[str, Client], profile: str
 ) -> None:
-    grid = tmux.grid()
-    async with open_client(tmux.server_env(), profile) as client:
-        await select(client, grid["top-left"])
-        await select(client, grid["bottom-right"])
-        assert await select(client, grid["bottom-right"], "last") == grid["top-left"]
-        assert tmux.active_pane() == grid["top-left"]
+    client = clients[profile]
+    await select(client, grid["top-left"])
+    await select(client, grid["bottom-right"])
+    assert await select(client, grid["bottom-right"], "last") == grid["top-left"]
+    assert grid.active_pane() == grid["top-left"]
 
 
 @pytest.mark.parametrize("profile", ["python", "rust"])
 async def test_select_pane_next_and_previous_step_in_tmux_order_and_wrap(
-    tmux: TmuxServer, profile: str
+    grid: Grid, clients: dict[str, Client], profile: str
 ) -> None:
-    tmux.grid()
     order = [
         line.split()[1]
         for line in sorted(
-            tmux.lines("list-panes", "-t", "main:0", "-F", "#{pane_index} #{pane_id}"),
+            grid.tmux.lines("list-panes", "-t", grid.window, "-F", "#{pane_index} #{pane_id}"),
             key=lambda line: int(line.split()[0]),
         )
     ]
-    async with open_client(tmux.server_env(), profile) as client:
-        for i, pane in enumerate(order):
-            assert await select(client, pane, "next") == order[(i + 1) % len(order)]
-            assert await select(client, pane, "previous") == order[(i - 1) % len(order)]
-        # The last pane's next is the first: the order wraps.
-        assert await select(client, order[-1], "next") == order[0]
+    client = clients[profile]
+    for i, pane in enumerate(order):
+        assert await select(client, pane, "next") == order[(i + 1) % len(order)]
+        assert await select(client, pane, "previous") == order[(i - 1) % len(order)]
+    # The last pane's next is the first: the order wraps.
+    assert await select(client, order[-1], "next") == order[0]
 
 
 async def test_python_select_pane_direction_in_a_window_uses_its_active_pane(
     tmux: TmuxServer,
 ) -> None:
+    # A server of its own: with no window named, the first session's active window is used.
     grid = tmux.grid()
     window_id = tmux.tmux("display-message", "-p", "-t", "main:0", "#{window_id}").strip()
     tmux.tmux("select-pane", "-t", grid["top-left"])
@@ -106,18 +127,16 @@ async def test_python_select_pane_direction_in_a_window_uses_its_active_pane(
     assert tmux.active_pane() == grid["bottom-left"]
 
 
-async def test_python_select_pane_fills_every_field_from_tmux(tmux: TmuxServer) -> None:
-    grid = tmux.grid()
+async def test_python_select_pane_fills_every_field_from_tmux(grid: Grid, client: Client) -> None:
     fmt = (
         "#{pane_index}|#{pane_current_command}|#{pane_current_path}|#{pane_pid}|#{pane_title}|"
         "#{pane_width}|#{pane_height}|#{pane_tty}|#{pane_left}|#{pane_top}|#{pane_right}|"
         "#{pane_bottom}|#{window_id}|#{session_id}"
     )
-    async with open_client(tmux.server_env()) as client:
-        result = await client.ok("select_pane", {"pane_id": grid["bottom-right"]})
-    fields = tmux.tmux("display-message", "-p", "-t", grid["bottom-right"], fmt).strip().split("|")
+    result = await client.ok("select_pane", {"pane_id": grid["bottom-right"]})
+    fields = grid.tmux.tmux("display-message", "-p", "-t", grid["bottom-right"], fmt)
     (index, command, path, pid, title, width, height, tty, left, top, right, bottom, wid, sid) = (
-        fields
+        fields.strip().split("|")
     )
     assert result == {
         "pane_id": grid["bottom-right"],
@@ -146,36 +165,34 @@ async def test_python_select_pane_fills_every_field_from_tmux(tmux: TmuxServer) 
 
 @pytest.mark.parametrize("profile", ["python", "rust"])
 async def test_select_pane_with_a_null_direction_selects_the_pane_itself(
-    tmux: TmuxServer, profile: str
+    grid: Grid, clients: dict[str, Client], profile: str
 ) -> None:
-    grid = tmux.grid()
     key = "pane" if profile == "rust" else "pane_id"
-    async with open_client(tmux.server_env(), profile) as client:
-        await client.ok("select_pane", {key: grid["bottom-left"], "direction": None})
-    assert tmux.active_pane() == grid["bottom-left"]
+    await clients[profile].ok("select_pane", {key: grid["bottom-left"], "direction": None})
+    assert grid.active_pane() == grid["bottom-left"]
 
 
 async def test_python_select_pane_with_neither_pane_id_nor_direction_is_refused_running_nothing(
-    tmux: TmuxServer,
+    grid: Grid, client: Client
 ) -> None:
-    grid = tmux.grid()
+    tmux = grid.tmux
     tmux.tmux("select-pane", "-t", grid["bottom-right"])
-    window_id = tmux.tmux("display-message", "-p", "-t", "main:0", "#{window_id}").strip()
+    window_id = tmux.tmux("display-message", "-p", "-t", grid.window, "#{window_id}").strip()
+    session, index = grid.window.split(":")
     before = tmux.state()
-    async with open_client(tmux.server_env()) as client:
+    mark = tmux.mark()
+    assert (await client.ok("list_panes"))["result"]  # the log sees this server's commands
+    assert tmux.sent_since(mark)
+    for arguments in (
+        {},
+        {"direction": None, "pane_id": None},
+        {"window_id": window_id},
+        {"session_name": session, "window_index": index},
+    ):
         mark = tmux.mark()
-        assert (await client.ok("list_panes"))["result"]  # the log sees this server's commands
-        assert tmux.sent_since(mark)
-        for arguments in (
-            {},
-            {"direction": None, "pane_id": None},
-            {"window_id": window_id},
-            {"session_name": "main", "window_index": "0"},
-        ):
-            mark = tmux.mark()
-            message = await client.error("select_pane", arguments)
-            assert "`pane_id`" in message and "`direction`" in message, arguments
-            assert "neither was given" in message and "Nothing was run" in message
-            tmux.assert_nothing_sent_since(mark, arguments)
+        message = await client.error("select_pane", arguments)
+        assert "`pane_id`" in message and "`direction`" in message, arguments
+        assert "neither was given" in message and "Nothing was run" in message
+        tmux.assert_nothing_sent_since(mark, arguments)
     assert tmux.state() == before
-    assert tmux.active_pane() == grid["bottom-right"]
+    assert grid.active_pane() == grid["bottom-right"]

@@ -150,13 +150,27 @@ class TmuxServer:
             "#{pane_id} #{pane_active} #{pane_title}",
         )
 
-    def grid(self) -> dict[str, str]:
-        """Split the first window into a 2x2 grid; corner name -> pane id."""
-        self.tmux("split-window", "-h", "-t", "main:0")
-        self.tmux("split-window", "-v", "-t", "main:0.0")
-        self.tmux("split-window", "-v", "-t", "main:0.2")
-        self.tmux("select-layout", "-t", "main:0", "tiled")
-        return self.corners("main:0")
+    def grid(self, window: str = "main:0") -> dict[str, str]:
+        """Split ``window`` (``session:index``, one pane) into a 2x2 grid; corner -> pane id."""
+        self.tmux("split-window", "-h", "-t", window)
+        self.tmux("split-window", "-v", "-t", f"{window}.0")
+        self.tmux("split-window", "-v", "-t", f"{window}.2")
+        self.tmux("select-layout", "-t", window, "tiled")
+        return self.corners(window)
+
+    def new_window(self, session: str = "main", current: bool = False) -> str:
+        """A new window in ``session``, made its current one only if ``current``; its
+        ``session:index``. Tests that share a server each work in a window of their own."""
+        detached = () if current else ("-d",)
+        return self.tmux(
+            "new-window",
+            *detached,
+            "-P",
+            "-F",
+            "#{session_name}:#{window_index}",
+            "-t",
+            f"{session}:",
+        ).strip()
 
     def corners(self, window: str) -> dict[str, str]:
         rows = [
