@@ -1,0 +1,158 @@
+"""Contract fuzzing, a fixed seeded slice: every tool of every profile, calls drawn from the
+tool's own advertised input schema, through the MCP client against the installed command
+on a private tmux server, with none of the invariants broken (``scripts/fuzz/engine.py``
+lists them). ``make fuzz`` runs the same engine with more calls and any seed.
+
+The other tests here show that each check of the engine can fail: an injection string
+does run when it reaches a shell or tmux, a change of each kind shows in the lab's
+snapshot, an internal error or a leftover process is seen.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+
+import mcp.types as types
+import pytest
+
+from scripts.fuzz.cases import INJECTIONS, LIVE, MARK, Case, draw_cases
+from scripts.fuzz.engine import Report, Run, fuzz
+from scripts.fuzz.lab import Lab
+from scripts.fuzz.schemas import inline_refs
+from scripts.fuzz.targets import advertised, ours
+from scripts.fuzz.wire import Answer, descendants, processes_with
+from scripts.lab.tmuxserver import TMUX
+from tmux_contract_mcp.generated import PROFILES
+
+pytestmark = pytest.mark.e2e
+
+SEED = 20261201
+EXAMPLES = 4  # calls per tool (half for a tool that waits on its own clock) ...
+CALLS = 24  # ... and at least this many per profile
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_every_tool_keeps_the_contract_under_generated_calls(profile: str) -> None:
+    examples = max(EXAMPLES, -(-CALLS // len(advertised(profile))))
+    report: Report = await fuzz(ours(profile), examples, SEED)
+    assert report.findings == [], "\n".join(str(f) for f in report.findings[:20])
+    assert sorted(report.tools) == sorted(advertised(profile)), "every tool was called"
+    assert report.valid > 0 and report.calls - report.valid > 0, "valid and invalid calls"
+    assert report.succeeded > 0 and report.refused > 0
+
+
+def test_the_same_seed_draws_the_same_calls() -> None:
+    tool = advertised("python")["send_keys"]
+    schema = inline_refs(tool["inputSchema"])
+    assert draw_cases("send_keys", schema, 5, SEED) == draw_cases("send_keys", schema, 5, SEED)
+    assert draw_cases("send_keys", schema, 5, SEED) != draw_cases("send_keys", schema, 5, 1)
+
+
+# --- the checks can fail ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def lab() -> Iterator[Lab]:
+    made = Lab.create()
+    try:
+        yield made
+    finally:
+        made.remove()
+
+
+def misreadings(lab: Lab, text: str) -> None:
+    """``text`` handed to each thing a careless server could hand a value to: a shell (as a
+    line, and inside a word bare, in single and in double quotes), a tmux command line
+    (bare and in either quotes, and as words a shell split), a tmux format, and a pane's
+    shell as typed keys."""
+    for line in (text, f"echo {text}", f"echo '{text}'", f'echo "{text}"',
+                 f"{TMUX} -L {lab.name} display-message -p {text}"):  # fmt: skip
+        subprocess.run(["sh", "-c", line], capture_output=True, cwd=lab.work,
+                       env=lab.tmux_env, timeout=10)  # fmt: skip
+    for line in (f"display-message -p {text}", f"display-message -p '{text}'",
+                 f'display-message -p "{text}"'):  # fmt: skip
+        lab.tmux("source-file", "-", stdin=line + "\n")
+    lab.tmux("display-message", "-p", text)
+    lab.tmux("send-keys", "-t", "main:0.0", "-l", text)
+
+
+def test_each_injection_string_creates_its_marker_when_something_runs_it(lab: Lab) -> None:
+    """So a marker that never appears means nothing ran, not that the string was harmless."""
+    markers = []
+    for number, template in enumerate(INJECTIONS):
+        marker = lab.markers / f"i{number}"
+        misreadings(lab, template.replace(MARK, str(marker)).replace(LIVE, "%0"))
+        markers.append(f"i{number}")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # #() jobs and typed lines run a moment later
+        seen = {re.match(r"i\d+", name).group() for name in lab.markers_seen()}  # type: ignore[union-attr]
+        if seen >= set(markers):
+            break
+        time.sleep(0.05)
+    assert sorted(seen) == sorted(markers)
+
+
+CHANGES = (
+    ("set-option", "-g", "status-left", "changed"),
+    ("set-option", "-w", "-t", "main:0", "pane-border-style", "fg=red"),
+    ("set-option", "-p", "-t", "main:0.0", "remain-on-exit", "on"),
+    ("set-option", "-t", "main", "base-index", "3"),
+    ("set-option", "-s", "escape-time", "7"),
+    ("set-hook", "-g", "after-select-pane", "display-message hi"),
+    ("set-buffer", "-b", "another", "text"),
+    ("set-environment", "-g", "ANOTHER", "1"),
+    ("set-environment", "-t", "main", "ANOTHER", "1"),
+    ("rename-window", "-t", "main:0", "renamed"),
+    ("rename-session", "-t", "aux", "renamed"),
+    ("split-window", "-d", "-t", "main:0"),
+    ("select-pane", "-T", "title", "-t", "main:0.0"),
+    ("resize-pane", "-Z", "-t", "main:0.0"),
+    ("copy-mode", "-t", "main:0.0"),
+    ("kill-session", "-t", "renamed"),
+)
+
+
+def test_the_lab_snapshot_sees_every_kind_of_change(lab: Lab) -> None:
+    unseen = []
+    for change in CHANGES:
+        before = lab.snapshot()
+        assert lab.tmux(*change).returncode == 0, change
+        if lab.snapshot() == before:
+            unseen.append(change)
+    assert unseen == []
+
+
+@pytest.mark.anyio
+async def test_an_internal_error_and_an_invalid_call_accepted_are_findings(lab: Lab) -> None:
+    run = Run(ours("python"), lab, hang=5)
+    case = Case("rename_window", "valid", {"new_name": "a"})
+    text = "rename_window failed inside the server (ValueError: embedded null byte)."
+    failed = types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                  is_error=True)  # fmt: skip
+    await run.judge(case, {}, {"new_name": "a"}, True, None, Answer(result=failed))
+    accepted = types.CallToolResult(content=[], structured_content={"window_id": "@0"})
+    await run.judge(case, {}, {}, False, lab.snapshot(), Answer(result=accepted))
+    assert [finding.kind for finding in run.report.findings] == [
+        "internal error",
+        "invalid accepted",
+    ]
+
+
+def test_a_process_left_by_the_server_is_found_by_its_token() -> None:
+    token = uuid.uuid4().hex
+    child = subprocess.Popen(["sh", "-c", "sleep 60 & wait"], env={**os.environ, "FUZZ_RUN": token})
+    try:
+        deadline = time.monotonic() + 10
+        while not descendants(child.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        found = processes_with("FUZZ_RUN", token)
+        assert descendants(child.pid) and {child.pid, *descendants(child.pid)} <= found
+    finally:
+        child.kill()
+        child.wait()
