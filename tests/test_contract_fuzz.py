@@ -10,6 +10,7 @@ snapshot, an internal error or a leftover process is seen.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import subprocess
@@ -142,6 +143,24 @@ async def test_an_internal_error_and_an_invalid_call_accepted_are_findings(lab: 
         "internal error",
         "invalid accepted",
     ]
+
+
+@pytest.mark.anyio
+async def test_a_command_run_by_a_tool_not_meant_to_run_commands_is_an_injection(lab: Lab) -> None:
+    """End to end through the real server: here no tool is taken to run commands by design,
+    so the marker a command creates must be reported."""
+    target = dataclasses.replace(ours("python"), toolset=lambda tool: "inspect")
+    run = Run(target, lab, hang=15)
+    await run.server.start()
+    try:
+        run.listed = await run.tools()
+        schema = inline_refs(run.tool("run_command").input_schema)
+        command = {"command": f"touch {MARK}", "pane_id": "x", "timeout": 5}
+        await run.case(Case("run_command", "injected", command, live=True), schema)
+    finally:
+        await run.server.stop()
+    assert [finding.kind for finding in run.report.findings] == ["injection"]
+    assert run.report.succeeded == 1
 
 
 def test_a_process_left_by_the_server_is_found_by_its_token() -> None:

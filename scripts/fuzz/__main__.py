@@ -39,6 +39,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--tools", default="", help="only these tools, comma-separated")
     parser.add_argument(
+        "--transport",
+        default="control",
+        choices=("control", "subprocess"),
+        help="how our server reaches tmux (default control)",
+    )
+    parser.add_argument(
         "--hang", type=float, default=15.0, help="seconds without an answer that make a hang"
     )
     parser.add_argument("--out", type=Path, default=OUT, help=f"where to write (default {OUT})")
@@ -47,7 +53,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 async def main(options: argparse.Namespace) -> int:
     targets: list[Target] = [named("peer")] if options.compare else []
-    targets += [named(profile) for profile in options.profiles.split(",") if profile]
+    targets += [
+        named(profile, options.transport) for profile in options.profiles.split(",") if profile
+    ]
     wanted = {name for name in options.tools.split(",") if name}
     reports: list[Report] = []
     for target in targets:

@@ -51,7 +51,7 @@ def advertised(profile: str) -> dict[str, dict[str, Any]]:
     return {tool["name"]: tool for tool in json.loads(path.read_text())["tools"]}
 
 
-def ours(profile: str) -> Target:
+def ours(profile: str, transport: str = "control") -> Target:
     """Our server with every toolset of ``profile`` on, every tool from its registry."""
     entries = {entry.name: entry for entry in registry(profile).TOOLS}
     toolsets = ",".join(registry(profile).TOOLSETS)
@@ -61,13 +61,14 @@ def ours(profile: str) -> Target:
             **lab.env,
             "LIBTMUX_TOOLSETS": toolsets,
             "LIBTMUX_MCP_WAIT_MAX_SECONDS": WAIT_MAX,
+            "TMUX_CONTRACT_MCP_TRANSPORT": transport,
             "FUZZ_RUN": token,
         }
         argv = (COMMAND, "--profile", profile)
         return Launch(argv, env, lab.work, lab.root / f"stderr-{profile}.log")
 
     return Target(
-        f"ours/{profile}",
+        f"ours/{profile}" + ("" if transport == "control" else f" ({transport})"),
         launch,
         OUR_INTERNAL,
         lambda tool: entries[tool.name].toolset if tool.name in entries else "",
@@ -103,9 +104,9 @@ def peer() -> Target:
     )
 
 
-def named(name: str) -> Target:
+def named(name: str, transport: str = "control") -> Target:
     if name in PROFILES:
-        return ours(name)
+        return ours(name, transport)
     if name == "peer":
         return peer()
     raise SystemExit(f"unknown target {name!r}: one of {', '.join((*PROFILES, 'peer'))}")
