@@ -111,8 +111,9 @@ def _string_breaks(slot: Slot, base: Any) -> dict[str, list[Candidate]]:
         add("too long", f"{limit + 1} code points", "a" * (limit + 1))
     size = schema.get("x-libtmux-max-utf8-bytes")
     if isinstance(size, int):
-        add("too many bytes", f"{size + 1} bytes", "é" * (size // 2) + "a")
-        add("too many bytes", f"{size} bytes (the limit)", "é" * (size // 2))
+        add("too many bytes", "two-byte characters past the limit", "é" * (size // 2 + 1))
+        add("too many bytes", "four-byte characters past the limit", "😀" * (size // 4 + 1))
+        add("too many bytes", "exactly the limit", "é" * (size // 2) + "a" * (size % 2))
     add("too long", "20000 code points", "é" * 20000)
     if isinstance(schema.get("enum"), list):
         add("enum", "outside the enum", "not-one-of-them")
