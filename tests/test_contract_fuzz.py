@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import signal
 import subprocess
 import time
 import uuid
@@ -46,6 +47,7 @@ async def test_every_tool_keeps_the_contract_under_generated_calls(profile: str)
     assert sorted(report.tools) == sorted(advertised(profile)), "every tool was called"
     assert report.valid > 0 and report.calls - report.valid > 0, "valid and invalid calls"
     assert report.succeeded > 0 and report.refused > 0
+    assert report.processes_running > 0, "the leak check sees the server's processes"
 
 
 def test_the_same_seed_draws_the_same_calls() -> None:
@@ -161,6 +163,29 @@ async def test_a_command_run_by_a_tool_not_meant_to_run_commands_is_an_injection
         await run.server.stop()
     assert [finding.kind for finding in run.report.findings] == ["injection"]
     assert run.report.succeeded == 1
+
+
+@pytest.mark.anyio
+async def test_a_server_that_dies_or_stops_answering_is_a_finding_and_is_started_again(
+    lab: Lab,
+) -> None:
+    run = Run(ours("rust"), lab, hang=1)
+    await run.server.start()
+    try:
+        run.listed = await run.tools()
+        case = Case(run.listed[0].name, "valid", {})
+        schema = inline_refs(run.listed[0].input_schema)
+        assert run.server.process is not None
+        run.server.process.kill()
+        await run.case(case, schema)  # died: a crash, and a new process
+        assert run.server.process is not None
+        os.kill(run.server.process.pid, signal.SIGSTOP)
+        await run.case(case, schema)  # no answer in time: a hang, and a new process
+        assert await run.server.answering(5)
+    finally:
+        await run.server.stop()
+    assert [finding.kind for finding in run.report.findings] == ["crash", "hang"]
+    assert run.report.restarts == 2 and run.report.calls == 2
 
 
 def test_a_process_left_by_the_server_is_found_by_its_token() -> None:

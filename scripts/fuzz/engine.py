@@ -91,6 +91,7 @@ class Report:
     ran_by_design: int = 0  # markers made by tools whose job is to run commands
     rebuilds: int = 0
     restarts: int = 0
+    processes_running: int = 0  # the server's processes seen just before it was closed
     seconds: float = 0.0
     tools: dict[str, dict[str, int]] = field(default_factory=dict)  # tool -> valid/invalid
     findings: list[Finding] = field(default_factory=list)
@@ -156,9 +157,9 @@ class Server:
         assert self.session is not None and self.process is not None
         return await call(self.session, self.process, tool, arguments, wait)
 
-    async def answering(self) -> bool:
+    async def answering(self, wait: float) -> bool:
         assert self.session is not None and self.process is not None
-        return await alive(self.session, self.process)
+        return await alive(self.session, self.process, wait)
 
 
 class Run:
@@ -246,7 +247,7 @@ class Run:
             return
         if answer.hung:
             self.find("hang", case, arguments, f"no answer in {self.hang} s")
-            if not await self.server.answering():
+            if not await self.server.answering(min(5.0, self.hang)):
                 await self.restart()
             return
         if answer.error is not None:
@@ -303,7 +304,11 @@ class Run:
                 self.find("injection", case, arguments, f"marker {marker} appeared")
 
     async def restart(self) -> None:
+        """A new server process in place of one that died or stopped answering."""
         self.report.restarts += 1
+        process = self.server.process
+        if process is not None and process.returncode is None:
+            process.kill()  # it does not answer: waiting for it to leave would be in vain
         await self.server.start()
 
     async def run(
@@ -314,30 +319,31 @@ class Run:
         progress: Callable[[str], None] = lambda line: None,
     ) -> Report:
         started = time.perf_counter()
-        await self.server.start()
-        try:
-            self.listed = await self.tools()
-            chosen = [tool for tool in self.listed if only(tool.name)]
+        # Cases are drawn in a thread, one tool ahead of the calls. The server is started
+        # (and restarted) inside the task group, so it is always closed where it was opened.
+        send, receive = anyio.create_memory_object_stream[tuple[types.Tool, list[Case]]](1)
+        async with anyio.create_task_group() as tasks:
+            await self.server.start()
+            try:
+                self.listed = await self.tools()
+                chosen = [tool for tool in self.listed if only(tool.name)]
 
-            def draw(tool: types.Tool) -> list[Case]:
-                count = examples
-                if "self-bounded" in self.target.tags(tool):
-                    count = max(1, examples // 2)  # each may wait out its whole timeout
-                # What a batch's operations may call: the tools of the batch's own toolset.
-                kin = self.target.toolset(tool)
-                siblings = {t.name: inline_refs(t.input_schema) for t in self.listed
-                            if self.target.toolset(t) == kin}  # fmt: skip
-                return draw_cases(tool.name, inline_refs(tool.input_schema), count, seed, siblings)
+                def draw(tool: types.Tool) -> list[Case]:
+                    count = examples
+                    if "self-bounded" in self.target.tags(tool):
+                        count = max(1, examples // 2)  # each may wait out its whole timeout
+                    # What a batch's operations may call: the tools of its own toolset.
+                    kin = self.target.toolset(tool)
+                    siblings = {t.name: inline_refs(t.input_schema) for t in self.listed
+                                if self.target.toolset(t) == kin}  # fmt: skip
+                    schema = inline_refs(tool.input_schema)
+                    return draw_cases(tool.name, schema, count, seed, siblings)
 
-            # Cases are drawn in a thread, one tool ahead of the calls.
-            send, receive = anyio.create_memory_object_stream[tuple[types.Tool, list[Case]]](1)
+                async def produce() -> None:
+                    async with send:
+                        for tool in chosen:
+                            await send.send((tool, await anyio.to_thread.run_sync(draw, tool)))
 
-            async def produce() -> None:
-                async with send:
-                    for tool in chosen:
-                        await send.send((tool, await anyio.to_thread.run_sync(draw, tool)))
-
-            async with anyio.create_task_group() as tasks:
                 tasks.start_soon(produce)
                 async with receive:
                     async for tool, cases in receive:
@@ -345,8 +351,10 @@ class Run:
                         for case in cases:
                             await self.case(case, schema)
                         progress(f"{self.target.label} {tool.name}: {len(cases)} calls")
-        finally:
-            await self.server.stop()
+                # What the leak check looks for, while it must be there: the server's processes.
+                self.report.processes_running = len(processes_with("FUZZ_RUN", self.token))
+            finally:
+                await self.server.stop()
         await anyio.sleep(0.2)
         self.check_markers()
         self.leaks()
