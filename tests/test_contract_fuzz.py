@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import signal
 import subprocess
 import time
@@ -69,32 +68,42 @@ def lab() -> Iterator[Lab]:
         made.remove()
 
 
-def misreadings(lab: Lab, text: str) -> None:
-    """``text`` handed to each thing a careless server could hand a value to: a shell (as a
+def misread(lab: Lab, texts: list[str]) -> None:
+    """Each text handed to each thing a careless server could hand a value to: a shell (as a
     line, and inside a word bare, in single and in double quotes), a tmux command line
-    (bare and in either quotes, and as words a shell split), a tmux format, and a pane's
-    shell as typed keys."""
-    for line in (text, f"echo {text}", f"echo '{text}'", f'echo "{text}"',
-                 f"{TMUX} -L {lab.name} display-message -p {text}"):  # fmt: skip
-        subprocess.run(["sh", "-c", line], capture_output=True, cwd=lab.work,
-                       env=lab.tmux_env, timeout=10)  # fmt: skip
-    for line in (f"display-message -p {text}", f"display-message -p '{text}'",
-                 f'display-message -p "{text}"'):  # fmt: skip
-        lab.tmux("source-file", "-", stdin=line + "\n")
-    lab.tmux("display-message", "-p", text)
-    lab.tmux("send-keys", "-t", "main:0.0", "-l", text)
+    (bare and in either quotes, and as words a shell split), a tmux format, and the shell
+    of a new pane as typed keys."""
+    for text in texts:
+        for line in (text, f"echo {text}", f"echo '{text}'", f'echo "{text}"',
+                     f"{TMUX} -L {lab.name} display-message -p {text}"):  # fmt: skip
+            subprocess.run(["sh", "-c", line], capture_output=True, cwd=lab.work,
+                           env=lab.tmux_env, timeout=10)  # fmt: skip
+        for line in (f"display-message -p {text}", f"display-message -p '{text}'",
+                     f'display-message -p "{text}"'):  # fmt: skip
+            lab.tmux("source-file", "-", stdin=line + "\n")
+        # A shell of its own, so that no quote an earlier text left open swallows this one.
+        pane = lab.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-c", str(lab.work))
+        lab.tmux("send-keys", "-t", pane.stdout.strip(), "-l", text)
+    # tmux kills a #() job whose command ended before the job started: one command that
+    # expands every text, then waits a moment.
+    formats = [word for text in texts for word in ("display-message", "-p", text, ";")]
+    lab.tmux(*formats, "run-shell", "sleep 0.3")
 
 
 def test_each_injection_string_creates_its_marker_when_something_runs_it(lab: Lab) -> None:
     """So a marker that never appears means nothing ran, not that the string was harmless."""
-    markers = []
-    for number, template in enumerate(INJECTIONS):
-        marker = lab.markers / f"i{number}"
-        misreadings(lab, template.replace(MARK, str(marker)).replace(LIVE, "%0"))
-        markers.append(f"i{number}")
+    markers = [f"i{number}" for number in range(len(INJECTIONS))]
+    misread(
+        lab,
+        [
+            t.replace(MARK, str(lab.markers / m)).replace(LIVE, "%0")
+            for t, m in zip(INJECTIONS, markers, strict=True)
+        ],
+    )
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:  # #() jobs and typed lines run a moment later
-        seen = {re.match(r"i\d+", name).group() for name in lab.markers_seen()}  # type: ignore[union-attr]
+    seen: set[str] = set()
+    while time.monotonic() < deadline:  # typed lines run a moment later
+        seen = {name.rstrip() for name in lab.markers_seen()}
         if seen >= set(markers):
             break
         time.sleep(0.05)
