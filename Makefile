@@ -99,8 +99,18 @@ PROFILE ?= swift
 compare-skeleton: env
 	$(BIN)/python -m scripts.compare_skeleton --profile $(PROFILE) $(COMPARE_ARGS)
 
-clean:
-	rm -rf $(VENV) build *.egg-info
+# Contract fuzzing (scripts/fuzz): calls drawn from every tool's own input schema, on a private
+# tmux server per profile, held to the invariants in scripts/fuzz/engine.py. Options in
+# FUZZ_ARGS, e.g. make fuzz FUZZ_ARGS='--examples 500 --seed 7 --profiles python'.
+# fuzz-compare runs libtmux-mcp (build/bench/peer-venv) and our profiles in one run and
+# prints the Markdown table of both; both write build/fuzz/table.md and findings.json.
+.PHONY: fuzz fuzz-compare
+FUZZ_ARGS ?=
+fuzz: env tmux
+	$(BIN)/python -m scripts.fuzz $(FUZZ_ARGS)
+
+fuzz-compare: env tmux
+	$(BIN)/python -m scripts.fuzz --compare $(FUZZ_ARGS)
 
 # Thousands of mixed calls (reads, writes, waits, batches) to one server per profile over
 # stdio, on a private tmux server: the server's resident memory, open descriptors, threads,
@@ -111,3 +121,6 @@ clean:
 SOAK_ARGS ?=
 soak: env tmux
 	$(BIN)/python -m scripts.soak $(SOAK_ARGS)
+
+clean:
+	rm -rf $(VENV) build *.egg-info
