@@ -55,19 +55,6 @@ from tmux_contract_mcp.validation import compile_schema, json_path
 
 MARKER_DELAY = 0.05  # seconds a call holding an injection string gets to run it
 
-KINDS = (
-    "crash",
-    "hang",
-    "internal error",
-    "json-rpc error",
-    "changed on invalid input",
-    "invalid accepted",
-    "refusal names no field",
-    "breaks output schema",
-    "injection",
-    "leak",
-)
-
 
 @dataclass(frozen=True)
 class Finding:

@@ -3,6 +3,7 @@ on a value, and every place in a value together with the schema that governs it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -12,8 +13,6 @@ from tmux_contract_mcp.text_rule import text_problems
 from tmux_contract_mcp.validation import compile_schema
 
 Path = tuple[str | int, ...]
-
-JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
 
 
 def inline_refs(schema: Any, root: Any | None = None) -> Any:
@@ -47,14 +46,11 @@ class Verdict:
 
 @cache
 def _branch_validator(key: str) -> Any:
-    import json
-
     return compile_schema(json.loads(key))
 
 
 def matches(schema: Any, value: Any) -> bool:
-    import json
-
+    """Whether ``value`` satisfies ``schema`` (validators cached by the schema's JSON)."""
     if not isinstance(schema, Mapping):
         return True
     try:
