@@ -205,6 +205,11 @@ class Profile:
         return str(value) if value is not None else None
 
     @property
+    def error_text(self) -> str:
+        """What a failed call's text is: ``message`` or ``envelope`` (``<profile>-profile.json``)."""
+        return str(self.description.get("error_text", "message"))
+
+    @property
     def instructions(self) -> tuple[str, ...]:
         """The server instructions' lines, ``{placeholders}`` unfilled."""
         return tuple(str(line) for line in self.description.get("instructions", ()))

@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
 from .arguments import ArgumentsRefused, check_arguments, unexplained
-from .errors import ToolError
+from .errors import RETRYABLE_KINDS, STALE_KINDS, ToolError
 from .handlers import services
 from .profiles import Profile, Tool
 from .reply import Reply
@@ -30,10 +30,16 @@ from .wire import ESCAPE_FACTOR, LINE_CAP, line_bound, response_line_bytes
 log = logging.getLogger(__name__)
 
 
-def error_result(message: str) -> types.CallToolResult:
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=message)], is_error=True
-    )
+def error_result(
+    message: str, tool: Tool | None = None, kind: str = "other"
+) -> types.CallToolResult:
+    """A failed call as sent: the message, or, for a profile whose error text is the
+    envelope, ``{"message", "data": {"kind", "retryable", "stale"}}`` as compact JSON."""
+    text = message
+    if tool is not None and tool.error_text == "envelope":
+        data = {"kind": kind, "retryable": kind in RETRYABLE_KINDS, "stale": kind in STALE_KINDS}
+        text = compact_json({"message": message, "data": data})
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
 def compact_json(value: Any) -> str:
@@ -89,7 +95,7 @@ async def _call_tool(
     try:
         params = check_arguments(tool, arguments)
     except ArgumentsRefused as exc:
-        return error_result(invalid_arguments(tool.entry.name, exc.problems))
+        return error_result(invalid_arguments(tool.entry.name, exc.problems), tool, "invalid_input")
     return await run_checked(tool, handlers, params)
 
 
@@ -99,26 +105,29 @@ async def run_checked(tool: Tool, handlers: Any, params: BaseModel) -> types.Cal
     try:
         output = await getattr(handlers, tool.entry.method)(params)
     except ToolError as exc:
-        return error_result(exc.message)
+        return error_result(exc.message, tool, exc.kind)
     except MCPError:  # a handler's deliberate protocol-level answer
         raise
     except Exception as exc:  # a bug: tell the agent, keep the server up
         log.exception("%s failed", name)
-        return error_result(f"{name} failed inside the server ({type(exc).__name__}: {exc}).")
+        return error_result(f"{name} failed inside the server ({type(exc).__name__}: {exc}).", tool)
 
     text: str | None = None
     if isinstance(output, Reply):
         output, text = output.model, output.text
     if not isinstance(output, BaseModel) or not isinstance(output, tool.output_model):
         log.error("%s returned %r, not %s", name, type(output), tool.entry.output_model)
-        return error_result(f"{name} produced a result of the wrong type; this is a server bug.")
+        return error_result(
+            f"{name} produced a result of the wrong type; this is a server bug.", tool
+        )
     structured = output.model_dump(mode="json", by_alias=True)
     if not tool.output_check(structured):
         broken = argument_errors(tool.output_validator, structured) or [unexplained()]
         log.error("%s result breaks its output schema: %s", name, broken)
         return error_result(
             f"{name} produced a result that breaks its output schema ({'; '.join(broken)}); "
-            "this is a server bug."
+            "this is a server bug.",
+            tool,
         )
     if text is None:  # a handler's own text (a Reply) wins over the profile's rule
         text = structured_text(structured, tool.text_key)

@@ -6,17 +6,33 @@ target and the socket) and what to do next. The runtime never adds to it.
 
 from __future__ import annotations
 
+# What a failure is, for profiles whose error text is the family's envelope
+# (``{"message", "data": {"kind", "retryable", "stale"}}``): kinds a caller may retry
+# as they are, and kinds that say the caller's view of tmux is out of date.
+RETRYABLE_KINDS = frozenset({"timeout", "transport", "capacity", "unreachable"})
+STALE_KINDS = frozenset({"object_gone"})
+
 
 class ToolError(Exception):
-    """A failure the agent should read and act on."""
+    """A failure the agent should read and act on.
 
-    def __init__(self, message: str) -> None:
+    ``kind`` sorts it for profiles that send an error envelope: a subclass names its
+    own, and a handler may name another for one failure (``kind="refused"``).
+    """
+
+    kind = "other"
+
+    def __init__(self, message: str, *, kind: str | None = None) -> None:
         super().__init__(message)
         self.message = message
+        if kind is not None:
+            self.kind = kind
 
 
 class InvalidArgument(ToolError):
     """An argument that passed the schema but cannot be used (e.g. ``pane_id: "abc"``)."""
+
+    kind = "invalid_input"
 
     def __init__(self, field: str, value: object, rule: str, next_step: str) -> None:
         super().__init__(f"Invalid argument `{field}`: {shown(value)} {rule}. {next_step}")
@@ -34,3 +50,5 @@ class NotFound(ToolError):
 
     The message names the target and the tmux socket it was looked for on.
     """
+
+    kind = "object_gone"

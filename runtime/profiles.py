@@ -41,6 +41,7 @@ class Tool:
     entry: ToolEntry
     contract: dict[str, Any]
     unwraps: str | None = None  # the profile's TEXT_UNWRAPS
+    error_text: str = "message"  # the profile's ERROR_TEXT
 
     @cached_property
     def text_key(self) -> str | None:
@@ -186,7 +187,11 @@ def load_profile(name: str) -> Profile:
     listing = _listing(package, "tools.json")
     by_name = {contract["name"]: contract for contract in listing["tools"]}
     unwraps = getattr(registry, "TEXT_UNWRAPS", None)
-    tools = {entry.name: Tool(entry, by_name[entry.name], unwraps) for entry in registry.TOOLS}
+    error_text = getattr(registry, "ERROR_TEXT", "message")
+    tools = {
+        entry.name: Tool(entry, by_name[entry.name], unwraps, error_text)
+        for entry in registry.TOOLS
+    }
     toolsets = Toolsets(tuple(registry.TOOLSETS), tuple(registry.DEFAULT_TOOLSETS))
     environment = tuple(registry.ENVIRONMENT)
     instructions = tuple(registry.INSTRUCTIONS)

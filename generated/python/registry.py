@@ -562,6 +562,7 @@ ENVIRONMENT: tuple[EnvironmentEntry, ...] = (
     ),
 )
 TEXT_UNWRAPS: str | None = "result"
+ERROR_TEXT: str = "message"
 INSTRUCTIONS: tuple[str, ...] = (
     "These tools drive tmux. A tmux server holds sessions, a session holds windows, a window holds panes, and each pane runs one program (usually a shell).",
     "Name a pane by its id (pane_id, such as %3, from list_panes): an id stays the same for the pane's life, while indexes and names can change. Windows and sessions have ids too (@2, $1).",

@@ -76,6 +76,7 @@ ENVIRONMENT: tuple[EnvironmentEntry, ...] = (
     ),
 )
 TEXT_UNWRAPS: str | None = None
+ERROR_TEXT: str = "envelope"
 INSTRUCTIONS: tuple[str, ...] = (
     "These tools drive tmux. A tmux server holds sessions, a session holds windows, a window holds panes.",
     "Name a pane by its id, such as %3. This process serves one tmux server, chosen when it starts.",

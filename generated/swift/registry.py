@@ -372,6 +372,7 @@ ENVIRONMENT: tuple[EnvironmentEntry, ...] = (
     ),
 )
 TEXT_UNWRAPS: str | None = None
+ERROR_TEXT: str = "message"
 INSTRUCTIONS: tuple[str, ...] = (
     "These tools work with tmux. A tmux server holds sessions, a session holds windows, a window holds panes.",
     "Name a pane, window or session by its tmux id (%3, @2, $1) or by the ref a result gives beside it; a ref from an earlier run of the tmux server is refused rather than read as another object. This process serves one tmux server, chosen when it starts.",

@@ -12,6 +12,8 @@ class TmuxError(ToolError):
 class CommandFailed(TmuxError):
     """tmux ran and answered with an error; ``stderr`` is tmux's own text."""
 
+    kind = "refused"
+
     def __init__(self, args: tuple[str, ...], stderr: str, socket_label: str) -> None:
         self.stderr = stderr.strip()
         super().__init__(f"tmux {args[0] if args else ''} failed on {socket_label}: {self.stderr}")
@@ -20,13 +22,19 @@ class CommandFailed(TmuxError):
 class NoServer(TmuxError):
     """Nothing listens on the socket."""
 
+    kind = "server_gone"
+
 
 class UnknownTarget(TmuxError):
     """A pane, window or session that does not exist on the socket."""
 
+    kind = "object_gone"
+
 
 class TmuxUnavailable(TmuxError):
     """The tmux binary cannot be run, or did not answer in time."""
+
+    kind = "unreachable"
 
 
 NO_SERVER_MARKERS = ("no server running on", "error connecting to", "server exited unexpectedly")

@@ -54,6 +54,8 @@ _LOCATION_FORMAT = format_of(_LOCATION_FIELDS)
 class Refused(ToolError):
     """The target is, holds or may hold the pane this MCP server runs in."""
 
+    kind = "self_protection"
+
 
 class Place(enum.Enum):
     OUTSIDE = "outside"  # not inside tmux at all
