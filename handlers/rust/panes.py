@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ...generated.rust.models.select_pane import (
-    Relation,
     SelectPaneDirection,
     SelectPaneInput,
     SelectPaneOutput,
@@ -11,6 +10,7 @@ from ...generated.rust.models.select_pane import (
 from ..tmux import panes
 from ..tmux.core import Tmux
 from ..tmux.targets import check_pane_id, window_of_pane
+from .rows import pane_view
 
 
 class Panes:
@@ -28,11 +28,4 @@ class Panes:
             window = await window_of_pane(server, pane_id, field="pane")
             anchor = window.pane(pane_id) or window.active_pane
             row = await panes.select(server, window, anchor, direction)
-        return SelectPaneOutput(
-            id=row.pane_id,
-            window_id=row.window_id,
-            active=row.active,
-            caller=Relation(server.relation(row.pane_id, row.raw.get("pid")).value),
-            command=row.text("pane_current_command"),
-            path=row.text("pane_current_path"),
-        )
+        return SelectPaneOutput.model_validate(pane_view(server, row))

@@ -1,0 +1,55 @@
+"""tmux rows in the rust family's shapes: snake_case, raw ids, and the caller relation.
+
+Every rust tool that answers with a pane, a window or a session builds it here,
+so the three shapes are written once. Each returns the plain dict the tool's
+generated output model validates (each tool's model has its own row class).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..tmux.core import Server
+from ..tmux.formats import LinkRow, PaneRow, SessionRow
+
+# The list_windows fields beyond the shared link listing (``Server.list_links(extra=…)``).
+WINDOW_EXTRA: tuple[str, ...] = ("window_linked",)
+
+
+def pane_view(server: Server, row: PaneRow) -> dict[str, Any]:
+    """``PaneView``: ``caller`` is ``self`` only when the socket and the pane are both the
+    caller's, as ``Server.relation`` proves them."""
+    return {
+        "id": row.pane_id,
+        "window_id": row.window_id,
+        "active": row.active,
+        "caller": server.relation(row.pane_id, row.raw.get("pid")).value,
+        "command": row.text("pane_current_command"),
+        "path": row.text("pane_current_path"),
+    }
+
+
+def window_view(row: LinkRow) -> dict[str, Any]:
+    """``WindowView``: one row per session link of a window (``row`` from ``list_links``
+    asked with ``WINDOW_EXTRA``)."""
+    return {
+        "id": row.window_id,
+        "session_id": row.session_id,
+        "index": row.index,
+        "name": row["window_name"],
+        "panes": row.count("window_panes"),
+        "active": row.flag("window_active") is True,
+        "linked": row.flag("window_linked") is True,
+    }
+
+
+def session_view(row: SessionRow, attached: Mapping[str, int]) -> dict[str, Any]:
+    """``SessionView``: ``attached`` counts clients other than this process's own (as
+    ``Server.sessions_and_clients`` gives them), so the control client never counts."""
+    return {
+        "id": row.session_id,
+        "name": row.name,
+        "windows": row.count("session_windows"),
+        "attached": attached.get(row.session_id, 0) > 0,
+    }
