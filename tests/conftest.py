@@ -118,10 +118,24 @@ async def client(shared: TmuxServer) -> AsyncIterator[Client]:
         yield opened
 
 
+# Every toolset of the rust and swift families, teardown included (off by default).
+ALL_TOOLSETS = "inspect,manage,execute,teardown"
+
+
 @pytest.fixture(scope="module")
 async def rust_client(shared: TmuxServer) -> AsyncIterator[Client]:
-    """One rust-profile MCP client for a whole module, on the module's shared tmux server."""
-    async with open_client(shared.server_env(), "rust") as opened:
+    """One rust-profile MCP client serving every toolset, for a whole module, on the
+    module's shared tmux server."""
+    async with open_client(shared.server_env(LIBTMUX_TOOLSETS=ALL_TOOLSETS), "rust") as opened:
+        yield opened
+
+
+@pytest.fixture(scope="module")
+async def swift_client(shared: TmuxServer) -> AsyncIterator[Client]:
+    """One swift-profile MCP client serving every toolset, for a whole module, on the
+    module's shared tmux server (waits capped at 1 s by LIBTMUX_MCP_WAIT_MAX_SECONDS)."""
+    env = shared.server_env(LIBTMUX_TOOLSETS=ALL_TOOLSETS, LIBTMUX_MCP_WAIT_MAX_SECONDS="1")
+    async with open_client(env, "swift") as opened:
         yield opened
 
 
