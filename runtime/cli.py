@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from . import __version__
 from .handlers.services import StartupRefused
@@ -70,6 +72,25 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+@contextmanager
+def loading_for_good() -> Iterator[None]:
+    """Load what lives as long as the process with the cyclic collector off, then freeze it
+    all out of the collector's sight.
+
+    The SDK and the handlers are some hundred thousand objects: the collector would walk
+    them again and again while they load, and once more at exit, for nothing (about a
+    fifth of a start's CPU).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     name = args.profile or os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
@@ -86,19 +107,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             for tool in served.tools.values():
                 print(f"{tool.entry.name:<{width}}  {tool.entry.toolset}")
             return 0
-        from .dispatch import ServedRuntime  # the SDK: loaded only to serve
-
         environ = dict(os.environ)
         if args.transport:
             environ[TRANSPORT_ENV] = args.transport
-        handlers = create_handlers(profile, environ, ServedRuntime(served))
+        with loading_for_good():
+            import anyio
+
+            from .dispatch import ServedRuntime  # the SDK: loaded only to serve
+            from .server import serve_stdio
+
+            handlers = create_handlers(profile, environ, ServedRuntime(served))
     except (ProfileUnavailable, ToolsetConfigError, UnknownTransport, StartupRefused) as exc:
         print(f"tmux-contract-mcp: {exc}", file=sys.stderr)
         return 2
-
-    import anyio
-
-    from .server import serve_stdio
 
     anyio.run(serve_stdio, served, handlers)
     return 0

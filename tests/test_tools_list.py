@@ -6,7 +6,6 @@ import importlib
 import os
 import re
 import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -151,30 +150,3 @@ def test_an_unknown_profile_is_refused() -> None:
     done = run_cli("--profile", "perl")
     assert done.returncode != 0
     assert "perl" in done.stderr
-
-
-# What the command loads for each answer that serves nothing, then (the control) for serving.
-LOADED_SDK = """
-import contextlib, io, sys
-from tmux_contract_mcp.cli import main
-for argv in sys.argv[1:]:
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
-        main(argv.split())
-print(sorted({name.split(".")[0] for name in sys.modules} & {"mcp", "mcp_types"}))
-import tmux_contract_mcp.server
-print(sorted({name.split(".")[0] for name in sys.modules} & {"mcp", "mcp_types"}))
-"""
-
-
-def test_version_help_and_list_tools_load_no_mcp_sdk() -> None:
-    """The SDK takes most of a start's time; only serving needs it."""
-    argvs = ["--version", "--help", *(f"--profile {name} --list-tools" for name in SERVED)]
-    done = subprocess.run(
-        [sys.executable, "-c", LOADED_SDK, *argvs],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={key: value for key, value in os.environ.items() if not key.startswith("LIBTMUX_")},
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["[]", "['mcp', 'mcp_types']"]
