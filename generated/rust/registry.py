@@ -104,12 +104,17 @@ DEFAULT_TOOLSETS: tuple[str, ...] = ("inspect", "manage", "execute")
 ENVIRONMENT: tuple[EnvironmentEntry, ...] = (
     EnvironmentEntry(
         name="LIBTMUX_SOCKET",
-        meaning="the tmux socket name (tmux -L NAME)",
-        default=None,
+        meaning="the tmux socket name (tmux -L NAME), under TMUX_TMPDIR; not with LIBTMUX_SOCKET_PATH",
+        default="libtmux-mcp, a dedicated socket: a server is started there when this process starts if none runs, and killed when this process exits if it is still that server",
     ),
     EnvironmentEntry(
         name="LIBTMUX_SOCKET_PATH",
-        meaning="a tmux socket path (tmux -S PATH); wins over LIBTMUX_SOCKET",
+        meaning="an absolute tmux socket path (tmux -S PATH); not with LIBTMUX_SOCKET",
+        default=None,
+    ),
+    EnvironmentEntry(
+        name="LIBTMUX_TMUX_CONFIG",
+        meaning="an absolute path: the tmux configuration file a server started through this process's socket reads",
         default=None,
     ),
     EnvironmentEntry(
@@ -124,7 +129,7 @@ ENVIRONMENT: tuple[EnvironmentEntry, ...] = (
     ),
     EnvironmentEntry(
         name="TMUX",
-        meaning="set by tmux in its panes: the server served when neither socket variable is set (else tmux's default socket)",
+        meaning="set by tmux in its panes: the server this process runs inside (never chosen for it: a socket setting or the dedicated socket is)",
         default=None,
     ),
     EnvironmentEntry(
@@ -134,17 +139,32 @@ ENVIRONMENT: tuple[EnvironmentEntry, ...] = (
     ),
     EnvironmentEntry(
         name="LIBTMUX_TOOLSETS",
-        meaning="the toolsets to show, comma-separated",
+        meaning="the toolsets to show (an empty value shows none; teardown is on by default too when this process started its server), comma-separated",
         default=None,
     ),
     EnvironmentEntry(
         name="LIBTMUX_TOOLS",
-        meaning="tools to show in addition, by name",
+        meaning="tools to show in addition, by exact name, comma-separated",
         default=None,
     ),
     EnvironmentEntry(
         name="LIBTMUX_EXCLUDE_TOOLS",
-        meaning="tools to hide, by name; wins over the two above",
+        meaning="tools to hide, by exact name, comma-separated; wins over the two above",
+        default=None,
+    ),
+    EnvironmentEntry(
+        name="LIBTMUX_SAFETY",
+        meaning="retired: refused at startup (use LIBTMUX_TOOLSETS, LIBTMUX_TOOLS and LIBTMUX_EXCLUDE_TOOLS)",
+        default=None,
+    ),
+    EnvironmentEntry(
+        name="TMUX_MCP_SAFETY",
+        meaning="retired: refused at startup (use LIBTMUX_TOOLSETS, LIBTMUX_TOOLS and LIBTMUX_EXCLUDE_TOOLS)",
+        default=None,
+    ),
+    EnvironmentEntry(
+        name="TMUX_MCP_CONFIRM",
+        meaning="retired: refused at startup (confirmation is the client's to ask for)",
         default=None,
     ),
 )

@@ -117,6 +117,10 @@ class CapabilitiesResourceResultTool(BaseModel):
         CapabilitiesResourceResultToolAnnotations,
         Field(description="The tool's four annotation hints (its title is the row's title)."),
     ]
+    toolset: Annotated[
+        str,
+        Field(description="The toolset the tool belongs to: inspect, manage, execute or teardown."),
+    ]
     amplifiesFutureInput: Annotated[
         bool,
         Field(
