@@ -39,7 +39,7 @@ def text_of(result: types.CallToolResult) -> str:
     with suppress(ValueError):
         value = json.loads(text)
         if isinstance(value, dict) and isinstance(value.get("message"), str):
-            return value["message"]
+            return str(value["message"])
     return text
 
 
