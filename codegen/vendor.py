@@ -51,6 +51,7 @@ VENDORED: tuple[Vendored, ...] = (
         "select_pane",
         "manage",
         ("000_bf8c68d719f0db61.txt", "001_60ccaf28378a7ec3.txt"),
+        skeleton="rust-profile-skeleton.json",
     ),
     Vendored(
         "swift",

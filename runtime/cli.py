@@ -14,7 +14,14 @@ from contextlib import contextmanager
 from . import __version__
 from .handlers.services import StartupRefused
 from .handlers.tmux.core import TRANSPORT_ENV, TRANSPORT_KINDS, TRANSPORTS, UnknownTransport
-from .profiles import DEFAULT_PROFILE, PROFILES, ProfileUnavailable, create_handlers, load_profile
+from .profiles import (
+    DEFAULT_PROFILE,
+    PROFILES,
+    ProfileUnavailable,
+    create_handlers,
+    load_profile,
+    served_after_startup,
+)
 from .toolsets import TOOLSETS_ENV, ToolsetConfigError
 
 PROFILE_ENV = "TMUX_CONTRACT_MCP_PROFILE"
@@ -116,7 +123,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .dispatch import ServedRuntime  # the SDK: loaded only to serve
             from .server import serve_stdio
 
-            handlers = create_handlers(profile, environ, ServedRuntime(served))
+            runtime = ServedRuntime(served)
+            handlers = create_handlers(profile, environ, runtime)
+        served = served_after_startup(profile, environ, handlers, runtime)
     except (ProfileUnavailable, ToolsetConfigError, UnknownTransport, StartupRefused) as exc:
         print(f"tmux-contract-mcp: {exc}", file=sys.stderr)
         return 2

@@ -149,6 +149,10 @@ class ServedRuntime:
         self.served = served
         self._handlers: Any = None
 
+    def show(self, served: Profile) -> None:
+        """Serve ``served`` instead: the tool list as fixed at startup (``served_after_startup``)."""
+        self.served = served
+
     def serve(self, handlers: Any) -> None:
         """Bind the handler object nested calls run on (created after this runtime)."""
         self._handlers = handlers

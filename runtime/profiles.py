@@ -7,6 +7,7 @@ Contracts load once, validators and models on a tool's first call.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 from collections.abc import Callable, Mapping
@@ -129,6 +130,17 @@ class Profile:
             self.resources,
             self.prompts,
         )
+
+    def with_default_toolsets(self, added: tuple[str, ...]) -> Profile:
+        """The profile with ``added`` on by default too (in the profile's toolset order)."""
+        unknown = sorted(set(added) - set(self.toolsets.names))
+        if unknown:
+            raise ProfileUnavailable(
+                f"profile {self.name!r}: its handlers turn on unknown toolsets {unknown}"
+            )
+        on = set(self.toolsets.default) | set(added)
+        default = tuple(name for name in self.toolsets.names if name in on)
+        return dataclasses.replace(self, toolsets=Toolsets(self.toolsets.names, default))
 
     def tool(self, name: str) -> Tool | None:
         return self.tools.get(name)
@@ -262,6 +274,19 @@ def create_handlers(
     _check_implemented(profile, type(handlers))
     runtime.serve(handlers)
     return handlers
+
+
+def served_after_startup(
+    profile: Profile, environ: Mapping[str, str], handlers: Any, runtime: ServedRuntime
+) -> Profile:
+    """The profile as served once the handlers have started (their ``startup_toolsets``,
+    asked once, join the default toolsets); ``runtime`` serves the same from then on."""
+    added = tuple(handlers.startup_toolsets()) if hasattr(handlers, "startup_toolsets") else ()
+    if not added:
+        return runtime.served
+    served = profile.with_default_toolsets(added).shown(environ)
+    runtime.show(served)
+    return served
 
 
 def _check_implemented(profile: Profile, cls: type) -> None:

@@ -10,7 +10,9 @@ Calls go over stdio through the MCP client; lone surrogates travel as JSON escap
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +34,13 @@ BROKEN = {"NUL": "a\x00b", "lone surrogate": "a\ud800b"}
 
 
 def text_of(result: types.CallToolResult) -> str:
-    return " ".join(c.text for c in result.content if isinstance(c, types.TextContent))
+    """The message a reader sees: an error envelope's ``message`` read out of its JSON."""
+    text = " ".join(c.text for c in result.content if isinstance(c, types.TextContent))
+    with suppress(ValueError):
+        value = json.loads(text)
+        if isinstance(value, dict) and isinstance(value.get("message"), str):
+            return str(value["message"])
+    return text
 
 
 def cases(profile: str) -> list[tuple[str, str, dict[str, Any], str]]:

@@ -66,6 +66,7 @@ async def test_the_selection_is_what_the_environment_chose(client: Client) -> No
     found = await capabilities(client)
     assert found["selection"] == {
         "toolsets": ["inspect"],
+        "toolsetsOff": ["execute", "manage", "teardown"],
         "includedTools": [],
         "excludedTools": EXCLUDED,
     }

@@ -68,7 +68,15 @@ def test_profile_comes_from_the_environment_when_not_given() -> None:
     done = subprocess.run(
         [COMMAND, "--list-tools"], capture_output=True, text=True, timeout=30, env=env
     )
-    assert done.stdout.split() == ["select_pane", "manage"]
+    named = subprocess.run(
+        [COMMAND, "--profile", "rust", "--list-tools"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "TMUX_CONTRACT_MCP_PROFILE": "python"},
+    )
+    assert ["select_pane", "manage"] in [line.split() for line in done.stdout.splitlines()]
+    assert done.stdout == named.stdout
 
 
 @pytest.mark.e2e

@@ -463,5 +463,11 @@ class PythonProfileHandlers(abc.ABC):
         """What the server instructions may state about where this process runs."""
         return {}
 
+    def startup_toolsets(self) -> tuple[str, ...]:
+        """Called once at startup, before the tool list is fixed: toolsets this start turns
+        on by default besides the profile's (e.g. having started the server it serves).
+        LIBTMUX_TOOLSETS, when set, still decides alone."""
+        return ()
+
     async def aclose(self) -> None:
         """Release what the handlers hold (connections, watchers) when the server stops."""

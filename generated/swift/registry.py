@@ -303,7 +303,7 @@ ENVIRONMENT: tuple[EnvironmentEntry, ...] = (
     EnvironmentEntry(
         name="LIBTMUX_SOCKET",
         meaning="the tmux socket name (tmux -L NAME), under TMUX_TMPDIR; not with LIBTMUX_SOCKET_PATH",
-        default="libtmux-mcp, a dedicated socket: the first call starts a server there when none runs, and this process kills that server when it exits",
+        default="libtmux-mcp, a dedicated socket: a server is started there when this process starts if none runs, and killed when this process exits if it is still that server",
     ),
     EnvironmentEntry(
         name="LIBTMUX_SOCKET_PATH",
@@ -342,7 +342,7 @@ ENVIRONMENT: tuple[EnvironmentEntry, ...] = (
     ),
     EnvironmentEntry(
         name="LIBTMUX_TOOLSETS",
-        meaning="the toolsets to show (an empty value shows none), comma-separated",
+        meaning="the toolsets to show (an empty value shows none; teardown is on by default too when this process started its server), comma-separated",
         default=None,
     ),
     EnvironmentEntry(

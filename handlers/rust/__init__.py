@@ -1,17 +1,42 @@
-"""The rust profile (the libtmux-rs contract family): one socket per process, ``%``-ids."""
+"""The rust profile (the libtmux-rs contract family): one socket per process, ``%``-ids.
+
+The environment is read once (``config``); the served server is found, or
+started on the dedicated socket, at startup (``tmux.launch``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ...generated import rust as generated_rust
 from ...generated.rust.interface import RustProfileHandlers
+from ...generated.rust.registry import TOOLSETS
 from ..compose import compose
 from ..services import Runtime
-from ..tmux.core import Tmux, TmuxHandlers
+from ..tmux.capabilities import CapabilityDocument
+from ..tmux.core import Tmux
+from ..tmux.launch import Pin, PinnedLifecycle
+from .capabilities import Capabilities
+from .config import read_config
+from .listing import Listing
 from .panes import Panes
+
+# On by default when this process started the server it serves (see ``tmux.launch``).
+OWNER_TOOLSETS = ("teardown",)
 
 
 def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> RustProfileHandlers:
-    tmux = Tmux(environ)
-    handlers: RustProfileHandlers = compose(RustProfileHandlers, [TmuxHandlers(tmux), Panes(tmux)])
+    config = read_config(environ)
+    pin = Pin(config, environ)
+    tmux = Tmux(environ, socket=config.socket, prepare=pin.prepare)
+    document = CapabilityDocument(
+        generated_rust, TOOLSETS, OWNER_TOOLSETS, config, pin, tmux, runtime
+    )
+    parts = [
+        PinnedLifecycle(tmux, pin, OWNER_TOOLSETS),
+        Listing(tmux),
+        Panes(tmux),
+        Capabilities(document),
+    ]
+    handlers: RustProfileHandlers = compose(RustProfileHandlers, parts)
     return handlers

@@ -53,3 +53,22 @@ def session_view(row: SessionRow, attached: Mapping[str, int]) -> dict[str, Any]
         "windows": row.count("session_windows"),
         "attached": attached.get(row.session_id, 0) > 0,
     }
+
+
+def branch_pane(row: PaneRow) -> dict[str, Any]:
+    """``BranchPane`` (get_server_info's tree): a pane in brief."""
+    return {"id": row.pane_id, "active": row.active, "command": row.text("pane_current_command")}
+
+
+def branch_window(row: LinkRow, panes: list[dict[str, Any]]) -> dict[str, Any]:
+    """``BranchWindow``: a window at one session link, with its ``branch_pane`` rows."""
+    view = window_view(row)
+    del view["session_id"]
+    return {**view, "panes": panes}
+
+
+def branch(
+    row: SessionRow, attached: Mapping[str, int], windows: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """``Branch``: a session (as ``session_view``) with its ``branch_window`` rows."""
+    return {**session_view(row, attached), "windows": windows}

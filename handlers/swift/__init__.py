@@ -2,31 +2,36 @@
 
 One socket per process, camelCase shapes, and a ref beside every id: parts
 that each do one job, sharing the tmux core, the refs and the lookups. The
-environment is read once (``config``); the served server is pinned before its
-first command (``launch``).
+environment is read once (``config``); the served server is found, or started, at
+startup (``tmux.launch``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ...generated import swift as generated_swift
 from ...generated.swift.interface import SwiftProfileHandlers
+from ...generated.swift.registry import TOOLSETS
 from ..compose import compose
 from ..services import Runtime
+from ..tmux.capabilities import CapabilityDocument
 from ..tmux.core import Tmux
+from ..tmux.launch import Pin, PinnedLifecycle
 from ..tmux.refs import Refs
 from .arranging import Arranging
 from .batch import BatchTools
 from .capabilities import Capabilities
 from .channels import Channels
 from .config import read_config
-from .launch import Pin
-from .lifecycle import Lifecycle
 from .listing import Listing
 from .lookup import Lookups
 from .reading import Reading
 from .server import ServerInfo
 from .settings import Settings
+
+# On by default when this process started the server it serves (see ``tmux.launch``).
+OWNER_TOOLSETS = ("teardown",)
 
 
 def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfileHandlers:
@@ -36,13 +41,17 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfil
     refs = Refs()
     lookups = Lookups(tmux, refs)
     parts = [
-        Lifecycle(tmux, pin),
+        PinnedLifecycle(tmux, pin, OWNER_TOOLSETS),
         Listing(lookups, refs),
         Reading(lookups, refs),
         ServerInfo(lookups),
         Settings(lookups, refs),
         BatchTools(runtime),
-        Capabilities(config, pin, lookups, runtime),
+        Capabilities(
+            CapabilityDocument(
+                generated_swift, TOOLSETS, OWNER_TOOLSETS, config, pin, tmux, runtime
+            )
+        ),
         Arranging(lookups, refs),
         Channels(tmux, lookups, config),
     ]

@@ -198,9 +198,10 @@ class Server:
         return [row for row in client_rows(lines) if row.pid not in own]
 
     async def sessions_and_clients(
-        self, *, extra: Sequence[str] = ()
+        self, *, extra: Sequence[str] = (), terminals_only: bool = False
     ) -> tuple[list[SessionRow], dict[str, int]]:
-        """Every session, and its attached clients not counting ours (one round trip).
+        """Every session, and its attached clients not counting ours (one round trip);
+        ``terminals_only`` leaves out every control-mode client, not only ours.
 
         ``extra`` names further format fields (ours, never a user's) to ask for; their
         values land in each row's ``raw`` (``pane_id`` there is the active pane of the
@@ -218,6 +219,8 @@ class Server:
                 raise
         counts: dict[str, int] = {}
         for client in self._others(clients):
+            if terminals_only and client.control:
+                continue
             counts[client.session_id] = counts.get(client.session_id, 0) + 1
         return [SessionRow(raw) for raw in parse_rows(sessions, fields)], counts
 

@@ -211,7 +211,13 @@ class LinkRow(Row):
         return f"{self.session_id}:{self.index}"
 
 
-CLIENT_FIELDS: tuple[str, ...] = ("client_pid", "client_name", "session_id", "window_id")
+CLIENT_FIELDS: tuple[str, ...] = (
+    "client_pid",
+    "client_name",
+    "session_id",
+    "window_id",
+    "client_control_mode",
+)
 CLIENT_FORMAT = format_of(CLIENT_FIELDS)
 
 
@@ -234,6 +240,11 @@ class ClientRow(Row):
     @property
     def window_id(self) -> str:
         return self.raw["window_id"]
+
+    @property
+    def control(self) -> bool:
+        """A control-mode client (a program, not a terminal someone looks at)."""
+        return self.raw["client_control_mode"] == "1"
 
 
 def client_rows(lines: Iterable[str]) -> list[ClientRow]:

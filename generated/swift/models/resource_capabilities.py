@@ -185,6 +185,10 @@ class CapabilitiesResourceResultSelection(BaseModel):
             description="The tools removed by name (LIBTMUX_EXCLUDE_TOOLS), sorted; the read batch cannot call them either."
         ),
     ]
+    toolsetsOff: Annotated[
+        list[str],
+        Field(description="The profile's toolsets left off, sorted: their tools are not offered."),
+    ]
 
 
 class CapabilitiesResourceResultSocket(BaseModel):

@@ -1,0 +1,165 @@
+"""The rust profile's listings: sessions, windows (one row per session link) and panes.
+
+Ids are checked for shape before tmux runs; a well-formed id naming nothing is
+``object_gone``. Rows come only from ``rows``; ``attached`` counts terminal
+clients, never a control-mode client (this server's or anyone's).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import InvalidArgument
+from ...generated.rust.models.find_pane_by_position import (
+    FindPaneByPositionInput,
+    FindPaneByPositionOutput,
+)
+from ...generated.rust.models.get_pane_info import GetPaneInfoInput, GetPaneInfoOutput
+from ...generated.rust.models.get_server_info import GetServerInfoInput, GetServerInfoOutput
+from ...generated.rust.models.get_session_info import GetSessionInfoInput, GetSessionInfoOutput
+from ...generated.rust.models.get_window_info import GetWindowInfoInput, GetWindowInfoOutput
+from ...generated.rust.models.list_panes import ListPanesInput, ListPanesOutput
+from ...generated.rust.models.list_sessions import ListSessionsInput, ListSessionsOutput
+from ...generated.rust.models.list_windows import ListWindowsInput, ListWindowsOutput
+from ..tmux.core import Server, Tmux
+from ..tmux.errors import CommandFailed, UnknownTarget
+from ..tmux.formats import SERVER_FIELDS, PaneRow, SessionRow, each_pane_once
+from ..tmux.targets import check_pane_id, check_window_id, session_named
+from .rows import (
+    WINDOW_EXTRA,
+    branch,
+    branch_pane,
+    branch_window,
+    pane_view,
+    session_view,
+    window_view,
+)
+
+# What a pane row reads (pane_view, branch_pane) and the pane_at_* flags the corners need.
+PANE_FIELDS: tuple[str, ...] = (
+    "pane_id",
+    "pane_index",
+    "pane_active",
+    "pane_current_command",
+    "pane_current_path",
+    "window_id",
+    "pane_at_top",
+    "pane_at_bottom",
+    "pane_at_left",
+    "pane_at_right",
+    *SERVER_FIELDS,
+)
+CORNERS = ("top-left", "top-right", "bottom-left", "bottom-right")
+
+
+class Listing:
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
+
+    async def list_sessions(self, params: ListSessionsInput) -> ListSessionsOutput:
+        server = self.tmux.server()
+        sessions, attached = await server.sessions_and_clients(terminals_only=True)
+        rows = [session_view(row, attached) for row in sessions]
+        return ListSessionsOutput.model_validate({"sessions": rows})
+
+    async def list_windows(self, params: ListWindowsInput) -> ListWindowsOutput:
+        links = await self.tmux.server().list_links("-a", extra=WINDOW_EXTRA)
+        return ListWindowsOutput.model_validate({"windows": [window_view(row) for row in links]})
+
+    async def list_panes(self, params: ListPanesInput) -> ListPanesOutput:
+        server = self.tmux.server()
+        panes = each_pane_once(await server.list_panes("-a", fields=PANE_FIELDS))
+        return ListPanesOutput.model_validate({"panes": [pane_view(server, p) for p in panes]})
+
+    async def get_server_info(self, params: GetServerInfoInput) -> GetServerInfoOutput:
+        server = self.tmux.server()
+        sessions, attached = await server.sessions_and_clients(terminals_only=True)
+        links = await server.list_links("-a", extra=WINDOW_EXTRA)
+        panes: dict[str, list[dict[str, Any]]] = {}
+        for pane in each_pane_once(await server.list_panes("-a", fields=PANE_FIELDS)):
+            panes.setdefault(pane.window_id, []).append(branch_pane(pane))
+        tree = [
+            branch(
+                session,
+                attached,
+                [
+                    branch_window(link, panes.get(link.window_id, []))
+                    for link in links
+                    if link.session_id == session.session_id
+                ],
+            )
+            for session in sessions
+        ]
+        return GetServerInfoOutput.model_validate({"sessions": tree})
+
+    async def get_session_info(self, params: GetSessionInfoInput) -> GetSessionInfoOutput:
+        server = self.tmux.server()
+        sessions, attached = await server.sessions_and_clients(terminals_only=True)
+        found: SessionRow | None = session_named(sessions, params.session)
+        if found is None:
+            raise UnknownTarget(
+                f"No session {params.session!r} (by id or exact name) on tmux {server.socket} "
+                "(from `session`). Call list_sessions to see the sessions that exist."
+            )
+        return GetSessionInfoOutput.model_validate(session_view(found, attached))
+
+    async def get_window_info(self, params: GetWindowInfoInput) -> GetWindowInfoOutput:
+        server = self.tmux.server()
+        window_id = check_window_id(params.window, field="window")
+        links = await server.list_links("-a", extra=WINDOW_EXTRA)
+        found = next((row for row in links if row.window_id == window_id), None)
+        if found is None:
+            raise UnknownTarget(
+                f"No window {window_id} on tmux {server.socket} (from `window`). "
+                "Call list_windows to see the windows that exist."
+            )
+        return GetWindowInfoOutput.model_validate(window_view(found))
+
+    async def get_pane_info(self, params: GetPaneInfoInput) -> GetPaneInfoOutput:
+        server = self.tmux.server()
+        pane_id = check_pane_id(params.pane, field="pane")
+        row = await server.pane(pane_id, fields=PANE_FIELDS)
+        if row is None:
+            raise UnknownTarget(
+                f"No pane {pane_id} on tmux {server.socket} (from `pane`). "
+                "Call list_panes to see the panes that exist."
+            )
+        return GetPaneInfoOutput.model_validate(pane_view(server, row))
+
+    async def find_pane_by_position(
+        self, params: FindPaneByPositionInput
+    ) -> FindPaneByPositionOutput:
+        if params.corner not in CORNERS:
+            raise InvalidArgument(
+                "corner",
+                params.corner,
+                f"is not a corner (expected one of {', '.join(CORNERS)})",
+                "Pass one of those four words.",
+            )
+        server = self.tmux.server()
+        window_id = check_window_id(params.window, field="window")
+        vertical, horizontal = params.corner.split("-")
+        for pane in await window_panes(server, window_id):
+            if pane.flag(f"pane_at_{vertical}") and pane.flag(f"pane_at_{horizontal}"):
+                return FindPaneByPositionOutput.model_validate(pane_view(server, pane))
+        raise UnknownTarget(
+            f"No pane of window {window_id} touches its {params.corner} corner on tmux "
+            f"{server.socket}. Call list_panes to see the window's panes."
+        )
+
+
+async def window_panes(server: Server, window_id: str) -> list[PaneRow]:
+    """The panes of one window in tmux's order; ``object_gone`` when it does not exist."""
+    try:
+        rows = await server.list_panes("-t", window_id, fields=PANE_FIELDS)
+    except CommandFailed as exc:
+        if "can't find" not in exc.stderr:
+            raise
+        rows = []
+    rows = [row for row in rows if row.window_id == window_id]
+    if not rows:
+        raise UnknownTarget(
+            f"No window {window_id} on tmux {server.socket} (from `window`). "
+            "Call list_windows to see the windows that exist."
+        )
+    return sorted(rows, key=lambda row: row.index)
