@@ -20,6 +20,7 @@ from .batch import BatchTools
 from .capabilities import Capabilities
 from .channels import Channels
 from .config import read_config
+from .creating import Creating
 from .launch import Pin
 from .lifecycle import Lifecycle
 from .listing import Listing
@@ -45,6 +46,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfil
         Capabilities(config, pin, lookups, runtime),
         Arranging(lookups, refs),
         Channels(tmux, lookups, config),
+        Creating(lookups, refs),
     ]
     handlers: SwiftProfileHandlers = compose(SwiftProfileHandlers, parts)
     return handlers
