@@ -80,6 +80,16 @@ def lines_of(path: Path, count: int, timeout: float = 10.0) -> list[str]:
         time.sleep(0.02)
 
 
+def end_keeping_the_pane(server: TmuxServer, pane: str, timeout: float = 10.0) -> None:
+    """Kill the pane's process, the pane kept open (remain-on-exit) as a dead pane."""
+    server.tmux("set-option", "-p", "-t", pane, "remain-on-exit", "on")
+    os.kill(int(show(server, pane, "pane_pid")[0]), signal.SIGKILL)
+    deadline = time.monotonic() + timeout
+    while show(server, pane, "pane_dead") != ["1"] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert show(server, pane, "pane_dead") == ["1"]
+
+
 # --- create_session -----------------------------------------------------------------------
 
 
@@ -222,7 +232,7 @@ async def test_split_window_puts_the_new_pane_on_each_side_and_keeps_the_old_one
     _, pane = new_window(shared)
     made = await rust_client.ok("split_window", {"pane": pane, "direction": None})
     assert SIDES["below"](corner(shared, made["id"]), corner(shared, pane))
-    assert show(shared, made["id"], "pane_current_path") == [here()]
+    assert show(shared, made["id"], "pane_current_path") == [here()] == [made["path"]]
 
 
 async def test_split_window_percent_sizes_the_new_pane(
@@ -244,7 +254,7 @@ async def test_split_window_start_directory_is_taken_literally(
     made = await rust_client.ok(
         "split_window", {"pane": pane, "start_directory": str(directory), "direction": "left"}
     )
-    assert made["path"] in (None, str(directory))
+    assert made["path"] == str(directory)
     assert show(shared, made["id"], "pane_current_path") == [str(directory)]
 
 
@@ -303,12 +313,7 @@ async def test_respawn_pane_restarts_a_dead_pane_without_kill_first(
     shared: TmuxServer, rust_client: Client
 ) -> None:
     pane, log = counting_window(shared)
-    shared.tmux("set-option", "-p", "-t", pane, "remain-on-exit", "on")
-    os.kill(int(show(shared, pane, "pane_pid")[0]), signal.SIGKILL)
-    deadline = time.monotonic() + 10
-    while show(shared, pane, "pane_dead") != ["1"] and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert show(shared, pane, "pane_dead") == ["1"]
+    end_keeping_the_pane(shared, pane)
     made = await rust_client.ok("respawn_pane", {"pane": pane})
     assert made["id"] == pane and show(shared, pane, "pane_dead") == ["0"]
     assert lines_of(log, 2) == ["started", "started"]

@@ -41,6 +41,8 @@ class Creating:
     async def create_window(self, params: CreateWindowInput) -> CreateWindowOutput:
         options = creating.literal_name("name", given(params.name))
         options += creating.directory_args(given(params.startDirectory), "startDirectory")
+        if self.refs.is_ref(params.session):  # a bad ref is judged before tmux runs
+            self.refs.parse(params.session, "session", ("session",))
         lookup = self.lookups()
         session = await lookup.session(params.session)
         row = await creating.new_window(lookup.server, session.session_id, options=options)

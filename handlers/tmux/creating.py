@@ -23,11 +23,12 @@ from ...errors import InvalidArgument, ToolError
 from .core import Server
 from .errors import CommandFailed, TmuxError, UnknownTarget
 from .formats import (
-    PANE_FORMAT,
+    PANE_FIELDS,
     SESSION_FORMAT,
     LinkRow,
     PaneRow,
     SessionRow,
+    format_of,
     literal_format,
     pane_rows,
     session_rows,
@@ -46,6 +47,8 @@ SPLIT_FLAGS: dict[str | None, tuple[str, ...]] = {
     "left": ("-h", "-b"),
 }
 TOO_SMALL = ("no space", "too small", "too big")
+SPLIT_FIELDS = (*PANE_FIELDS, "pane_start_path")
+SPLIT_FORMAT = format_of(SPLIT_FIELDS)
 
 
 def check_session_name(name: str, field: str = "session_name", *, optional: bool = True) -> str:
@@ -182,7 +185,7 @@ async def split(
 ) -> PaneRow:
     """The new pane from splitting ``pane_id`` (``options``: side, size, directory);
     the split pane stays active."""
-    args = ["split-window", "-d", "-P", "-F", PANE_FORMAT, *options, "-t", pane_id]
+    args = ["split-window", "-d", "-P", "-F", SPLIT_FORMAT, *options, "-t", pane_id]
     try:
         lines = await server.run(*args)
     except CommandFailed as exc:
@@ -196,8 +199,13 @@ async def split(
                 kind="refused",
             ) from None
         raise
-    rows = pane_rows(lines)
+    rows = pane_rows(lines, SPLIT_FIELDS)
     _one(rows, server, "pane", lines, "list_panes")
+    raw = rows[0].raw
+    # Until the new shell's process group is set up tmux reports no current path; the
+    # shell is then still where it was started.
+    if not raw["pane_current_path"]:
+        raw["pane_current_path"] = raw["pane_start_path"]
     return rows[0]
 
 
