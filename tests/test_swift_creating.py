@@ -228,9 +228,12 @@ async def test_respawn_pane_reruns_the_panes_own_command_with_kill_first_or_forc
     message = await swift_client.error("respawn_pane", {"paneId": pane})
     assert "still runs its process" in message and "killFirst" in message
     assert show(shared, pane, "pane_pid") == [pid] and lines_of(log, 1) == ["started"]
+    cursor = (await swift_client.ok("capture_since", {"paneId": pane}))["cursor"]
     made = await swift_client.ok("respawn_pane", {"paneId": pane, "killFirst": True})
     assert made["pane"] == pane
     assert lines_of(log, 2) == ["started", "started"]
+    since = await swift_client.ok("capture_since", {"paneId": pane, "cursor": cursor})
+    assert since["restarted"] is True
     # The ref it answers with names the same pane; force ends the process as well.
     again = await swift_client.ok("respawn_pane", {"paneId": made["paneRef"], "force": True})
     assert again["pane"] == pane
