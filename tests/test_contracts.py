@@ -177,10 +177,11 @@ def test_check_tool_rejects_a_broken_contract(
 
 def test_check_profile_rejects_a_tool_whose_toolset_the_profile_does_not_declare() -> None:
     profile = load_profile(CONTRACTS, "rust", ROOT)
-    tool = next(tool for tool in profile.tools if tool.name == "select_pane")
+    tool, *others = profile.tools
     contract = copy.deepcopy(tool.contract)
     contract[METADATA_KEY]["toolset"] = "destroy"
-    broken = dataclasses.replace(profile, tools=(dataclasses.replace(tool, contract=contract),))
+    changed = dataclasses.replace(tool, contract=contract)
+    broken = dataclasses.replace(profile, tools=(changed, *others))
     with pytest.raises(ContractError, match="'destroy' is not a toolset of"):
         check_profile(broken)
 

@@ -43,15 +43,11 @@ ALL_TOOLSETS = ("inspect", "manage", "execute", "teardown")
 # comparison until it is taken off this list.
 NOT_SERVED_YET = {
     # execute
-    "create_session",
-    "create_window",
     "paste_text",
-    "respawn_pane",
     "run_shell_command",
     "send_keys",
     "send_keys_batch",
     "set_synchronize_panes",
-    "split_window",
     # teardown
     "clear_pane_scrollback",
     "kill_pane",

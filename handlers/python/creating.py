@@ -34,14 +34,14 @@ from ...generated.python.models.set_environment import (
 )
 from ...generated.python.models.set_option import SetOptionInput, SetOptionOutput
 from ...generated.python.models.split_window import SplitWindowInput, SplitWindowOutput
-from ..tmux import settings
+from ..tmux import creating, settings
 from ..tmux.core import Server, Tmux
+from ..tmux.creating import check_session_name
 from ..tmux.errors import CommandFailed, TmuxError, UnknownTarget
 from ..tmux.formats import PANE_FORMAT, format_of, literal_format, pane_rows, parse_rows
 from ..tmux.spawn import (
     check_variable_name,
     environment_args,
-    is_control,
     no_nul,
     spawn_environment,
     start_directory,
@@ -76,29 +76,8 @@ WINDOW_REPLY = (
     "pane_id",
 )
 
-SPLIT_FLAGS: dict[str | None, tuple[str, ...]] = {
-    None: (),  # tmux's default: below
-    "below": ("-v",),
-    "above": ("-v", "-b"),
-    "right": ("-h",),
-    "left": ("-h", "-b"),
-}
+SPLIT_FLAGS: dict[str | None, tuple[str, ...]] = {None: (), **creating.SPLIT_FLAGS}
 SIZE = re.compile(r"^([0-9]+)(%?)\Z")
-
-
-def check_session_name(name: str) -> str:
-    """A name tmux keeps as given: 3.3a turns ``:`` and ``.`` into ``_`` and writes a
-    backslash or control character as an escape, so a later exact match would fail."""
-    bad = sorted({c for c in name if c in ":.\\" or is_control(c)})
-    if not name or bad:
-        rule = "is empty" if not name else f"contains {', '.join(map(repr, bad))}"
-        raise InvalidArgument(
-            "session_name",
-            name,
-            f"{rule}; tmux would change such a name",
-            "Pick a name without ':', '.', '\\' or control characters, or leave it out.",
-        )
-    return name
 
 
 def check_cells(field: str, value: int | None) -> list[str]:

@@ -19,6 +19,7 @@ from ..tmux.launch import Pin, PinnedLifecycle
 from .capabilities import Capabilities
 from .config import read_config
 from .listing import Listing
+from .creating import Creating
 from .panes import Panes
 
 # On by default when this process started the server it serves (see ``tmux.launch``).
@@ -37,6 +38,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> RustProfile
         Listing(tmux),
         Panes(tmux),
         Capabilities(document),
+        Creating(tmux),
     ]
     handlers: RustProfileHandlers = compose(RustProfileHandlers, parts)
     return handlers

@@ -24,6 +24,7 @@ from .batch import BatchTools
 from .capabilities import Capabilities
 from .channels import Channels
 from .config import read_config
+from .creating import Creating
 from .listing import Listing
 from .lookup import Lookups
 from .reading import Reading
@@ -54,6 +55,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfil
         ),
         Arranging(lookups, refs),
         Channels(tmux, lookups, config),
+        Creating(lookups, refs),
     ]
     handlers: SwiftProfileHandlers = compose(SwiftProfileHandlers, parts)
     return handlers

@@ -1,0 +1,90 @@
+"""The rust family's execute tools that make things: sessions, windows, panes, a restart.
+
+The tmux side is shared (``tmux.creating``); here are the family's argument names,
+its raw-id targets, the split share checked in the handler (the schema only says
+``percent >= 0``), and its row shapes (``rows``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import MISSING
+
+from ...errors import InvalidArgument
+from ...generated.rust.models.create_session import CreateSessionInput, CreateSessionOutput
+from ...generated.rust.models.create_window import CreateWindowInput, CreateWindowOutput
+from ...generated.rust.models.respawn_pane import RespawnPaneInput, RespawnPaneOutput
+from ...generated.rust.models.split_window import (
+    SplitDirection,
+    SplitWindowInput,
+    SplitWindowOutput,
+)
+from ..tmux import creating
+from ..tmux.core import Tmux
+from ..tmux.errors import UnknownTarget
+from ..tmux.targets import check_pane_id, session_named
+from .rows import WINDOW_EXTRA, pane_view, session_view, window_view
+
+
+def optional(value: Any) -> Any:
+    """An optional argument's value; None when it was left out or sent as null."""
+    return None if value is MISSING else value
+
+
+class Creating:
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
+
+    async def create_session(self, params: CreateSessionInput) -> CreateSessionOutput:
+        name = creating.check_session_name(params.name, "name", optional=False)
+        where = creating.directory_args(optional(params.start_directory), "start_directory")
+        server = self.tmux.server()
+        row = await creating.new_session(server, name, field="name", options=where)
+        # A session made detached has no client at all, this process's own included.
+        attached = {row.session_id: row.count("session_attached")}
+        return CreateSessionOutput.model_validate(session_view(row, attached))
+
+    async def create_window(self, params: CreateWindowInput) -> CreateWindowOutput:
+        if not params.session:
+            raise InvalidArgument(
+                "session", params.session, "is empty", "Pass a session id such as $1 or a name."
+            )
+        options = creating.literal_name("name", optional(params.name))
+        options += creating.directory_args(optional(params.start_directory), "start_directory")
+        server = self.tmux.server()
+        session = session_named(await server.list_sessions(), params.session)
+        if session is None:
+            raise UnknownTarget(
+                f"No session {params.session!r} (from `session`) on tmux {server.socket}. "
+                "Call list_sessions to see the sessions that exist."
+            )
+        row = await creating.new_window(
+            server, session.session_id, options=options, extra=WINDOW_EXTRA
+        )
+        return CreateWindowOutput.model_validate(window_view(row))
+
+    async def split_window(self, params: SplitWindowInput) -> SplitWindowOutput:
+        pane_id = check_pane_id(params.pane, field="pane")
+        chosen = optional(params.direction)
+        direction = chosen.root if isinstance(chosen, SplitDirection) else None
+        options = [*creating.split_flags(direction)]
+        options += creating.check_percent(optional(params.percent))
+        options += creating.directory_args(optional(params.start_directory), "start_directory")
+        server = self.tmux.server()
+        row = await creating.split(server, pane_id, field="pane", options=options)
+        return SplitWindowOutput.model_validate(pane_view(server, row))
+
+    async def respawn_pane(self, params: RespawnPaneInput) -> RespawnPaneOutput:
+        pane_id = check_pane_id(params.pane, field="pane")
+        server = self.tmux.server()
+        row = await creating.respawn(
+            server,
+            self.tmux.environ,
+            pane_id,
+            kill=params.kill_first is True,
+            guarded=True,
+            kill_field="kill_first",
+            field="pane",
+        )
+        return RespawnPaneOutput.model_validate(pane_view(server, row))
