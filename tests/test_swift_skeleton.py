@@ -52,11 +52,6 @@ NOT_SERVED_YET = {
     "send_keys_batch",
     "set_synchronize_panes",
     "split_window",
-    # teardown
-    "clear_pane_scrollback",
-    "kill_pane",
-    "kill_session",
-    "kill_window",
     # inspect
     "wait_for_text",
 }

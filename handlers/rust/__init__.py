@@ -9,9 +9,12 @@ from ..compose import compose
 from ..services import Runtime
 from ..tmux.core import Tmux, TmuxHandlers
 from .panes import Panes
+from .teardown import Teardown
 
 
 def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> RustProfileHandlers:
     tmux = Tmux(environ)
-    handlers: RustProfileHandlers = compose(RustProfileHandlers, [TmuxHandlers(tmux), Panes(tmux)])
+    handlers: RustProfileHandlers = compose(
+        RustProfileHandlers, [TmuxHandlers(tmux), Panes(tmux), Teardown(tmux)]
+    )
     return handlers

@@ -27,6 +27,7 @@ from .lookup import Lookups
 from .reading import Reading
 from .server import ServerInfo
 from .settings import Settings
+from .teardown import Teardown
 
 
 def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfileHandlers:
@@ -45,6 +46,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfil
         Capabilities(config, pin, lookups, runtime),
         Arranging(lookups, refs),
         Channels(tmux, lookups, config),
+        Teardown(tmux, lookups),
     ]
     handlers: SwiftProfileHandlers = compose(SwiftProfileHandlers, parts)
     return handlers
