@@ -160,8 +160,9 @@ async def test_set_history_limit_reaches_new_panes_only_globally_or_for_one_sess
     before = shared.tmux("show-options", "-gv", "history-limit").strip()
     _, old_pane = new_window(shared, "cat")
     try:
-        result = await rust_client.ok("set_history_limit", {"limit": 4321})
-        assert result == {"name": "history-limit", "target": None, "value": "4321"}
+        for arguments in ({"limit": 4321}, {"limit": 4321, "session": None}):
+            result = await rust_client.ok("set_history_limit", arguments)
+            assert result == {"name": "history-limit", "target": None, "value": "4321"}
         assert shared.tmux("show-options", "-gv", "history-limit").strip() == "4321"
         _, new_pane = new_window(shared, "cat")
         assert show(shared, new_pane, "#{history_limit}") == "4321"

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from scripts.lab.client import Client
+from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
 from tests.conftest import ALL_TOOLSETS
 from tests.test_caller_identity import server_in_pane
@@ -239,3 +239,24 @@ def test_guard_refuses_the_callers_pane_and_its_whole_server_unless_forced(
         cleared = peer.call("clear_pane_scrollback", {"paneId": home})
         assert cleared["structuredContent"] == {"deleted": True, "paneId": home}
         assert show(tmux, home, "#{history_size}") == "0"
+
+
+async def test_an_unprovable_tmux_environment_is_refused_unless_forced(
+    shared: TmuxServer,
+) -> None:
+    """TMUX set but not what tmux writes: the server might be the caller's, so the guarded
+    tools refuse; force still lifts the refusal."""
+    window_id, pane_id = new_window(shared, "cat")
+    env = shared.server_env(LIBTMUX_TOOLSETS=ALL_TOOLSETS, TMUX="not-a-tmux-value")
+    async with open_client(env, "swift") as client:
+        await client.ok("list_sessions")  # the first call also pins the served server
+        for tool, arguments in (
+            ("kill_pane", {"paneId": pane_id}),
+            ("kill_window", {"windowId": window_id}),
+        ):
+            message = await refused(shared, client, tool, arguments, looks=True)
+            assert message.startswith("Refused") and "cannot rule out" in message, message
+            assert "force: true" in message, message
+        result = await client.ok("kill_window", {"windowId": window_id, "force": True})
+        assert result == {"deleted": True, "windowId": window_id}
+    assert not exists(shared, "window", window_id)

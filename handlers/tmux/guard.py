@@ -1,7 +1,7 @@
 """Self-protection: the destructive tools never remove what this MCP server runs in.
 
-kill_server, kill_session, kill_window, kill_pane and respawn_pane ask ``Guard``
-before they act. It refuses when the target is, or holds, the pane this process
+kill_server, kill_session, kill_window, kill_pane and respawn_pane (and the rust
+family's clear_pane_scrollback) ask ``Guard`` before they act. It refuses when the target is, or holds, the pane this process
 runs in, and also when that cannot be ruled out. The facts come from the two
 variables tmux gives every process it starts in a pane:
 
