@@ -48,11 +48,6 @@ NOT_SERVED_YET = {
     "send_keys",
     "send_keys_batch",
     "set_synchronize_panes",
-    # teardown
-    "clear_pane_scrollback",
-    "kill_pane",
-    "kill_session",
-    "kill_window",
     # inspect
     "wait_for_text",
 }

@@ -21,6 +21,7 @@ from .config import read_config
 from .listing import Listing
 from .creating import Creating
 from .panes import Panes
+from .teardown import Teardown
 
 # On by default when this process started the server it serves (see ``tmux.launch``).
 OWNER_TOOLSETS = ("teardown",)
@@ -39,6 +40,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> RustProfile
         Panes(tmux),
         Capabilities(document),
         Creating(tmux),
+        Teardown(tmux),
     ]
     handlers: RustProfileHandlers = compose(RustProfileHandlers, parts)
     return handlers

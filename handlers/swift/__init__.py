@@ -30,6 +30,7 @@ from .lookup import Lookups
 from .reading import Reading
 from .server import ServerInfo
 from .settings import Settings
+from .teardown import Teardown
 
 # On by default when this process started the server it serves (see ``tmux.launch``).
 OWNER_TOOLSETS = ("teardown",)
@@ -56,6 +57,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfil
         Arranging(lookups, refs),
         Channels(tmux, lookups, config),
         Creating(lookups, refs),
+        Teardown(tmux, lookups),
     ]
     handlers: SwiftProfileHandlers = compose(SwiftProfileHandlers, parts)
     return handlers

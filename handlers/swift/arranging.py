@@ -33,7 +33,7 @@ from ...generated.swift.models.set_mouse_enabled import (
 )
 from ...generated.swift.models.set_pane_title import SetPaneTitleInput, SetPaneTitleOutput
 from ...generated.swift.models.swap_pane import SwapPaneInput, SwapPaneOutput
-from ..tmux import layouts
+from ..tmux import layouts, teardown
 from ..tmux.errors import CommandFailed
 from ..tmux.formats import LinkRow, literal_format
 from ..tmux.refs import Refs
@@ -239,8 +239,8 @@ class Arranging:
     # --- global settings --------------------------------------------------------------
 
     async def set_history_limit(self, params: SetHistoryLimitInput) -> SetHistoryLimitOutput:
-        await self.lookups().server.run("set-option", "-g", "history-limit", str(params.lines))
-        return SetHistoryLimitOutput(lines=params.lines)
+        value = await teardown.set_history_limit(self.lookups().server, params.lines)
+        return SetHistoryLimitOutput(lines=int(value))
 
     async def set_mouse_enabled(self, params: SetMouseEnabledInput) -> SetMouseEnabledOutput:
         value = "on" if params.enabled else "off"

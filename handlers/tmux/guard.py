@@ -1,7 +1,7 @@
 """Self-protection: the destructive tools never remove what this MCP server runs in.
 
-kill_server, kill_session, kill_window, kill_pane and respawn_pane ask ``Guard``
-before they act. It refuses when the target is, or holds, the pane this process
+kill_server, kill_session, kill_window, kill_pane and respawn_pane (and the rust
+family's clear_pane_scrollback) ask ``Guard`` before they act. It refuses when the target is, or holds, the pane this process
 runs in, and also when that cannot be ruled out. The facts come from the two
 variables tmux gives every process it starts in a pane:
 
@@ -29,6 +29,11 @@ The rules, in order:
    respawn_pane), the window holding it (kill_window), or a session the window is
    linked into (kill_session: ``list-panes -a`` lists a linked window once per
    session, so each such session is seen).
+
+A profile may add what lifts a refusal (``override``: the swift family's ``force``),
+and may ask for the stricter rule its family keeps (``whole_server``): every target
+on the caller's own server is refused, since what a window or session holds can
+change between the check and the kill.
 
 What is not covered: a process started in a pane whose environment was
 rewritten to name another existing pane (rule 5 trusts a live ``TMUX_PANE``),
@@ -78,9 +83,16 @@ class Location:
 class Guard:
     """Answers, for one server, whether a destructive call may go ahead (else ``Refused``)."""
 
-    def __init__(self, server: Server, environ: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        server: Server,
+        environ: Mapping[str, str],
+        *,
+        caller_shown: str = "list_panes shows it with is_caller: true",
+    ) -> None:
         self.server = server
         self.host = Host.from_environ(environ)
+        self.caller_shown = caller_shown  # how the profile's listings mark the caller's pane
 
     async def kill_server(self) -> None:
         place, reason = await self._server_place()
@@ -94,42 +106,57 @@ class Guard:
         if place is Place.UNSURE:
             raise self._unsure("kill_server", "the tmux server", reason)
 
-    async def kill_session(self, session_id: str, session_name: str) -> None:
+    async def kill_session(self, session_id: str, session_name: str, *, override: str = "") -> None:
         where = await self.locate()
         what = f"session '{session_name}' ({session_id})"
         if where.place is Place.UNSURE:
-            raise self._unsure("kill_session", what, where.reason)
+            raise self._unsure("kill_session", what, where.reason, override)
         if where.place is Place.HERE and session_id in where.session_ids:
             raise Refused(
                 f"Refused: kill_session would kill {what} on tmux {self.server.socket}: its "
                 f"window {where.window_id} holds pane {where.pane_id}, where this MCP server runs "
                 "(TMUX_PANE), and killing it would end this MCP server. Kill the session's other "
                 "windows with kill_window, or run the MCP server outside this session."
+                + _then(override)
             )
 
-    async def kill_window(self, window_id: str) -> None:
+    async def kill_window(self, window_id: str, *, override: str = "") -> None:
         where = await self.locate()
         if where.place is Place.UNSURE:
-            raise self._unsure("kill_window", f"window {window_id}", where.reason)
+            raise self._unsure("kill_window", f"window {window_id}", where.reason, override)
         if where.place is Place.HERE and window_id == where.window_id:
             raise Refused(
                 f"Refused: kill_window would kill window {window_id} on tmux "
                 f"{self.server.socket}: it holds pane {where.pane_id}, where this MCP server runs "
                 "(TMUX_PANE), and killing it would end this MCP server. Kill the window's other "
-                "panes with kill_pane, or run the MCP server outside this window."
+                "panes with kill_pane, or run the MCP server outside this window." + _then(override)
             )
 
-    async def pane(self, tool: str, pane_id: str) -> None:
-        """For kill_pane and respawn_pane: both end the process running in ``pane_id``."""
+    async def pane(self, tool: str, pane_id: str, *, override: str = "") -> None:
+        """For the tools that end or wipe what runs in ``pane_id`` (kill_pane, respawn_pane,
+        a history clear)."""
         where = await self.locate()
         if where.place is Place.UNSURE:
-            raise self._unsure(tool, f"pane {pane_id}", where.reason)
+            raise self._unsure(tool, f"pane {pane_id}", where.reason, override)
         if where.place is Place.HERE and pane_id == where.pane_id:
             raise Refused(
-                f"Refused: {tool} would end the process in pane {pane_id} on tmux "
-                f"{self.server.socket}, and that is this MCP server itself (TMUX_PANE; list_panes "
-                "shows it with is_caller: true). Target another pane, or run the MCP server "
-                "outside this pane to act on it."
+                f"Refused: {tool} would act on pane {pane_id} on tmux {self.server.socket}, and "
+                f"that is where this MCP server itself runs ({self._caller_named()}). "
+                "Target another pane, or run the MCP server outside this pane to act on it."
+                + _then(override)
+            )
+
+    async def whole_server(self, tool: str, what: str, *, override: str = "") -> None:
+        """Refuse ``tool`` on any target of the server this process runs inside (or may)."""
+        place, reason = await self._server_place()
+        if place is Place.UNSURE:
+            raise self._unsure(tool, what, reason, override)
+        if place is Place.HERE:
+            raise Refused(
+                f"Refused: {tool} on {what} of tmux {self.server.socket}: this MCP server runs "
+                f"inside that same tmux server (TMUX={self.host.tmux!r}), and which window or "
+                "session holds its pane can change at any moment, so nothing there is ended "
+                "without force. Nothing was changed." + _then(override)
             )
 
     async def locate(self) -> Location:
@@ -179,10 +206,18 @@ class Guard:
             return Place.HERE, ""
         return Place.ELSEWHERE, ""
 
-    def _unsure(self, tool: str, what: str, reason: str) -> Refused:
+    def _caller_named(self) -> str:
+        return f"TMUX_PANE; {self.caller_shown}" if self.caller_shown else "TMUX_PANE"
+
+    def _unsure(self, tool: str, what: str, reason: str, override: str = "") -> Refused:
         return Refused(
             f"Refused: {tool} on tmux {self.server.socket}: cannot rule out that this MCP server "
             f"runs in {what}, and killing it would end this MCP server ({reason}). Start the MCP "
             "server from a pane with the TMUX and TMUX_PANE tmux sets there, or outside tmux, "
-            "or target another tmux server."
+            "or target another tmux server." + _then(override)
         )
+
+
+def _then(override: str) -> str:
+    """The profile's way past a refusal, as the message's last sentence."""
+    return f" {override}" if override else ""
