@@ -62,17 +62,17 @@ def known_layout(layout: str, version: str, saved: str) -> str:
         return matches[0]
     newer = [name for name in LAYOUTS if name not in known and name.startswith(layout)]
     if not matches and (layout in newer or len(newer) == 1):
-        raise too_new(layout, newer[0] if layout not in newer else layout, version)
+        raise too_new(layout, newer[0] if layout not in newer else layout, version, known)
     raise unknown_layout(layout, saved, known, matches)
 
 
-def too_new(layout: str, name: str, version: str) -> ToolError:
+def too_new(layout: str, name: str, version: str, known: Sequence[str]) -> ToolError:
     """``layout`` names the preset ``name``, which the tmux of ``version`` does not know."""
     major, minor = LAYOUTS[name]
     return ToolError(
         f"Invalid argument `layout`: {layout!r} names the preset {name}, which needs tmux "
-        f"{major}.{minor} or newer; this tmux server runs {version}. Pick another preset, or "
-        "upgrade tmux.",
+        f"{major}.{minor} or newer; this tmux server runs {version}. Pick one of "
+        f"{', '.join(known)}, or upgrade tmux.",
         kind="unsupported_version",
     )
 
