@@ -339,6 +339,13 @@ async def test_select_window_by_id_next_previous_last_answers_the_active_window(
         shared, rust_client, "select_window", {"window": only, "direction": "last"}, "refused"
     )
     assert lone in message and "no previously selected window" in message
+    message = await fails(shared, rust_client, "select_window", {"window": "main"}, "invalid_input")
+    assert "`window`" in message
+    arguments = {"window": "@99999", "direction": "next"}
+    message = await fails(
+        shared, rust_client, "select_window", arguments, "object_gone", looks=True
+    )
+    assert "@99999" in message
 
 
 async def test_set_mouse_enabled_globally_and_per_session_as_tmux_holds_it(
@@ -360,6 +367,9 @@ async def test_set_mouse_enabled_globally_and_per_session_as_tmux_holds_it(
         shared, rust_client, "set_mouse_enabled", arguments, "object_gone", looks=True
     )
     assert "`session`" in message
+    arguments = {"enabled": "yes"}
+    message = await fails(shared, rust_client, "set_mouse_enabled", arguments, "invalid_input")
+    assert "enabled" in message
 
 
 # --- panes ------------------------------------------------------------------------------

@@ -79,7 +79,7 @@ class Arranging:
         window_id = check_window_id(params.window, "window")
         server = self.tmux.server()
         await links_of(server, window_id)
-        await server.run("rename-window", "-t", window_id, "--", literal_format(params.name))
+        await on_window(server, window_id, "rename-window", "--", literal_format(params.name))
         return RenameWindowOutput.model_validate(
             window_view((await links_of(server, window_id))[0])
         )
@@ -124,7 +124,7 @@ class Arranging:
         server = self.tmux.server()
         await links_of(server, window_id)
         size = ("-x", str(params.width), "-y", str(params.height))
-        await server.run("resize-window", "-t", window_id, *size)
+        await on_window(server, window_id, "resize-window", *size)
         return ResizeWindowOutput.model_validate(
             window_view((await links_of(server, window_id))[0])
         )
@@ -275,6 +275,19 @@ async def links_of(server: Server, window_id: str) -> list[LinkRow]:
             "list_windows to see the windows that exist."
         )
     return rows
+
+
+async def on_window(server: Server, window_id: str, command: str, *args: str) -> None:
+    """``command -t window_id args``; a window gone since it was looked up is object_gone."""
+    try:
+        await server.run(command, "-t", window_id, *args)
+    except CommandFailed as exc:
+        if "can't find window" not in exc.stderr:
+            raise
+        raise UnknownTarget(
+            f"Window {window_id} (from `window`) went away on tmux {server.socket} during the "
+            "call. Call list_windows to see the windows that exist."
+        ) from None
 
 
 async def link_at(server: Server, window_id: str, session_id: str, index: int) -> LinkRow:
