@@ -69,7 +69,10 @@ def test_profile_comes_from_the_environment_when_not_given() -> None:
     done = subprocess.run(
         [COMMAND, "--list-tools"], capture_output=True, text=True, timeout=30, env=env
     )
-    assert done.stdout.split() == ["select_pane", "manage"]
+    rows = [line.split() for line in done.stdout.splitlines()]
+    assert rows == sorted(
+        [name, contract[METADATA_KEY]["toolset"]] for name, contract in contracts("rust").items()
+    )
 
 
 @pytest.mark.e2e
