@@ -12,7 +12,6 @@ Every argument reaches tmux as an argument of its own. Two of them need more car
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections.abc import Sequence
 
 from ...errors import InvalidArgument, ToolError
@@ -31,6 +30,7 @@ from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
 from ..tmux.formats import PANE_FORMAT, PaneRow, literal_format, pane_rows
 from ..tmux.targets import WindowSelector, check_pane_id, check_session_id, resolve_pane
+from ..tmux.titles import check_title
 from ..tmux.waits import WAIT_MAX_ENV, effective_timeout, wait_ceiling
 from .shapes import pane_fields
 
@@ -87,16 +87,7 @@ class PaneTools:
     # --- titles ------------------------------------------------------------------------
 
     async def set_pane_title(self, params: SetPaneTitleInput) -> SetPaneTitleOutput:
-        title = params.title
-        bad = next((ch for ch in title if unicodedata.category(ch) == "Cc"), None)
-        if bad is not None:
-            raise InvalidArgument(
-                "title",
-                title,
-                f"contains the control character {bad!r}, which tmux does not accept in a "
-                "title (it would keep the old title)",
-                "Remove newlines, tabs and other control characters from the title.",
-            )
+        title = check_title(params.title)
         server = self.tmux.server(params.socket_name)
         pane = await _target_pane(server, params)
         # select-pane -T expands its title as a format: spelled so it expands to itself.
@@ -174,7 +165,7 @@ class PaneTools:
     # --- channels ----------------------------------------------------------------------
 
     async def wait_for_channel(self, params: WaitForChannelInput) -> WaitForChannelOutput:
-        channel = _check_channel(params.channel)
+        channel = channels.check_channel(params.channel)
         # The schema has no null; the model's None would only mean "not given".
         timeout = DEFAULT_CHANNEL_TIMEOUT if params.timeout is None else params.timeout
         if math.isnan(timeout) or timeout <= 0:
@@ -207,7 +198,7 @@ class PaneTools:
         )
 
     async def signal_channel(self, params: SignalChannelInput) -> SignalChannelOutput:
-        channel = _check_channel(params.channel)
+        channel = channels.check_channel(params.channel)
         server = self.tmux.server(params.socket_name)
         await server.run("wait-for", "-S", "--", channel)
         return SignalChannelOutput(result=f"Channel {channel!r} signalled.")
@@ -278,21 +269,3 @@ async def _zoom(server: Server, pane_id: str, zoom: bool) -> None:
         await server.run_many(*([toggle, toggle] if window_zoomed else [toggle]))
     elif not zoom and window_zoomed:
         await server.run(*toggle)
-
-
-def _check_channel(channel: str) -> str:
-    if not channel:
-        raise InvalidArgument(
-            "channel",
-            channel,
-            "is empty",
-            "Pass the channel's name, e.g. 'build-done'.",
-        )
-    if "\0" in channel:
-        raise InvalidArgument(
-            "channel",
-            channel,
-            "contains a NUL character, which cannot reach tmux",
-            "Pass a channel name without NUL.",
-        )
-    return channel

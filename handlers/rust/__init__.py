@@ -16,10 +16,12 @@ from ..services import Runtime
 from ..tmux.capabilities import CapabilityDocument
 from ..tmux.core import Tmux
 from ..tmux.launch import Pin, PinnedLifecycle
+from .arranging import Arranging
 from .capabilities import Capabilities
+from .channels import Channels
 from .config import read_config
-from .listing import Listing
 from .creating import Creating
+from .listing import Listing
 from .panes import Panes
 from .teardown import Teardown
 
@@ -41,6 +43,8 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> RustProfile
         Capabilities(document),
         Creating(tmux),
         Teardown(tmux),
+        Arranging(tmux),
+        Channels(tmux),
     ]
     handlers: RustProfileHandlers = compose(RustProfileHandlers, parts)
     return handlers

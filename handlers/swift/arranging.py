@@ -11,7 +11,6 @@ than one fitting placement is refused with all of them named.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 
 from ...errors import InvalidArgument, ToolError
@@ -38,6 +37,7 @@ from ..tmux.errors import CommandFailed
 from ..tmux.formats import LinkRow, literal_format
 from ..tmux.refs import Refs
 from ..tmux.spawn import no_nul
+from ..tmux.titles import check_title
 from .lookup import Lookup, Lookups, given
 
 # tmux's bounds for a window's size (WINDOW_MINIMUM, WINDOW_MAXIMUM in tmux.h).
@@ -209,15 +209,7 @@ class Arranging:
         return ResizePaneOutput(paneId=pane.pane_id)
 
     async def set_pane_title(self, params: SetPaneTitleInput) -> SetPaneTitleOutput:
-        title = params.title
-        bad = next((ch for ch in title if unicodedata.category(ch) == "Cc"), None)
-        if bad is not None:
-            raise InvalidArgument(
-                "title",
-                title,
-                f"contains the control character {bad!r}, which tmux does not take in a title",
-                "Remove newlines, tabs and other control characters from the title.",
-            )
+        title = check_title(params.title)
         lookup = self.lookups()
         pane = await lookup.pane(params.paneId)
         # select-pane -T expands its title as a format: spelled so it expands to itself.

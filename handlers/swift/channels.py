@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 
-from ...errors import InvalidArgument
 from ...generated.swift.models.signal_channel import SignalChannelInput, SignalChannelOutput
 from ...generated.swift.models.wait_for_channel import (
     WaitForChannelInput,
@@ -24,21 +23,6 @@ from .lookup import Lookups, given
 DEFAULT_TIMEOUT_MS = 30_000
 
 
-def check_channel(channel: str) -> str:
-    if not channel:
-        raise InvalidArgument(
-            "channel", channel, "is empty", "Pass the channel's name, e.g. 'build-done'."
-        )
-    if "\0" in channel:
-        raise InvalidArgument(
-            "channel",
-            channel,
-            "contains a NUL character, which cannot reach tmux",
-            "Pass a channel name without NUL.",
-        )
-    return channel
-
-
 class Channels:
     def __init__(self, tmux: Tmux, lookups: Lookups, config: SwiftConfig) -> None:
         self.tmux = tmux
@@ -46,12 +30,12 @@ class Channels:
         self.config = config
 
     async def signal_channel(self, params: SignalChannelInput) -> SignalChannelOutput:
-        channel = check_channel(params.channel)
+        channel = channels.check_channel(params.channel)
         await self.lookups().server.run("wait-for", "-S", "--", channel)
         return SignalChannelOutput(channel=channel, signalled=True)
 
     async def wait_for_channel(self, params: WaitForChannelInput) -> WaitForChannelOutput:
-        channel = check_channel(params.channel)
+        channel = channels.check_channel(params.channel)
         limit = min(given(params.timeoutMs, DEFAULT_TIMEOUT_MS) / 1000, self.config.wait_ceiling)
         server = self.lookups().server
         await server.ready()  # the wait is a process of its own: the server must be pinned

@@ -28,11 +28,22 @@ from collections.abc import AsyncIterator, Mapping
 import anyio
 import anyio.abc
 
+from ...errors import InvalidArgument
 from .errors import CommandFailed, NoServer, is_no_server, no_server, unrunnable
 from .sockets import Socket, process_environ
 from .transport import SubprocessTransport, protect_argument
 
 STDERR_READ = 1.0  # seconds to read a finished wait's error text
+
+
+def check_channel(channel: str, field: str = "channel") -> str:
+    """``channel`` unchanged, or ``InvalidArgument`` when it is empty. NUL never gets
+    here: the text rule refuses it before any handler runs."""
+    if not channel:
+        raise InvalidArgument(
+            field, channel, "is empty", "Pass the channel's name, e.g. 'build-done'."
+        )
+    return channel
 
 
 @contextlib.asynccontextmanager

@@ -13,16 +13,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ...errors import InvalidArgument
+from ...errors import InvalidArgument, ToolError
 
 # The preset layouts, and the tmux version that knows them.
 LAYOUTS: dict[str, tuple[int, int]] = {
     "even-horizontal": (0, 0),
     "even-vertical": (0, 0),
     "main-horizontal": (0, 0),
-    "main-horizontal-mirrored": (3, 4),
+    "main-horizontal-mirrored": (3, 5),
     "main-vertical": (0, 0),
-    "main-vertical-mirrored": (3, 4),
+    "main-vertical-mirrored": (3, 5),
     "tiled": (0, 0),
 }
 # A layout string: a 16-bit checksum in hex, then cells `WxH,X,Y` with a pane number
@@ -58,9 +58,23 @@ def known_layout(layout: str, version: str, saved: str) -> str:
     if layout in known:
         return layout
     matches = [name for name in known if name.startswith(layout)]
-    if len(matches) != 1:
-        raise unknown_layout(layout, saved, known, matches)
-    return matches[0]
+    if len(matches) == 1:
+        return matches[0]
+    newer = [name for name in LAYOUTS if name not in known and name.startswith(layout)]
+    if not matches and (layout in newer or len(newer) == 1):
+        raise too_new(layout, newer[0] if layout not in newer else layout, version, known)
+    raise unknown_layout(layout, saved, known, matches)
+
+
+def too_new(layout: str, name: str, version: str, known: Sequence[str]) -> ToolError:
+    """``layout`` names the preset ``name``, which the tmux of ``version`` does not know."""
+    major, minor = LAYOUTS[name]
+    return ToolError(
+        f"Invalid argument `layout`: {layout!r} names the preset {name}, which needs tmux "
+        f"{major}.{minor} or newer; this tmux server runs {version}. Pick one of "
+        f"{', '.join(known)}, or upgrade tmux.",
+        kind="unsupported_version",
+    )
 
 
 def tmux_version(version: str) -> tuple[int, int]:

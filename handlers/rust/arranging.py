@@ -1,0 +1,336 @@
+"""The rust profile's manage tools that arrange sessions, windows and panes.
+
+Targets are raw ids (``%N`` panes, ``@N`` windows; a session by ``$N`` or exact name),
+checked for shape before tmux runs and looked up in this process, never handed to
+tmux's own target matching. Names and titles are made literal (``literal_format``)
+because tmux expands them as formats. Everything that can be judged before tmux runs
+is judged first, so a refused call changes nothing. Rows come from ``rows``.
+"""
+
+from __future__ import annotations
+
+from ...errors import InvalidArgument, ToolError
+from ...generated.rust.models.move_window import MoveWindowInput, MoveWindowOutput
+from ...generated.rust.models.rename_session import RenameSessionInput, RenameSessionOutput
+from ...generated.rust.models.rename_window import RenameWindowInput, RenameWindowOutput
+from ...generated.rust.models.resize_pane import ResizePaneInput, ResizePaneOutput
+from ...generated.rust.models.resize_window import ResizeWindowInput, ResizeWindowOutput
+from ...generated.rust.models.select_layout import SelectLayoutInput, SelectLayoutOutput
+from ...generated.rust.models.select_window import (
+    SelectWindowDirection,
+    SelectWindowInput,
+    SelectWindowOutput,
+)
+from ...generated.rust.models.set_mouse_enabled import (
+    SetMouseEnabledInput,
+    SetMouseEnabledOutput,
+)
+from ...generated.rust.models.set_pane_title import SetPaneTitleInput, SetPaneTitleOutput
+from ...generated.rust.models.swap_pane import SwapPaneInput, SwapPaneOutput
+from ..tmux import layouts
+from ..tmux.core import Server, Tmux
+from ..tmux.errors import CommandFailed, UnknownTarget
+from ..tmux.formats import PANE_FORMAT, LinkRow, PaneRow, SessionRow, literal_format, pane_rows
+from ..tmux.targets import check_pane_id, check_window_id, session_named
+from ..tmux.titles import check_title
+from .rows import WINDOW_EXTRA, pane_view, session_view, window_view
+
+# tmux's bounds for a window's size (WINDOW_MINIMUM, WINDOW_MAXIMUM in tmux.h); a
+# resize_pane step beyond the largest window cannot mean more than the largest.
+WINDOW_MAXIMUM = 10000
+RESIZE_FLAGS = {"up": "-U", "down": "-D", "left": "-L", "right": "-R"}
+SAVED_LAYOUT = (
+    "a layout string exactly as the window_layout format variable gives it "
+    '(get_tmux_variables with names ["window_layout"])'
+)
+STEPS = {"next": 1, "previous": -1}
+
+
+class Arranging:
+    def __init__(self, tmux: Tmux) -> None:
+        self.tmux = tmux
+
+    # --- sessions and windows ---------------------------------------------------------
+
+    async def rename_session(self, params: RenameSessionInput) -> RenameSessionOutput:
+        name = params.name
+        if not name:
+            raise InvalidArgument("name", name, "is empty", "Pass the new name, e.g. 'build'.")
+        server = self.tmux.server()
+        session = (await session_of(server, params.session, "session"))[0]
+        if name != session.name:  # the same name again is already done
+            try:
+                await server.run(
+                    "rename-session", "-t", session.session_id, "--", literal_format(name)
+                )
+            except CommandFailed as exc:
+                if "duplicate session" not in exc.stderr:
+                    raise
+                raise ToolError(
+                    f"Invalid argument `name`: {name!r} is refused by tmux on {server.socket}: "
+                    "another session already has that name. Pass a name no other session has "
+                    "(list_sessions shows them); nothing was changed.",
+                    kind="refused",
+                ) from None
+        row, attached = await session_of(server, session.session_id, "session")
+        return RenameSessionOutput.model_validate(session_view(row, attached))
+
+    async def rename_window(self, params: RenameWindowInput) -> RenameWindowOutput:
+        window_id = check_window_id(params.window, "window")
+        server = self.tmux.server()
+        await links_of(server, window_id)
+        await on_window(server, window_id, "rename-window", "--", literal_format(params.name))
+        return RenameWindowOutput.model_validate(
+            window_view((await links_of(server, window_id))[0])
+        )
+
+    async def move_window(self, params: MoveWindowInput) -> MoveWindowOutput:
+        window_id = check_window_id(params.window, "window")
+        index = params.destination_index
+        if index < 0:
+            raise InvalidArgument(
+                "destination_index",
+                index,
+                "is negative",
+                "Pass a free window index, 0 or more (list_windows shows those in use).",
+            )
+        server = self.tmux.server()
+        links = await links_of(server, window_id)
+        session = (await session_of(server, params.destination_session, "destination_session"))[0]
+        here = [row for row in links if row.session_id == session.session_id]
+        if not any(row.index == index for row in here):  # else it is already there
+            link = (here or links)[0]  # a link in that session moves within it
+            destination = f"{session.session_id}:{index}"
+            try:
+                await server.run("move-window", "-s", link.target, "-t", destination)
+            except CommandFailed as exc:
+                if "index in use" not in exc.stderr:
+                    raise
+                raise ToolError(
+                    f"Invalid argument `destination_index`: index {index} of session "
+                    f"{session.session_id} on tmux {server.socket} holds another window, and "
+                    "tmux refuses to move onto it; nothing was moved. Pick a free index "
+                    "(list_windows shows those in use).",
+                    kind="refused",
+                ) from None
+        return MoveWindowOutput.model_validate(
+            window_view(await link_at(server, window_id, session.session_id, index))
+        )
+
+    async def resize_window(self, params: ResizeWindowInput) -> ResizeWindowOutput:
+        for field, value in (("width", params.width), ("height", params.height)):
+            check_cells(field, value, "columns" if field == "width" else "rows")
+        window_id = check_window_id(params.window, "window")
+        server = self.tmux.server()
+        await links_of(server, window_id)
+        size = ("-x", str(params.width), "-y", str(params.height))
+        await on_window(server, window_id, "resize-window", *size)
+        return ResizeWindowOutput.model_validate(
+            window_view((await links_of(server, window_id))[0])
+        )
+
+    async def select_layout(self, params: SelectLayoutInput) -> SelectLayoutOutput:
+        window_id = check_window_id(params.window, "window")
+        layout = layouts.layout_shape(params.layout, SAVED_LAYOUT)
+        server = self.tmux.server()
+        (version,) = await server.run("display-message", "-p", "#{version}")
+        layout = layouts.known_layout(layout, version, SAVED_LAYOUT)  # before any lookup
+        await links_of(server, window_id)
+        apply = ("select-layout", "-t", window_id, "--", layout)
+        try:
+            _, applied = await server.run_many(
+                apply, ("display-message", "-p", "-t", window_id, "#{window_layout}")
+            )
+        except CommandFailed as exc:  # a layout string with fewer cells than the window's panes
+            raise ToolError(
+                f"Invalid argument `layout`: tmux on {server.socket} refuses to apply it to "
+                f"window {window_id} ({exc.stderr}): a layout string needs a cell for every "
+                f"pane. Pass a preset, or {SAVED_LAYOUT} of a window with as many panes; "
+                "nothing was changed.",
+                kind="refused",
+            ) from None
+        if layouts.LAYOUT_STRING.fullmatch(layout) and applied:
+            layout = applied[0]  # tmux drops the cells the window has no pane for
+        return SelectLayoutOutput(window=window_id, layout=layout)
+
+    async def select_window(self, params: SelectWindowInput) -> SelectWindowOutput:
+        window_id = check_window_id(params.window, "window")
+        chosen = params.direction
+        direction = chosen.root if isinstance(chosen, SelectWindowDirection) else None
+        server = self.tmux.server()
+        link = (await links_of(server, window_id))[0]
+        if direction == "last":
+            try:
+                await server.run("last-window", "-t", link.session_id)
+            except CommandFailed as exc:
+                if "no last window" not in exc.stderr:
+                    raise
+                raise ToolError(
+                    f"Session {link.session_id} of window {window_id} on tmux {server.socket} "
+                    "has no previously selected window to return to; nothing was changed. "
+                    "Select a window by its id instead.",
+                    kind="refused",
+                ) from None
+        else:
+            target = link
+            if direction is not None:
+                siblings = sorted(
+                    await server.list_links("-t", link.session_id), key=lambda row: row.index
+                )
+                at = next(i for i, row in enumerate(siblings) if row.index == link.index)
+                target = siblings[(at + STEPS[direction]) % len(siblings)]
+            await server.run("select-window", "-t", target.target)
+        after = await server.list_links("-t", link.session_id, extra=WINDOW_EXTRA)
+        active = [window_view(row) for row in after if row.flag("window_active")]
+        return SelectWindowOutput.model_validate({"windows": active})
+
+    # --- panes ------------------------------------------------------------------------
+
+    async def resize_pane(self, params: ResizePaneInput) -> ResizePaneOutput:
+        check_cells("cells", params.cells, "cells")
+        pane_id = check_pane_id(params.pane, "pane")
+        server = self.tmux.server()
+        flag = RESIZE_FLAGS[params.direction.root]
+        row = await change_pane(
+            server, pane_id, "pane", ("resize-pane", "-t", pane_id, flag, str(params.cells))
+        )
+        return ResizePaneOutput(
+            pane=pane_id, width=row.count("pane_width"), height=row.count("pane_height")
+        )
+
+    async def set_pane_title(self, params: SetPaneTitleInput) -> SetPaneTitleOutput:
+        title = check_title(params.title)
+        pane_id = check_pane_id(params.pane, "pane")
+        server = self.tmux.server()
+        # select-pane -T expands its title as a format: spelled so it expands to itself.
+        change = ("select-pane", "-t", pane_id, "-T", literal_format(title))
+        row = await change_pane(server, pane_id, "pane", change)
+        if row["pane_title"] != title:
+            raise ToolError(
+                f"tmux on {server.socket} did not take the title {title!r} for pane {pane_id}: "
+                f"its title is {row['pane_title']!r}. Pass a plain title."
+            )
+        return SetPaneTitleOutput.model_validate(pane_view(server, row))
+
+    async def swap_pane(self, params: SwapPaneInput) -> SwapPaneOutput:
+        source = check_pane_id(params.source_pane, "source_pane")
+        target = check_pane_id(params.target_pane, "target_pane")
+        if source == target:
+            raise InvalidArgument(
+                "target_pane",
+                target,
+                "is the same pane as source_pane: there is nothing to swap",
+                "Pass two different panes (list_panes shows them).",
+            )
+        server = self.tmux.server()
+        for field, pane_id in (("source_pane", source), ("target_pane", target)):
+            if await server.pane(pane_id, ("pane_id",)) is None:
+                raise gone(server, pane_id, field)
+        # -d: which pane is active in each window stays as it was.
+        swap = ("swap-pane", "-d", "-s", source, "-t", target)
+        row = await change_pane(server, source, "source_pane", swap)
+        return SwapPaneOutput.model_validate(pane_view(server, row))
+
+    # --- settings ---------------------------------------------------------------------
+
+    async def set_mouse_enabled(self, params: SetMouseEnabledInput) -> SetMouseEnabledOutput:
+        value = "on" if params.enabled else "off"
+        server = self.tmux.server()
+        scope: tuple[str, ...] = ("-g",)
+        target: str | None = None
+        if isinstance(params.session, str):  # else null or not sent: the global value
+            target = (await session_of(server, params.session, "session"))[0].session_id
+            scope = ("-t", target)
+        _, held = await server.run_many(
+            ("set-option", *scope, "mouse", value), ("show-options", "-v", *scope, "mouse")
+        )
+        return SetMouseEnabledOutput(name="mouse", target=target, value=held[0] if held else "")
+
+
+# --- lookups ----------------------------------------------------------------------------
+
+
+def check_cells(field: str, value: int, unit: str) -> int:
+    """A size or a step in cells: tmux takes 1 up to its largest window."""
+    if not 1 <= value <= WINDOW_MAXIMUM:
+        raise InvalidArgument(
+            field,
+            value,
+            f"is outside 1..{WINDOW_MAXIMUM} {unit}",
+            f"Pass a number of {unit} from 1 to {WINDOW_MAXIMUM}.",
+        )
+    return value
+
+
+async def links_of(server: Server, window_id: str) -> list[LinkRow]:
+    """Every place window ``window_id`` is linked at, in tmux's order (at least one)."""
+    rows = [
+        row
+        for row in await server.list_links("-a", extra=WINDOW_EXTRA)
+        if row.window_id == window_id
+    ]
+    if not rows:
+        raise UnknownTarget(
+            f"No window {window_id} on tmux {server.socket} (from `window`). Call "
+            "list_windows to see the windows that exist."
+        )
+    return rows
+
+
+async def on_window(server: Server, window_id: str, command: str, *args: str) -> None:
+    """``command -t window_id args``; a window gone since it was looked up is object_gone."""
+    try:
+        await server.run(command, "-t", window_id, *args)
+    except CommandFailed as exc:
+        if "can't find window" not in exc.stderr:
+            raise
+        raise UnknownTarget(
+            f"Window {window_id} (from `window`) went away on tmux {server.socket} during the "
+            "call. Call list_windows to see the windows that exist."
+        ) from None
+
+
+async def link_at(server: Server, window_id: str, session_id: str, index: int) -> LinkRow:
+    """The row of ``window_id`` at ``session_id:index``, as tmux lists it now."""
+    for row in await links_of(server, window_id):
+        if row.session_id == session_id and row.index == index:
+            return row
+    raise UnknownTarget(
+        f"Window {window_id} is not at index {index} of session {session_id} on tmux "
+        f"{server.socket} after the move. Call list_windows to see where it is."
+    )
+
+
+async def session_of(server: Server, value: str, field: str) -> tuple[SessionRow, dict[str, int]]:
+    """The session ``value`` names (``$N``, else an exact name), and the attached counts."""
+    sessions, attached = await server.sessions_and_clients()
+    row = session_named(sessions, value)
+    if row is None:
+        raise UnknownTarget(
+            f"No session {value!r} on tmux {server.socket} (from `{field}`). Call "
+            "list_sessions to see the sessions' ids and names."
+        )
+    return row, attached
+
+
+async def change_pane(server: Server, pane_id: str, field: str, change: tuple[str, ...]) -> PaneRow:
+    """Run ``change`` on pane ``pane_id`` and read the pane back, in one round trip."""
+    try:
+        _, lines = await server.run_many(
+            change, ("display-message", "-p", "-t", pane_id, PANE_FORMAT)
+        )
+    except CommandFailed as exc:
+        if "can't find pane" in exc.stderr:
+            raise gone(server, pane_id, field) from None
+        raise
+    rows = pane_rows(lines)
+    if not rows or rows[0].pane_id != pane_id:
+        raise gone(server, pane_id, field)
+    return rows[0]
+
+
+def gone(server: Server, pane_id: str, field: str) -> UnknownTarget:
+    return UnknownTarget(
+        f"No pane {pane_id} on tmux {server.socket} (from `{field}`); nothing was changed. "
+        "Call list_panes to see the panes that exist."
+    )
