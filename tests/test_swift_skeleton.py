@@ -45,12 +45,8 @@ NOT_SERVED_YET = {
     # execute
     "create_session",
     "create_window",
-    "paste_text",
     "respawn_pane",
     "run_shell_command",
-    "send_keys",
-    "send_keys_batch",
-    "set_synchronize_panes",
     "split_window",
     # teardown
     "clear_pane_scrollback",
