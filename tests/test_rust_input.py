@@ -172,7 +172,11 @@ async def test_synchronized_panes_all_receive_send_keys_but_paste_reaches_one(
 
 @pytest.fixture
 def dead_pane(shared: TmuxServer) -> str:
-    """A pane whose program has exited, kept by remain-on-exit."""
+    return make_dead_pane(shared)
+
+
+def make_dead_pane(shared: TmuxServer) -> str:
+    """A pane whose program has exited, kept by remain-on-exit (seen exiting, not polled)."""
     channel = f"died-{tag()}"
     window_id, pane = window(shared, "sh", "-c", f"{TMUX} -L {shared.name} wait-for {channel}-go")
     shared.tmux("set-option", "-w", "-t", window_id, "remain-on-exit", "on")

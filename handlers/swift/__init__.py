@@ -14,12 +14,14 @@ from ...generated.swift.interface import SwiftProfileHandlers
 from ..compose import compose
 from ..services import Runtime
 from ..tmux.core import Tmux
+from ..tmux.ledger import Ledger
 from ..tmux.refs import Refs
 from .arranging import Arranging
 from .batch import BatchTools
 from .capabilities import Capabilities
 from .channels import Channels
 from .config import read_config
+from .input import Input
 from .launch import Pin
 from .lifecycle import Lifecycle
 from .listing import Listing
@@ -35,6 +37,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfil
     tmux = Tmux(environ, socket=config.socket, prepare=pin.prepare)
     refs = Refs()
     lookups = Lookups(tmux, refs)
+    ledger = Ledger()  # one per served server: the tools that type and wait share it
     parts = [
         Lifecycle(tmux, pin),
         Listing(lookups, refs),
@@ -45,6 +48,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfil
         Capabilities(config, pin, lookups, runtime),
         Arranging(lookups, refs),
         Channels(tmux, lookups, config),
+        Input(lookups, refs, ledger),
     ]
     handlers: SwiftProfileHandlers = compose(SwiftProfileHandlers, parts)
     return handlers
