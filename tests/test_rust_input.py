@@ -176,14 +176,14 @@ def dead_pane(shared: TmuxServer) -> str:
 
 
 def make_dead_pane(shared: TmuxServer) -> str:
-    """A pane whose program has exited, kept by remain-on-exit (seen exiting, not polled)."""
-    channel = f"died-{tag()}"
-    window_id, pane = window(shared, "sh", "-c", f"{TMUX} -L {shared.name} wait-for {channel}-go")
+    """A pane whose program has exited, kept by remain-on-exit."""
+    window_id, pane = window(shared, "sh", "-c", "read line")
     shared.tmux("set-option", "-w", "-t", window_id, "remain-on-exit", "on")
-    shared.tmux("set-hook", "-w", "-t", window_id, "pane-died", f"wait-for -S {channel}")
-    shared.tmux("wait-for", "-S", f"{channel}-go")
-    shared.tmux("wait-for", channel)
-    assert shared.tmux("display-message", "-p", "-t", pane, "#{pane_dead}") == "1\n"
+    shared.tmux("send-keys", "-t", pane, "Enter")  # `read` returns, the program exits
+    deadline = time.monotonic() + 10
+    while shared.tmux("display-message", "-p", "-t", pane, "#{pane_dead}") != "1\n":
+        assert time.monotonic() < deadline, f"{pane} never died"
+        time.sleep(0.01)
     return pane
 
 
@@ -229,7 +229,6 @@ def attached(shared: TmuxServer) -> Iterator[tuple[str, str]]:
     )
     shown = shared.tmux("display-message", "-p", "-t", f"{name}:", "#{pane_id}").strip()
     _, hidden = echoing(shared, session=name)
-    shared.tmux("set-hook", "-t", name, "client-attached", f"wait-for -S {name}")
     controller, terminal = pty.openpty()
     env = {**os.environ, **shared.env, "TERM": "xterm"}
     env.pop("TMUX", None)
@@ -243,7 +242,10 @@ def attached(shared: TmuxServer) -> Iterator[tuple[str, str]]:
     )
     os.close(terminal)
     try:
-        shared.tmux("wait-for", name)
+        deadline = time.monotonic() + 10
+        while not shared.lines("list-clients", "-t", name, "-F", "#{client_control_mode}"):
+            assert time.monotonic() < deadline, "the client never attached"
+            time.sleep(0.01)
         yield shown, hidden
     finally:
         client.terminate()
