@@ -46,6 +46,35 @@ def for_models(node: Any) -> Any:
     return copy
 
 
+def inline_defaulted_refs(schema: Any) -> Any:
+    """``schema`` with each property that is a ``$ref`` to a local enum plus a ``default``
+    spelled out in place (the enum beside the default), for the models only.
+
+    The generator types such a property with the enum's root model but writes the default
+    as the bare value, which a type checker refuses; inlined, the property is a
+    ``Literal`` with a ``Literal`` default. What is advertised keeps the ``$ref``.
+    """
+    if not isinstance(schema, Mapping):
+        return schema
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, Mapping):
+            return node
+        ref = node.get("$ref")
+        target = defs.get(ref.removeprefix("#/$defs/")) if isinstance(ref, str) else None
+        if "default" in node and isinstance(target, Mapping) and "enum" in target:
+            merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+            return {
+                key: walk(value) if key not in _DATA else value for key, value in merged.items()
+            }
+        return {key: value if key in _DATA else walk(value) for key, value in node.items()}
+
+    return walk(schema)
+
+
 def patterns(node: Any) -> Iterator[str]:
     """Every ``pattern`` and ``patternProperties`` key of a schema."""
     if isinstance(node, list):

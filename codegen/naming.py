@@ -130,13 +130,18 @@ def readable_classes(
       ``GetSessionsResourceResultGetSessionsResourceResultItem`` -> ``GetSessionsResourceResultItem``.
     """
     classes = _CLASS.findall(code)
+    # A ``$defs`` key both the input and the output define keeps its root in the name
+    # (``SendKeysBatchInputOnError``, ``SendKeysBatchOutputOnError``): one name each.
+    keys = [key for key, _ in defs]
+    shared = {key for key in keys if keys.count(key) > 1}
     renamed: dict[str, str] = {}
     for name in classes:
         new = name
         for key, root in defs:
             prefix = f"{root}{pascal(key)}"
             if new.startswith(prefix):
-                new = pascal(key.removesuffix("Schema")) + new[len(prefix) :]
+                kept = root if key in shared else ""
+                new = kept + pascal(key.removesuffix("Schema")) + new[len(prefix) :]
         for title in titles:
             if title in new[1:]:
                 new = new[new.rindex(title) :]

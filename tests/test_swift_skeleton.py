@@ -43,11 +43,7 @@ ALL_TOOLSETS = ("inspect", "manage", "execute", "teardown")
 # comparison until it is taken off this list.
 NOT_SERVED_YET = {
     # execute
-    "paste_text",
     "run_shell_command",
-    "send_keys",
-    "send_keys_batch",
-    "set_synchronize_panes",
     # inspect
     "wait_for_text",
 }

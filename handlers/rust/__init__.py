@@ -16,11 +16,13 @@ from ..services import Runtime
 from ..tmux.capabilities import CapabilityDocument
 from ..tmux.core import Tmux
 from ..tmux.launch import Pin, PinnedLifecycle
+from ..tmux.ledger import Ledger
 from .arranging import Arranging
 from .capabilities import Capabilities
 from .channels import Channels
 from .config import read_config
 from .creating import Creating
+from .input import Input
 from .listing import Listing
 from .panes import Panes
 from .teardown import Teardown
@@ -33,6 +35,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> RustProfile
     config = read_config(environ)
     pin = Pin(config, environ)
     tmux = Tmux(environ, socket=config.socket, prepare=pin.prepare)
+    ledger = Ledger()  # one per served server: the tools that type and wait share it
     document = CapabilityDocument(
         generated_rust, TOOLSETS, OWNER_TOOLSETS, config, pin, tmux, runtime
     )
@@ -45,6 +48,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> RustProfile
         Teardown(tmux),
         Arranging(tmux),
         Channels(tmux),
+        Input(tmux, ledger),
     ]
     handlers: RustProfileHandlers = compose(RustProfileHandlers, parts)
     return handlers

@@ -18,6 +18,7 @@ from ..services import Runtime
 from ..tmux.capabilities import CapabilityDocument
 from ..tmux.core import Tmux
 from ..tmux.launch import Pin, PinnedLifecycle
+from ..tmux.ledger import Ledger
 from ..tmux.refs import Refs
 from .arranging import Arranging
 from .batch import BatchTools
@@ -25,6 +26,7 @@ from .capabilities import Capabilities
 from .channels import Channels
 from .config import read_config
 from .creating import Creating
+from .input import Input
 from .listing import Listing
 from .lookup import Lookups
 from .reading import Reading
@@ -42,6 +44,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfil
     tmux = Tmux(environ, socket=config.socket, prepare=pin.prepare)
     refs = Refs()
     lookups = Lookups(tmux, refs)
+    ledger = Ledger()  # one per served server: the tools that type and wait share it
     parts = [
         PinnedLifecycle(tmux, pin, OWNER_TOOLSETS),
         Listing(lookups, refs),
@@ -58,6 +61,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfil
         Channels(tmux, lookups, config),
         Creating(lookups, refs),
         Teardown(tmux, lookups),
+        Input(lookups, refs, ledger),
     ]
     handlers: SwiftProfileHandlers = compose(SwiftProfileHandlers, parts)
     return handlers

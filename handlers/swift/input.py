@@ -1,0 +1,140 @@
+"""Input in the swift profile: send_keys, send_keys_batch, paste_text, set_synchronize_panes.
+
+Panes and windows are named by raw id or ref; ``force`` lifts only the check that
+a pane is the one this MCP server runs in. The checks and the typing are the
+shared core's (``tmux.input``).
+"""
+
+from __future__ import annotations
+
+import regex
+
+from ...errors import InvalidArgument, ToolError
+from ...generated.swift.models.paste_text import PasteTextInput, PasteTextOutput
+from ...generated.swift.models.send_keys import SendKeysInput, SendKeysOutput
+from ...generated.swift.models.send_keys_batch import (
+    SendKeysBatchInput,
+    SendKeysBatchInputOperation,
+    SendKeysBatchOutput,
+)
+from ...generated.swift.models.set_synchronize_panes import (
+    SetSynchronizePanesInput,
+    SetSynchronizePanesOutput,
+)
+from ..tmux.input import PaneInput, Typing, set_synchronized
+from ..tmux.ledger import Ledger
+from ..tmux.refs import Refs
+from .lookup import Lookup, Lookups, given
+
+BATCH_MAX = 64  # operations in one send_keys_batch
+_GRAPHEME = regex.compile(r"\X")
+
+Sending = SendKeysInput | SendKeysBatchInputOperation
+
+
+def typing_of(params: Sending, lookup: Lookup, prefix: str = "") -> Typing:
+    """What a send_keys call (or a batch row) types, shapes checked before tmux runs."""
+    lookup.pane_id(params.paneId, f"{prefix}paneId")
+    if not params.keys:
+        raise InvalidArgument(
+            f"{prefix}keys",
+            params.keys,
+            "is empty",
+            "Give at least one key name, or text with literal: true.",
+        )
+    enter = given(params.enter, False) is True
+    if given(params.literal, False) is True:
+        return Typing("".join(params.keys), (), enter)
+    return Typing("", tuple(params.keys), enter)
+
+
+def characters(text: str) -> int:
+    """User-perceived characters: extended grapheme clusters, as the family counts them."""
+    return len(_GRAPHEME.findall(text))
+
+
+class Input:
+    def __init__(self, lookups: Lookups, refs: Refs, ledger: Ledger) -> None:
+        self.lookups = lookups
+        self.refs = refs
+        self.input = PaneInput(lookups.tmux, ledger, forceable=True)
+
+    async def send_keys(self, params: SendKeysInput) -> SendKeysOutput:
+        lookup = self.lookups()
+        typing = typing_of(params, lookup)
+        return SendKeysOutput.model_validate(await self._send(lookup, params, typing))
+
+    async def _send(
+        self, lookup: Lookup, params: Sending, typing: Typing, prefix: str = ""
+    ) -> dict[str, object]:
+        field = f"{prefix}paneId"
+        pane_id = await lookup.pane_target(params.paneId, field)
+        found = await self.input.send(
+            lookup.server,
+            pane_id,
+            typing,
+            tool="send_keys",
+            field=field,
+            force=given(params.force, False) is True,
+        )
+        return {
+            "keys": list(params.keys),
+            "pane": found.pane.pane_id,
+            "paneRef": self.refs.make("pane", found.pane.pane_id, found.pane.server_tag),
+            "resolvedPaneIds": found.ids,
+        }
+
+    async def send_keys_batch(self, params: SendKeysBatchInput) -> SendKeysBatchOutput:
+        operations = params.operations
+        if not 1 <= len(operations) <= BATCH_MAX:
+            raise InvalidArgument(
+                "operations",
+                f"{len(operations)} operations",
+                f"must hold 1 to {BATCH_MAX} operations",
+                f"Send at least one, and split more than {BATCH_MAX} into several batches.",
+            )
+        lookup = self.lookups()
+        typings = [typing_of(op, lookup, f"operations[{at}].") for at, op in enumerate(operations)]
+        stop = given(params.onError, "stop") == "stop"
+        failures: list[dict[str, object]] = []
+        targets: list[dict[str, object]] = []
+        for at, (operation, typing) in enumerate(zip(operations, typings, strict=True)):
+            try:
+                sent = await self._send(lookup, operation, typing, f"operations[{at}].")
+            except ToolError as exc:
+                failures.append({"index": at, "reason": exc.message})
+                if stop:
+                    break
+            else:
+                targets.append({"index": at, "resolvedPaneIds": sent["resolvedPaneIds"]})
+        return SendKeysBatchOutput.model_validate(
+            {"completed": len(targets), "failures": failures, "targets": targets}
+        )
+
+    async def paste_text(self, params: PasteTextInput) -> PasteTextOutput:
+        lookup = self.lookups()
+        pane_id = await lookup.pane_target(params.paneId, "paneId")
+        found = await self.input.paste(
+            lookup.server,
+            pane_id,
+            params.text,
+            enter=given(params.enter, False) is True,
+            tool="paste_text",
+            field="paneId",
+            force=given(params.force, False) is True,
+        )
+        return PasteTextOutput(
+            characters=characters(params.text),
+            pane=found.pane.pane_id,
+            paneRef=self.refs.make("pane", found.pane.pane_id, found.pane.server_tag),
+        )
+
+    async def set_synchronize_panes(
+        self, params: SetSynchronizePanesInput
+    ) -> SetSynchronizePanesOutput:
+        lookup = self.lookups()
+        wanted = lookup.window_id(params.windowId, "windowId")
+        if wanted.server_tag is not None:  # a ref: only for a window of this server run
+            await lookup.window_panes(params.windowId, "windowId")
+        value = await set_synchronized(lookup.server, wanted.object_id, params.enabled, "windowId")
+        return SetSynchronizePanesOutput(enabled=value == "on", windowId=wanted.object_id)
