@@ -77,7 +77,7 @@ def test_a_new_tool_needs_only_its_contract(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     lines = [line.split() for line in done.stdout.splitlines()]
     assert ["probe_pane", "manage"] in lines and ["select_pane", "manage"] in lines
-    assert {name for name, _ in lines} <= {"probe_pane", *rust}
+    assert {name for name, _ in lines} <= {"probe_pane", *served}
     # What is left to write is the handler method, and the runtime says so.
     code = (
         f"from {PACKAGE}.profiles import create_handlers, load_profile\n"
