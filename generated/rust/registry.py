@@ -38,6 +38,7 @@ TOOLS: tuple[ToolEntry, ...] = (
         input_model="WaitForTextInput",
         output_model="WaitForTextOutput",
         contract="contracts/rust/wait_for_text.json",
+        tags=("self-bounded",),
     ),
 )
 

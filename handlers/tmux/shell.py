@@ -47,6 +47,9 @@ from .waits import Watch, WatchLost
 POSIX_SHELLS = frozenset({"sh", "ash", "dash", "ksh", "ksh93", "mksh", "pdksh"})
 SHELLS = POSIX_SHELLS | {"bash", "zsh"}
 TYPE_CHUNK = 2048  # bytes of the line per send-keys command
+# However short the call's time, a shell at its prompt gets this long to print the start
+# marker before the run is judged ``no_shell``.
+START_GRACE = 2.0
 WATCH_RESTARTS = 3
 
 Outcome = Literal["completed", "deadline", "pane_closed", "no_shell"]
@@ -190,6 +193,8 @@ class Markers:
     def output(self) -> tuple[str, int, bool]:
         """The output as plain text (newest ``KEEP_BYTES``), the stream bytes it took,
         and whether older output was cut."""
+        if not self.started:  # what came before the start marker is no output of the command
+            return "", 0, False
         data = bytes(self.body)
         cut = self.dropped > 0 or len(data) > KEEP_BYTES
         if len(data) > KEEP_BYTES:
@@ -232,7 +237,8 @@ class ShellRun:
         self.tool = tool
         self.allow_self = allow_self
         self.markers = Markers(secrets.token_hex(8))
-        self.stream = PaneStream(self.pane_id, self.markers.feed)
+        self.stream = PaneStream(self.pane_id, self._feed)
+        self.begun = anyio.Event()  # the start marker arrived
         self.typed = anyio.Event()  # the line is in the pane (or typing failed)
         self.finished = anyio.Event()  # the run is over: its outcome is known
         self.outcome: Outcome = "deadline"
@@ -259,9 +265,17 @@ class ShellRun:
         if self.error is None:
             with anyio.move_on_after(max(0.0, self.started + limit - anyio.current_time())):
                 await self.finished.wait()
+        if self.error is None and not self.begun.is_set() and not self.finished.is_set():
+            with anyio.move_on_after(max(0.0, self.started + START_GRACE - anyio.current_time())):
+                await self.begun.wait()
         if self.error is not None:
             raise self.error
         return self.result()
+
+    def _feed(self, data: bytes) -> None:
+        self.markers.feed(data)
+        if self.markers.started:
+            self.begun.set()
 
     def result(self) -> RunResult:
         output, size, cut = self.markers.output()
