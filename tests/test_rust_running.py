@@ -143,14 +143,15 @@ async def test_bad_input_is_refused_naming_the_field_and_nothing_runs(
 ) -> None:
     pane = shell_window(shared, "sh")
     mark = shared.mark()
-    for tool, arguments, field in [
+    cases: list[tuple[str, dict[str, Any], str]] = [
         ("run_shell_command", {"pane": pane, "command": "echo \0"}, "command"),
         ("run_shell_command", {"pane": pane, "command": "  "}, "command"),
         ("run_shell_command", {"pane": "3", "command": "true"}, "pane"),
         ("wait_for_text", {"pane": pane, "patterns": ["x" * 4097]}, "patterns[0]"),
         ("wait_for_text", {"pane": pane, "stop": ["ok", ""]}, "stop[1]"),
         ("wait_for_text", {"pane": pane, "patterns": ["("], "regex": True}, "patterns[0]"),
-    ]:
+    ]
+    for tool, arguments, field in cases:
         sent = envelope(await rust_client.error(tool, arguments))
         assert sent["data"]["kind"] == "invalid_input", (arguments, sent)
         assert f"`{field}`" in sent["message"], (arguments, sent)

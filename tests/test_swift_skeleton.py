@@ -47,7 +47,6 @@ NOT_SERVED_YET = {
     "create_window",
     "paste_text",
     "respawn_pane",
-    "run_shell_command",
     "send_keys",
     "send_keys_batch",
     "set_synchronize_panes",
@@ -58,7 +57,6 @@ NOT_SERVED_YET = {
     "kill_session",
     "kill_window",
     # inspect
-    "wait_for_text",
 }
 
 

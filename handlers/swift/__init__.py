@@ -14,6 +14,7 @@ from ...generated.swift.interface import SwiftProfileHandlers
 from ..compose import compose
 from ..services import Runtime
 from ..tmux.core import Tmux
+from ..tmux.ledger import Ledger
 from ..tmux.refs import Refs
 from .arranging import Arranging
 from .batch import BatchTools
@@ -25,6 +26,7 @@ from .lifecycle import Lifecycle
 from .listing import Listing
 from .lookup import Lookups
 from .reading import Reading
+from .running import Running
 from .server import ServerInfo
 from .settings import Settings
 
@@ -35,6 +37,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfil
     tmux = Tmux(environ, socket=config.socket, prepare=pin.prepare)
     refs = Refs()
     lookups = Lookups(tmux, refs)
+    ledger = Ledger()  # one per served server: what this process typed and reserved
     parts = [
         Lifecycle(tmux, pin),
         Listing(lookups, refs),
@@ -45,6 +48,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfil
         Capabilities(config, pin, lookups, runtime),
         Arranging(lookups, refs),
         Channels(tmux, lookups, config),
+        Running(tmux, lookups, refs, config, ledger),
     ]
     handlers: SwiftProfileHandlers = compose(SwiftProfileHandlers, parts)
     return handlers

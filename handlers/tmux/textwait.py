@@ -109,6 +109,7 @@ class TextWait:
         self.lines = Lines()
         self.stream = PaneStream(self.pane_id, self.lines.feed)
         self.printed = False  # the pane printed text (its echo of our input aside)
+        self.at_entry = False  # the entry look ended the wait
         self.started = anyio.current_time()
         self.next_progress = self.started + PROGRESS_EVERY
 
@@ -136,6 +137,7 @@ class TextWait:
                                 first = False
                                 found = await entry(pane)
                                 if found is not None:
+                                    self.at_entry = True
                                     return found
                             while True:
                                 found = self.judge()
