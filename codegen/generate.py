@@ -72,6 +72,13 @@ def model_source(tool: Tool) -> tuple[str, set[int]]:
     }
     code = _models(tool, mcp_tool, {})
     fields = model_rules.limited_fields(code)
+    for schema, cls in (
+        (tool.input_schema, tool.input_class),
+        (tool.output_schema, tool.output_class),
+    ):
+        for name, limits in model_rules.item_limited_fields(schema, cls).items():
+            for limit, names in limits.items():
+                fields.setdefault(name, {}).setdefault(limit, []).extend(names)
     if fields:
         code = _models(tool, mcp_tool, model_rules.validators(tool.profile, fields))
     checked = model_rules.validated_fields(code)

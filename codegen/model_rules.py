@@ -124,6 +124,18 @@ def limited_fields(code: str) -> dict[str, dict[int, list[str]]]:
     return found
 
 
+def item_limited_fields(schema: Mapping[str, Any], cls: str) -> dict[str, dict[int, list[str]]]:
+    """class -> limit -> fields, for each own property of ``schema`` (the model ``cls``)
+    that is an array whose items carry the byte limit: the generator drops the keyword
+    there, so the field's validator checks every item (``within_utf8_bytes`` on a list)."""
+    found: dict[str, dict[int, list[str]]] = {}
+    for name, sub in sorted(schema.get("properties", {}).items()):
+        items = sub.get("items") if isinstance(sub, Mapping) else None
+        if isinstance(items, Mapping) and isinstance(items.get(UTF8_KEYWORD), int):
+            found.setdefault(cls, {}).setdefault(items[UTF8_KEYWORD], []).append(name)
+    return found
+
+
 def validated_fields(code: str) -> dict[str, set[str]]:
     """class -> the fields a ``field_validator`` of the class names."""
     found: dict[str, set[str]] = {}

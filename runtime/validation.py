@@ -42,7 +42,14 @@ def _max_utf8_bytes(
 
 
 def within_utf8_bytes(value: Any, limit: int) -> Any:
-    """The byte limit as a generated model checks it: the same count, the same verdict."""
+    """The byte limit as a generated model checks it: the same count, the same verdict.
+
+    A list is a field whose items carry the limit: each string in it is checked.
+    """
+    if isinstance(value, list):
+        for item in value:
+            within_utf8_bytes(item, limit)
+        return value
     if isinstance(value, str) and (size := utf8_bytes(value)) > limit:
         raise PydanticCustomError(
             UTF8_KEYWORD,

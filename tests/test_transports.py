@@ -237,13 +237,15 @@ GIVEN: dict[str, Any] = {
     "names": ["pane_id", "pane_current_command", "session_name", "window_index"],
     "option": "@tcm-user",
     "paneId": At("tl"),
+    "pane": At("tl"),
     "pattern": "line",
     "patterns": ["line"],
     "session": "main",
     "timeout": 0,
+    "seconds": 0,
     "windowId": At("grid"),
 }
-QUICK = ("patterns", "timeout")
+QUICK = ("patterns", "timeout", "seconds")
 
 
 def registry(profile: str) -> tuple[ToolEntry, ...]:

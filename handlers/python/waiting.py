@@ -26,12 +26,10 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 import anyio
-import regex
 
 from ... import progress
 from ...errors import InvalidArgument, ToolError
@@ -40,6 +38,7 @@ from ..tmux import capture
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, NoServer, UnknownTarget
 from ..tmux.formats import SERVER_FIELDS, PaneRow, format_of, parse_rows
+from ..tmux.patterns import MATCH_BUDGET, Patterns
 from ..tmux.targets import WindowSelector, check_pane_id, resolve_pane
 from ..tmux.waits import Watch, WatchLost, died, effective_timeout, server_went, went_away
 
@@ -49,9 +48,7 @@ DEFAULT_TIMEOUT = 8.0
 PROGRESS_EVERY = 1.0  # seconds between progress notifications
 TAIL_LINES = 20
 TAIL_BYTES = 4096
-MATCHED_LINES = 20
-LINE_CHARS = 1000  # a reported line (matched or tail) is cut to this many characters
-MATCH_BUDGET = 1.0  # seconds the patterns may spend on one read's lines
+LINE_CHARS = 1000  # a reported line (the tail's) is cut to this many characters
 WATCH_RESTARTS = 3  # a watch whose tmux client ended is started again this many times
 
 STATE_FIELDS = (
@@ -108,78 +105,6 @@ class WaitingTools:
         await wait.begin()
         end = await wait.run() if limit > 0 else Ended("timeout")
         return wait.output(end)
-
-
-@dataclass(frozen=True)
-class Patterns:
-    """The patterns of one argument, compiled: literal unless regex, caseless unless match_case."""
-
-    field: str
-    sources: tuple[str, ...]
-    compiled: tuple[regex.Pattern[str], ...]
-
-    @classmethod
-    def build(
-        cls, field: str, given: Sequence[str] | None, is_regex: bool, match_case: bool
-    ) -> Patterns:
-        flags = 0 if match_case else regex.IGNORECASE
-        compiled = []
-        for index, pattern in enumerate(given or ()):
-            name = f"{field}[{index}]"
-            if not pattern:
-                raise InvalidArgument(
-                    name,
-                    pattern,
-                    "is empty (it would match every line)",
-                    f"Remove it from {field}.",
-                )
-            try:
-                compiled.append(
-                    regex.compile(pattern if is_regex else regex.escape(pattern), flags)
-                )
-            except regex.error as exc:
-                raise InvalidArgument(
-                    name,
-                    pattern,
-                    f"is not a valid regular expression ({exc})",
-                    "Fix the pattern, or pass regex: false to match it literally.",
-                ) from None
-        return cls(field, tuple(given or ()), tuple(compiled))
-
-    def __bool__(self) -> bool:
-        return bool(self.compiled)
-
-    def which(self, line: str, deadline: float) -> int | None:
-        """Index of the first pattern that matches ``line``, if any."""
-        for index, pattern in enumerate(self.compiled):
-            left = deadline - anyio.current_time()
-            try:
-                if left <= 0:
-                    raise TimeoutError
-                if pattern.search(line, timeout=left) is not None:
-                    return index
-            except TimeoutError:
-                raise InvalidArgument(
-                    f"{self.field}[{index}]",
-                    self.sources[index],
-                    f"took over {MATCH_BUDGET:g}s to match the pane's new lines",
-                    "Simplify the regular expression (nested repeats backtrack badly).",
-                ) from None
-        return None
-
-    def matching(self, index: int, lines: Sequence[str], deadline: float) -> list[str]:
-        """The lines pattern ``index`` matches (the first of them is known to), bounded."""
-        pattern = self.compiled[index]
-        found = [lines[0][:LINE_CHARS]]
-        for line in lines[1:]:
-            if len(found) == MATCHED_LINES:
-                break
-            try:
-                if pattern.search(line, timeout=max(deadline - anyio.current_time(), 0.001)):
-                    found.append(line[:LINE_CHARS])
-            except TimeoutError:
-                break  # the verdict stands; only the list of lines is cut short
-        return found
 
 
 @dataclass

@@ -25,6 +25,7 @@ from .creating import Creating
 from .input import Input
 from .listing import Listing
 from .panes import Panes
+from .running import Running
 from .teardown import Teardown
 
 # On by default when this process started the server it serves (see ``tmux.launch``).
@@ -49,6 +50,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> RustProfile
         Arranging(tmux),
         Channels(tmux),
         Input(tmux, ledger),
+        Running(tmux, ledger),
     ]
     handlers: RustProfileHandlers = compose(RustProfileHandlers, parts)
     return handlers

@@ -30,6 +30,7 @@ from .input import Input
 from .listing import Listing
 from .lookup import Lookups
 from .reading import Reading
+from .running import Running
 from .server import ServerInfo
 from .settings import Settings
 from .teardown import Teardown
@@ -62,6 +63,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfil
         Creating(lookups, refs),
         Teardown(tmux, lookups),
         Input(lookups, refs, ledger),
+        Running(tmux, lookups, refs, config, ledger),
     ]
     handlers: SwiftProfileHandlers = compose(SwiftProfileHandlers, parts)
     return handlers

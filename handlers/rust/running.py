@@ -1,0 +1,122 @@
+"""Running a command at a pane's shell and waiting for text, in the rust family's shapes.
+
+Both judge only what the pane prints from the call on, read from its output
+stream (``tmux.shell``, ``tmux.textwait``); both take ``seconds`` (30 when
+omitted, at most 600).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import InvalidArgument
+from ...generated.rust.models.run_shell_command import (
+    RunShellCommandInput,
+    RunShellCommandOutput,
+)
+from ...generated.rust.models.wait_for_text import WaitForTextInput, WaitForTextOutput
+from ..tmux.core import Tmux
+from ..tmux.ledger import Ledger
+from ..tmux.patterns import Patterns
+from ..tmux.shell import check_command, start_run
+from ..tmux.sole_input import missing, pane_now
+from ..tmux.targets import check_pane_id
+from ..tmux.textwait import Found, TextWait, judge_rows, screen_rows
+
+DEFAULT_SECONDS = 30
+MAX_SECONDS = 600
+PATTERN_BYTES = 4096
+
+
+def seconds_of(value: int | None) -> float:
+    """``seconds`` as the family reads it: 30 when omitted, capped at 600."""
+    return float(DEFAULT_SECONDS if value is None else min(value, MAX_SECONDS))
+
+
+def checked_patterns(
+    field: str, given: list[str] | None, regex: bool, match_case: bool
+) -> Patterns:
+    for index, pattern in enumerate(given or ()):
+        size = len(pattern.encode("utf-8", "surrogatepass"))
+        if size > PATTERN_BYTES:
+            raise InvalidArgument(
+                f"{field}[{index}]",
+                pattern,
+                f"is {size} bytes in UTF-8, more than the {PATTERN_BYTES} allowed",
+                "Shorten it, or match a shorter distinctive part.",
+            )
+    return Patterns.build(field, given, regex, match_case)
+
+
+def listed(value: object) -> list[str] | None:
+    """An optional list argument: None when omitted or null."""
+    return [str(item) for item in value] if isinstance(value, list) else None
+
+
+class Running:
+    def __init__(self, tmux: Tmux, ledger: Ledger) -> None:
+        self.tmux = tmux
+        self.ledger = ledger
+
+    async def run_shell_command(self, params: RunShellCommandInput) -> RunShellCommandOutput:
+        pane_id = check_pane_id(params.pane, field="pane")
+        command = check_command(params.command)
+        limit = seconds_of(params.seconds if isinstance(params.seconds, int) else None)
+        server = self.tmux.server()
+        run = await start_run(server, pane_id, self.ledger, self.tmux.environ, "run_shell_command")
+        answer: dict[str, Any]
+        if run is None:  # nothing typed: no shell at the prompt to take the line
+            answer = {"outcome": "no_shell", "output": "", "bytes": 0, "truncated": False}
+            answer |= {"pane": pane_id, "exit_status": None}
+            return RunShellCommandOutput.model_validate(answer)
+        result = await run.run(command, params.suppress_history, limit)
+        return RunShellCommandOutput.model_validate(
+            {
+                "pane": result.pane_id,
+                "outcome": result.outcome,
+                "output": result.output,
+                "bytes": result.bytes,
+                "truncated": result.truncated,
+                "exit_status": result.exit_status,
+            }
+        )
+
+    async def wait_for_text(self, params: WaitForTextInput) -> WaitForTextOutput:
+        pane_id = check_pane_id(params.pane, field="pane")
+        regex, case = bool(params.regex), bool(params.match_case)
+        patterns = checked_patterns("patterns", listed(params.patterns), regex, case)
+        stop = checked_patterns("stop", listed(params.stop), regex, case)
+        limit = seconds_of(params.seconds if isinstance(params.seconds, int) else None)
+        server = self.tmux.server()
+        pane = await pane_now(server, pane_id)
+        if pane is None:
+            raise missing(server, pane_id)
+        wait = TextWait(server, pane, patterns, stop, self.ledger, limit)
+
+        async def entry(now: Any) -> Found | None:
+            """Wanted text already on a finished row, or only on the row being typed."""
+            if not patterns:
+                return None
+            rows, cursor = await screen_rows(server, now)
+            recent = self.ledger.recent(pane_id)
+            none = Patterns("stop", (), ())
+            finished = judge_rows(rows[:cursor][::-1], recent, none, patterns, complete=True)
+            if finished is not None:
+                return Found("present_at_entry", finished.index, finished.pattern, finished.line)
+            typing = judge_rows(rows[cursor : cursor + 1], recent, none, patterns, complete=True)
+            if typing is not None:
+                return Found("pending", typing.index, typing.pattern, typing.line)
+            return None
+
+        found = await wait.run(entry)
+        at_entry = found.outcome in ("present_at_entry", "pending")
+        return WaitForTextOutput.model_validate(
+            {
+                "pane": pane_id,
+                "outcome": found.outcome,
+                "text": (found.line or "") if at_entry else wait.text(),
+                "bytes": wait.bytes,
+                "matched_index": found.index,
+                "matched_pattern": found.pattern,
+            }
+        )
