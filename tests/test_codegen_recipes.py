@@ -96,7 +96,8 @@ def test_a_new_profile_needs_no_runtime_edit(tmp_path: Path) -> None:
     assert 'DEFAULT_PROFILE = "rust"' in init
 
     env = installed_over(tmp_path, out)
-    done = run(env, "-m", PACKAGE, "--profile", "probe", "--list-tools")
+    every = {**env, "LIBTMUX_TOOLSETS": "inspect,manage,execute,teardown"}
+    done = run(every, "-m", PACKAGE, "--profile", "probe", "--list-tools")
     assert done.returncode == 0, done.stderr
     swift = {read_contract(path)["name"] for path in (CONTRACTS / "swift").glob("*.json")}
     assert {line.split()[0] for line in done.stdout.splitlines()} == swift

@@ -45,8 +45,14 @@ def window(shared: TmuxServer, *command: str, session: str = "main") -> tuple[st
 
 
 def echoing(shared: TmuxServer, session: str = "main") -> tuple[str, str]:
-    """A window whose pane prints back each line it reads (no tty echo): (window, pane)."""
-    return window(shared, "sh", "-c", "stty -echo; exec cat", session=session)
+    """A window whose pane prints back each line it reads (no tty echo): (window, pane),
+    once ``cat`` runs there (keys typed before ``stty -echo`` ran would show twice)."""
+    made = window(shared, "sh", "-c", "stty -echo; exec cat", session=session)
+    deadline = time.monotonic() + 10
+    while shared.tmux("display-message", "-p", "-t", made[1], "#{pane_current_command}") != "cat\n":
+        assert time.monotonic() < deadline, "cat never started"
+        time.sleep(0.01)
+    return made
 
 
 def split(shared: TmuxServer, target: str, *command: str) -> str:

@@ -40,36 +40,6 @@ NOT_SERVED_YET = {
     "show_hooks",
     "show_option",
     "snapshot_pane",
-    "wait_for_text",
-    # manage
-    "move_window",
-    "rename_session",
-    "rename_window",
-    "resize_pane",
-    "resize_window",
-    "select_layout",
-    "select_window",
-    "set_mouse_enabled",
-    "set_pane_title",
-    "signal_channel",
-    "swap_pane",
-    "wait_for_channel",
-    # execute
-    "create_session",
-    "create_window",
-    "paste_text",
-    "respawn_pane",
-    "run_shell_command",
-    "send_keys",
-    "send_keys_batch",
-    "set_synchronize_panes",
-    "split_window",
-    # teardown
-    "clear_pane_scrollback",
-    "kill_pane",
-    "kill_session",
-    "kill_window",
-    "set_history_limit",
 }
 
 

@@ -17,6 +17,7 @@ from mcp.shared.exceptions import MCPError
 
 from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
+from tmux_contract_mcp.profiles import load_profile
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -45,7 +46,10 @@ async def test_each_row_is_the_listed_tool_with_its_capability_record(client: Cl
     }
     found = await capabilities(client)
     assert found["effectiveTools"] == sorted(listed)
-    assert found["toolCount"] == len(listed) == 15
+    inspect = {
+        t.entry.name for t in load_profile("swift").tools.values() if t.entry.toolset == "inspect"
+    }
+    assert found["toolCount"] == len(listed) == len(inspect - set(EXCLUDED))
     assert not set(EXCLUDED) & set(found["effectiveTools"])
     for row in found["tools"]:
         tool = listed[row["name"]]

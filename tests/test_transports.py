@@ -243,6 +243,7 @@ GIVEN: dict[str, Any] = {
     "session": "main",
     "timeout": 0,
     "seconds": 0,
+    "window": At("grid"),
     "windowId": At("grid"),
 }
 QUICK = ("patterns", "timeout", "seconds")

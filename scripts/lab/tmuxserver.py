@@ -51,7 +51,10 @@ class TmuxServer:
             "HOME": os.environ.get("HOME", "/root"),
         }
         # One invocation: the shell is set before the first pane starts, so no pane runs
-        # the user's login shell (slow to start, and noisy with their rc files).
+        # the user's login shell (slow to start, and noisy with their rc files). The
+        # command replaces tmux's login shell (``-sh``) with a plain one: a login sh reads
+        # ~/.profile, whose commands (``mesg``...) would show as the pane's command and
+        # the window's name for a moment after each pane starts.
         server.tmux(
             "-f",
             "/dev/null",
@@ -61,6 +64,11 @@ class TmuxServer:
             "-g",
             "default-shell",
             "/bin/sh",
+            ";",
+            "set-option",
+            "-g",
+            "default-command",
+            "exec /bin/sh",
             ";",
             "new-session",
             "-d",
