@@ -177,7 +177,7 @@ def test_check_tool_rejects_a_broken_contract(
 
 def test_check_profile_rejects_a_tool_whose_toolset_the_profile_does_not_declare() -> None:
     profile = load_profile(CONTRACTS, "rust", ROOT)
-    (tool,) = profile.tools
+    tool = profile.tools[0]
     contract = copy.deepcopy(tool.contract)
     contract[METADATA_KEY]["toolset"] = "destroy"
     broken = dataclasses.replace(profile, tools=(dataclasses.replace(tool, contract=contract),))

@@ -127,6 +127,8 @@ async def test_show_option_reads_each_scope_as_tmux_holds_it(
     assert (await rust_client.ok("show_option", local))["value"] == "off"
     unset = {"name": "@tcm_never_set", "scope": "global-window"}
     assert await rust_client.ok("show_option", unset) == {"name": "@tcm_never_set", "value": None}
+    array = await rust_client.ok("show_option", {"name": "update-environment"})
+    assert array["value"].split("\n") == shared.lines("show-options", "-gv", "update-environment")
     inherited = {"name": "mode-keys", "scope": "window", "target": window}
     assert (await rust_client.ok("show_option", inherited))["value"] is None
 
@@ -322,6 +324,22 @@ async def test_capture_since_says_missed_and_closed(
     assert gone["closed"] is True and gone["text"] == ""
 
 
+async def test_capture_since_says_missed_when_lines_scrolled_out_before_they_were_read(
+    shared: TmuxServer, rust_client: Client
+) -> None:
+    channel = f"c{uuid.uuid4().hex[:8]}"
+    pane = shared.tmux(
+        "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:",
+        f"echo start; read go; seq 2500; tmux wait-for -S {channel}; exec cat",
+    ).strip()  # fmt: skip
+    opened = await rust_client.ok("capture_since", {"pane": pane})
+    shared.tmux("send-keys", "-t", pane, "Enter")
+    shared.tmux("wait-for", channel)
+    got = await rust_client.ok("capture_since", {"pane": pane, "cursor": opened["cursor"]})
+    assert got["missed"] is True
+    assert got["text"].split("\n")[-1] == "2500" and len(got["text"].split("\n")) <= 2000
+
+
 async def test_capture_since_refuses_a_cursor_of_another_pane_or_a_made_up_one(
     shared: TmuxServer, rust_client: Client
 ) -> None:
@@ -395,6 +413,17 @@ async def test_search_panes_is_capped_by_lines_matches_and_matching_time(
     slow_window = shared.tmux("display-message", "-p", "-t", slow, "#{window_id}").strip()
     timed = await rust_client.ok("search_panes", {"pattern": "(a|aa)+$", "regex": True, "window": slow_window})  # fmt: skip
     assert timed["capped"] is True and timed["matches"] == []
+
+
+async def test_search_panes_reads_at_most_one_mebibyte(
+    shared: TmuxServer, rust_client: Client
+) -> None:
+    shared.tmux("set-option", "-g", "history-limit", "20000")
+    pane = printed(shared, f"yes {LONG} | head -n 6000")  # 6,050 lines, over 1 MiB
+    shared.tmux("set-option", "-g", "history-limit", "2000")
+    window = shared.tmux("display-message", "-p", "-t", pane, "#{window_id}").strip()
+    got = await rust_client.ok("search_panes", {"pattern": "absent", "window": window, "history": True})  # fmt: skip
+    assert got == {"matches": [], "panes_searched": 1, "capped": True}
 
 
 async def test_search_panes_reads_at_most_64_panes(shared: TmuxServer, rust_client: Client) -> None:

@@ -33,7 +33,7 @@ class RustProfileHandlers(abc.ABC):
     async def call_read_tools_batch(
         self, params: CallReadToolsBatchInput
     ) -> CallReadToolsBatchOutput | Reply[CallReadToolsBatchOutput]:
-        """Run 1 to 16 read-only inspect calls in order, in one request. Each operation names a tool and its arguments and is checked and answered exactly as a direct call; a call with arguments a direct call would refuse refuses the whole batch before anything runs. A tool this server does not serve is a failed row carrying a JSON-RPC error. With on_error stop (the default) the batch ends at the first failed row (stoppedAt); with continue it runs them all. Each row carries the nested call's whole result. The response stays under 1,000,000 bytes: results are left out, lowest index first, with resultTruncated and their bytes counted in truncatedBytes, then long error messages are shortened."""
+        """Run 1 to 16 read-only inspect calls in order, in one request. Each operation names a tool and its arguments and is checked and answered exactly as a direct call; arguments that break the tool's input schema refuse the whole batch before anything runs, while a refusal from the tool itself is a failed row. A tool this server does not serve is a failed row carrying a JSON-RPC error. With on_error stop (the default) the batch ends at the first failed row (stoppedAt); with continue it runs them all. Each row carries the nested call's whole result. The response stays under 1,000,000 bytes: results are left out, lowest index first, with resultTruncated and their bytes counted in truncatedBytes, then long error messages are shortened."""
 
     @abc.abstractmethod
     async def capture_pane(
