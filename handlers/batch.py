@@ -5,7 +5,8 @@ contract, its own output check), so a row's result is exactly what the tool
 would have answered alone. An operation whose arguments the flavour checked
 before the batch began (``check_arguments``) runs on those checked arguments. The answer must fit one JSON-RPC line of at most
 1,000,000 bytes whatever the request id costs: row results are elided newest
-first while every row's metadata stays. The profiles differ only in the
+first (lowest index first where the profile's family does so) while every
+row's metadata stays. The profiles differ only in the
 shape of a row and of the answer (``Flavour``).
 """
 
@@ -67,6 +68,7 @@ class Row:
     elapsed: float
     size: int = 0  # encoded bytes of the row's result part, as the flavour shapes it
     elided: bool = False
+    outside: bool = False  # it failed before reaching a tool (the tool is not served)
 
     @property
     def success(self) -> bool:
@@ -97,6 +99,7 @@ class Answer:
     flavour: Flavour
     wire: WireSize
     truncated_bytes: int = 0
+    oldest_first: bool = False  # which results elision drops first: lowest index, or newest
 
     @property
     def succeeded(self) -> int:
@@ -143,15 +146,20 @@ class Answer:
         )
         return self.wire.line_bound(structured, structured)
 
+    def next_to_elide(self) -> Row | None:
+        """The row whose result goes next: the oldest or the newest kept, by the flavour's order."""
+        order = self.rows if self.oldest_first else reversed(self.rows)
+        return next((r for r in order if not r.elided), None)
+
     def fit(self) -> None:
-        """Elide results newest first until the exact response line fits the cap."""
+        """Elide results (newest or oldest first) until the exact response line fits the cap."""
         cap = self.wire.line_cap
         if self.line_bytes_bound() <= cap:
             return  # even the worst escaping fits: no need to render the line to count it
         while (size := self.line_bytes()) > cap:
-            newest = next((r for r in reversed(self.rows) if not r.elided), None)
-            if newest is not None:
-                self.elide(newest)
+            chosen = self.next_to_elide()
+            if chosen is not None:
+                self.elide(chosen)
                 continue
             if self._shorten_errors():
                 continue
@@ -185,9 +193,10 @@ class Operation:
 class Batch:
     """Runs operations through the runtime's dispatch, on the tools as served."""
 
-    def __init__(self, runtime: Runtime, flavour: Flavour) -> None:
+    def __init__(self, runtime: Runtime, flavour: Flavour, oldest_first: bool = False) -> None:
         self.runtime = runtime
         self.flavour = flavour
+        self.oldest_first = oldest_first
 
     async def run(self, operations: Sequence[Operation], on_error: str) -> Answer:
         """Run in order; with ``stop``, nothing after the first failed row runs."""
@@ -195,12 +204,17 @@ class Batch:
         stopped_at: int | None = None
         kept = 0
         answer = Answer(rows, on_error, None, self.flavour, self.runtime)
+        answer.oldest_first = self.oldest_first
         for index, operation in enumerate(operations):
             rows.append(await self._run_one(index, operation))
             row = rows[-1]
             row.size = len(compact_json(self.flavour.result_part(row)).encode())
             kept += row.size
-            if kept > RUNNING_BUDGET or any(r.elided for r in rows[:-1]):
+            if self.oldest_first:
+                while kept > RUNNING_BUDGET and (oldest := answer.next_to_elide()) is not None:
+                    kept -= oldest.size
+                    answer.elide(oldest)
+            elif kept > RUNNING_BUDGET or any(r.elided for r in rows[:-1]):
                 answer.elide(row)  # newest first: once one result is out, every later one is
             if not row.success and on_error == "stop":
                 stopped_at = index
@@ -216,7 +230,7 @@ class Batch:
             runtime.tool(operation.tool) is None
         ):  # callers check names first; a stale one is harmless
             message = f"{operation.tool} is not served by the {runtime.profile} profile."
-            return Row(index, operation.tool, message, None, 0.0)
+            return Row(index, operation.tool, message, None, 0.0, outside=True)
         if operation.params is not None:
             result = await runtime.run_checked(operation.tool, operation.params)
         else:

@@ -17,7 +17,9 @@ from ..tmux.capabilities import CapabilityDocument
 from ..tmux.core import Tmux
 from ..tmux.launch import Pin, PinnedLifecycle
 from ..tmux.ledger import Ledger
+from ..tmux.refs import Refs
 from .arranging import Arranging
+from .batch import BatchTools
 from .capabilities import Capabilities
 from .channels import Channels
 from .config import read_config
@@ -25,7 +27,9 @@ from .creating import Creating
 from .input import Input
 from .listing import Listing
 from .panes import Panes
+from .reading import Reading
 from .running import Running
+from .settings import Settings
 from .teardown import Teardown
 
 # On by default when this process started the server it serves (see ``tmux.launch``).
@@ -51,6 +55,9 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> RustProfile
         Channels(tmux),
         Input(tmux, ledger),
         Running(tmux, ledger),
+        Settings(tmux, environ),
+        Reading(tmux, Refs()),
+        BatchTools(runtime),
     ]
     handlers: RustProfileHandlers = compose(RustProfileHandlers, parts)
     return handlers

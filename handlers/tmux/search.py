@@ -18,6 +18,7 @@ import regex
 from ...errors import InvalidArgument
 from .capture import capture_lines
 from .core import Server
+from .errors import CommandFailed
 from .formats import PaneRow
 
 MAX_PANES = 200
@@ -98,9 +99,15 @@ def scan(
 
 
 def matcher(
-    pattern: str, is_regex: bool, field_name: str = "pattern", *, match_case: bool = True
+    pattern: str,
+    is_regex: bool,
+    field_name: str = "pattern",
+    *,
+    match_case: bool = True,
+    seconds: float = TIME_BUDGET,
 ) -> Callable[[str], bool]:
-    """A line test for ``pattern``: a literal substring, or a regex run under the time budget.
+    """A line test for ``pattern``: a literal substring, or a regex run under a time budget
+    of ``seconds``.
 
     The budget starts when the test is made. ``match_case=False`` compares
     case-insensitively (Unicode case folding for a literal, IGNORECASE for a regex).
@@ -121,7 +128,7 @@ def matcher(
             f"is not a valid regular expression ({exc})",
             "Fix the pattern, or pass regex: false to search for it literally.",
         ) from None
-    deadline = time.monotonic() + TIME_BUDGET
+    deadline = time.monotonic() + seconds
 
     def test(line: str) -> bool:
         left = deadline - time.monotonic()
@@ -170,3 +177,97 @@ async def search(
             if cut != "per_pane":
                 return found
     return found
+
+
+@dataclass(frozen=True)
+class PaneText:
+    """The newest lines of one pane as a bounded read kept them."""
+
+    pane: PaneRow
+    first: int  # the position of ``lines[0]`` in the pane's whole text (0 = its first line)
+    lines: list[str]
+
+
+@dataclass(frozen=True)
+class Ceilings:
+    """What one bounded read may take: panes, lines, bytes (UTF-8, a newline per line)
+    and seconds of capturing."""
+
+    panes: int
+    lines: int
+    bytes: int
+    seconds: float
+
+
+async def read_bounded(
+    server: Server, panes: Sequence[PaneRow], history: bool, ceilings: Ceilings
+) -> tuple[list[PaneText], bool]:
+    """The text of ``panes`` in order (the screen, and with ``history`` the scrollback),
+    and whether a ceiling cut it short.
+
+    Lines are shared out in pane order before anything is captured, so tmux never
+    sends more than the line ceiling; each pane keeps its newest lines. Captures run
+    side by side until the time ceiling; a pane not read by then, or gone, is left
+    out. The byte ceiling then keeps the newest lines that fit and ends the read.
+    """
+    capped = len(panes) > ceilings.panes
+    plan: list[tuple[PaneRow, int, int]] = []  # pane, its whole text's rows, rows to read
+    left = ceilings.lines
+    for pane in panes[: ceilings.panes]:
+        height = pane.count("pane_height")
+        total = height + (pane.count("history_size") if history else 0)
+        take = min(total, left)
+        if take < total:
+            capped = True
+        if take == 0:
+            break
+        plan.append((pane, total, take))
+        left -= take
+    texts: dict[str, list[str]] = {}
+    gone: set[str] = set()
+    limiter = anyio.CapacityLimiter(CAPTURE_CONCURRENCY)
+
+    async def grab(pane: PaneRow, take: int) -> None:
+        height = pane.count("pane_height")
+        async with limiter:
+            try:
+                lines = await capture_lines(server, pane.pane_id, start=height - take)
+            except CommandFailed as exc:
+                if "can't find" not in exc.stderr:
+                    raise
+                gone.add(pane.pane_id)  # gone since it was listed: skipped, not a cut
+                return
+        texts[pane.pane_id] = lines[-take:] if take else []
+
+    with anyio.move_on_after(ceilings.seconds):
+        async with anyio.create_task_group() as group:
+            for pane, _, take in plan:
+                group.start_soon(grab, pane, take)
+    read: list[PaneText] = []
+    room = ceilings.bytes
+    for pane, total, _ in plan:
+        if pane.pane_id not in texts:
+            capped = capped or pane.pane_id not in gone  # not read before the time ceiling
+            continue
+        lines = texts[pane.pane_id]
+        kept = newest_fitting(lines, room)
+        read.append(PaneText(pane, max(0, total - len(kept)), kept))
+        if len(kept) < len(lines):
+            return read, True
+        room -= sum(_cost(line) for line in lines)
+    return read, capped
+
+
+def _cost(line: str) -> int:
+    return len(line.encode("utf-8")) + 1
+
+
+def newest_fitting(lines: list[str], room: int) -> list[str]:
+    """The newest ``lines`` whose bytes, a newline each, fit in ``room``."""
+    used, keep = 0, 0
+    for line in reversed(lines):
+        used += _cost(line)
+        if used > room:
+            break
+        keep += 1
+    return lines[len(lines) - keep :]

@@ -60,7 +60,8 @@ def _is_unknown_option(exc: CommandFailed) -> bool:
 def _no_such_option(server: Server, name: str) -> TmuxError:
     return TmuxError(
         f"tmux on {server.socket} has no option named {name!r} in that scope. "
-        "Check the name (see `man tmux`, OPTIONS), or pass another scope."
+        "Check the name (see `man tmux`, OPTIONS), or pass another scope.",
+        kind="invalid_input",
     )
 
 
