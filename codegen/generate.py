@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -98,15 +97,9 @@ def model_source(tool: Tool) -> tuple[str, set[int]]:
             f"{tool.relpath}: {wanted} byte limits in the schemas, but the models check {found}; "
             f"a model can check {UTF8_KEYWORD} only on an object's own string property"
         )
-    input_defs = tool.input_schema.get("$defs", {})
     defs = [
-        *((key, tool.input_class) for key in input_defs),
-        # a key the input also defines keeps its path-built name, so the two classes differ
-        *(
-            (key, tool.output_class)
-            for key in tool.output_schema.get("$defs", {})
-            if key not in input_defs
-        ),
+        *((key, tool.input_class) for key in tool.input_schema.get("$defs", {})),
+        *((key, tool.output_class) for key in tool.output_schema.get("$defs", {})),
     ]
     code = naming.readable_classes(
         code,
@@ -151,20 +144,10 @@ def _models(tool: Tool, mcp_tool: dict[str, Any], validators: dict[str, Any]) ->
     code = code.replace(
         "from pydantic.experimental.missing_sentinel import MISSING", "from pydantic import MISSING"
     )
-    code = _ROOT_DEFAULT.sub(r"\1\2\3\2(\4)", code)
     for cls in (tool.input_class, tool.output_class):
         if f"class {cls}(" not in code:
             raise RuntimeError(f"{tool.relpath}: the model generator wrote no {cls}")
     return code
-
-
-# A field typed by a root model (an enum behind ``$ref``) whose schema gives a default: the
-# generator writes the bare value, which pydantic validates but a type checker refuses;
-# the default is written as that model instead.
-_ROOT_DEFAULT = re.compile(
-    r"(: Annotated\[\n +)(\w+)(,\n +Field\((?:\n(?! +\),)[^\n]*)*?\n +validate_default=True,"
-    r"\n +\),\n +\] = )(\"[^\"\n]*\")"
-)
 
 
 def schema_models(

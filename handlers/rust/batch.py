@@ -79,7 +79,7 @@ class BatchTools:
         A tool the selection does not serve is not refused up front: its row fails with a
         JSON-RPC error, as the family's batch answers it.
         """
-        on_error = str(params.on_error.root)
+        on_error = str(params.on_error)
         operations = []
         for index, op in enumerate(params.operations):
             given = op.arguments

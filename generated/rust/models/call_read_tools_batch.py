@@ -10,12 +10,12 @@ from typing import Annotated, Any, Literal
 from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
 
 
-class OnError(RootModel[Literal["stop", "continue"]]):
+class CallReadToolsBatchInputOnError(RootModel[Literal["stop", "continue"]]):
     root: Annotated[
         Literal["stop", "continue"],
         Field(
             description="What a failed row does to the rest of the batch.",
-            title="OnError",
+            title="CallReadToolsBatchInputOnError",
         ),
     ]
 

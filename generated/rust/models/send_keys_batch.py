@@ -10,12 +10,12 @@ from typing import Annotated, Any, Literal
 from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
 
 
-class OnError(RootModel[Literal["stop", "continue"]]):
+class SendKeysBatchInputOnError(RootModel[Literal["stop", "continue"]]):
     root: Annotated[
         Literal["stop", "continue"],
         Field(
             description="Whether the batch stops at its first failed operation or continues.",
-            title="OnError",
+            title="SendKeysBatchInputOnError",
         ),
     ]
 
