@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from codegen.skeleton import load_skeleton, skeleton_path
 from tmux_contract_mcp.profiles import PROFILES, load_profile
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
@@ -71,12 +72,22 @@ def test_the_python_section_names_every_tool_of_each_toolset(toolset: str) -> No
     assert f"All {len(tools_of('python'))} of its tools are served" in text
 
 
-def test_the_swift_section_names_every_read_tool() -> None:
-    text = " ".join(section("The swift profile", "###").split())
-    match = re.search(r"Its (\d+) read tools are (.*?)\. ", text)
-    assert match
-    reads = tools_of("swift", "inspect") - {"call_read_tools_batch"}
-    assert int(match.group(1)) == len(reads) and named(match.group(2)) == reads
+@pytest.mark.parametrize("toolset", ["inspect", "manage", "execute", "teardown"])
+@pytest.mark.parametrize("profile", ["rust", "swift"])
+def test_the_family_sections_name_every_tool_of_each_toolset(profile: str, toolset: str) -> None:
+    text = " ".join(section(f"The {profile} profile", "###").split())
+    match = re.search(rf"Its (\d+) {toolset} tools are (.*?)\. ", text)
+    assert match, f"no list of the {profile} {toolset} tools"
+    assert int(match.group(1)) == len(tools_of(profile, toolset))
+    assert named(match.group(2)) == tools_of(profile, toolset)
+
+
+@pytest.mark.parametrize("profile", ["rust", "swift"])
+def test_the_family_sections_say_the_whole_skeleton_is_served(profile: str) -> None:
+    text = " ".join(section(f"The {profile} profile", "###").split())
+    skeleton = load_skeleton(skeleton_path(profile))
+    assert set(skeleton) == tools_of(profile)
+    assert f"All {len(skeleton)} of the family's tools are served" in text
 
 
 def test_the_configuration_table_is_one_unbroken_table() -> None:
