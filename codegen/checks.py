@@ -16,6 +16,7 @@ from codegen.contract_file import METADATA_KEY
 from codegen.model import Profile, Tool
 from codegen.model_rules import patterns
 from tmux_contract_mcp.ecma import UnsupportedPattern, translate
+from tmux_contract_mcp.pointers import PointerError, resolve, steps
 
 DIALECTS = ("re", "regex-crate")  # every engine a pattern must mean the same in
 
@@ -96,6 +97,23 @@ def check_tool(tool: Tool) -> None:
     unknown_annotations = set(contract["annotations"]) - ANNOTATION_KEYS
     if unknown_annotations:
         raise ContractError(f"{where}: unknown annotations {sorted(unknown_annotations)}")
+    _check_cut_to_served(tool)
+
+
+def _check_cut_to_served(tool: Tool) -> None:
+    """Each pointer leads, inside ``_meta``, to a list of tool names: only ``_meta`` may be
+    cut, since schemas and models are generated once for every selection."""
+    pointers = tool.metadata.get("cut_to_served", [])
+    where = f"{tool.relpath}: {METADATA_KEY}.cut_to_served"
+    if not isinstance(pointers, list) or not all(isinstance(p, str) for p in pointers):
+        raise ContractError(f"{where} must be a list of JSON pointers")
+    for pointer in pointers:
+        try:
+            if steps(pointer)[0] != "_meta":
+                raise PointerError(f"{pointer!r} is outside _meta")
+            resolve(tool.advertised, pointer)
+        except PointerError as exc:
+            raise ContractError(f"{where}: {exc}") from None
 
 
 @cache
@@ -132,12 +150,20 @@ def check_profile(profile: Profile) -> None:
             raise ContractError(f"{where}: instruction {line!r}: {exc}") from exc
         if any(name is not None and not name.isidentifier() for name in fields):
             raise ContractError(f"{where}: instruction {line!r}: placeholders are plain names")
+    names = {tool.name for tool in profile.tools}
     for tool in profile.tools:
         if tool.toolset not in profile.toolsets:
             raise ContractError(
                 f"{tool.relpath}: {METADATA_KEY}.toolset {tool.toolset!r} is not a toolset of "
                 f"{where}: {', '.join(profile.toolsets)}"
             )
+        for pointer in tool.cut_to_served:
+            strangers = sorted(set(resolve(tool.advertised, pointer)) - names)
+            if strangers:
+                raise ContractError(
+                    f"{tool.relpath}: {pointer} names {', '.join(strangers)}, not tools of "
+                    f"profile {profile.name!r}: a name the profile never serves would always be cut"
+                )
 
 
 def check_profiles(profiles: Sequence[Profile]) -> None:

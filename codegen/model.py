@@ -98,6 +98,12 @@ class Tool:
         return list(self.metadata.get("source", []))
 
     @property
+    def cut_to_served(self) -> tuple[str, ...]:
+        """JSON pointers into the advertised tool, each at a list of tool names that the
+        runtime cuts down to the tools served (e.g. a batch's nested authority)."""
+        return tuple(str(pointer) for pointer in self.metadata.get("cut_to_served", []))
+
+    @property
     def title(self) -> str | None:
         title = self.contract.get("title") or self.contract.get("annotations", {}).get("title")
         return str(title) if title else None

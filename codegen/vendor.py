@@ -34,7 +34,9 @@ class Vendored:
 
     ``skeleton`` names an interface skeleton in contracts/upstream/ that also
     describes the tool: its ``meta`` becomes the contract's ``_meta`` (the seeds
-    carry none), and everything both documents state must agree.
+    carry none), and everything both documents state must agree. ``cut_to_served``
+    are JSON pointers to lists of tool names in it that the runtime cuts down to
+    the tools served (a batch's nested authority).
     """
 
     profile: str
@@ -42,7 +44,11 @@ class Vendored:
     toolset: str
     sources: tuple[str, ...]
     skeleton: str | None = None
+    cut_to_served: tuple[str, ...] = ()
 
+
+# The batch's nested authority in the family's capability record: the tools it may call.
+NESTED_AUTHORITY = "/_meta/com.git-pull.libtmux-mcp~1capability/nestedAuthority"
 
 # What the seeds fix. Toolsets follow each family's own grouping.
 VENDORED: tuple[Vendored, ...] = (
@@ -59,6 +65,7 @@ VENDORED: tuple[Vendored, ...] = (
         "inspect",
         ("002_01fc082bec1ea19d.txt",),
         skeleton="swift-profile-skeleton.json",
+        cut_to_served=(NESTED_AUTHORITY,),
     ),
     Vendored("python", "select_pane", "manage", ("003_94e15889dca86bdb.txt",)),
     Vendored("python", "find_pane_by_position", "inspect", ("004_db5d5c6ba6c575fd.txt",)),
@@ -250,6 +257,8 @@ def extract(entry: Vendored, upstream: Path = UPSTREAM) -> dict[str, Any]:
             for source in (*entry.sources, *((entry.skeleton,) if entry.skeleton else ()))
         ],
     }
+    if entry.cut_to_served:
+        contract[METADATA_KEY]["cut_to_served"] = list(entry.cut_to_served)
     return contract
 
 

@@ -10,7 +10,7 @@ this module, never the runtime's dispatch, profiles or wire.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
@@ -26,6 +26,9 @@ class ServedTool:
     name: str
     toolset: str
     tags: tuple[str, ...]  # e.g. "self-bounded": waits on its own clock
+    # the tool object as tools/list gives it to this client (lists of tool names in it,
+    # such as a batch's nested authority, cut to the tools served)
+    advertised: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 class StartupRefused(ValueError):

@@ -165,7 +165,9 @@ class ServedRuntime:
         tool = self.served.tool(name)
         if tool is None:
             return None
-        return services.ServedTool(tool.entry.name, tool.entry.toolset, tool.entry.tags)
+        return services.ServedTool(
+            tool.entry.name, tool.entry.toolset, tool.entry.tags, tool.contract
+        )
 
     def check_arguments(
         self, name: str, arguments: Mapping[str, Any] | None, at: Sequence[str | int] = ()

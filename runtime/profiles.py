@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .generated import DEFAULT_PROFILE, PROFILES
 from .handlers.compose import CompositionError
+from .pointers import cut_lists
 from .surfaces import Prompt, Resource
 from .toolsets import Toolsets, visible
 from .toolspec import EnvironmentEntry, ToolEntry
@@ -53,6 +54,14 @@ class Tool:
         if key is None or set(schema.get("properties", {})) != {key}:
             return None
         return key if key in schema.get("required", ()) else None
+
+    def among(self, served: Collection[str]) -> Tool:
+        """The tool when ``served`` are the tools served: each list of tool names its entry
+        points at (``cut_to_served``) keeps only those; a tool without one is itself."""
+        if not self.entry.cut_to_served:
+            return self
+        contract = cut_lists(self.contract, self.entry.cut_to_served, served)
+        return dataclasses.replace(self, contract=contract)
 
     @cached_property
     def advertised(self) -> types.Tool:
@@ -115,10 +124,12 @@ class Profile:
     def shown(self, environ: Mapping[str, str]) -> Profile:
         """The profile as the environment's toolset choice shows it (see ``toolsets``).
 
-        Toolsets choose tools only; resources and prompts stay.
+        Toolsets choose tools only; resources and prompts stay. A tool that lists other
+        tools (a batch's nested authority) lists only those shown too.
         """
         names = visible(self.catalog, self.toolsets, environ)
-        tools = {name: tool for name, tool in self.tools.items() if name in names}
+        served = names & self.tools.keys()
+        tools = {name: tool.among(served) for name, tool in self.tools.items() if name in served}
         return Profile(
             self.name,
             self.interface,

@@ -16,6 +16,9 @@ class ToolEntry:
     output_model: str
     contract: str
     tags: tuple[str, ...] = ()  # e.g. "self-bounded": waits on its own clock
+    # JSON pointers into the advertised tool, each at a list of tool names: only the
+    # names of tools served stay (a batch's nested authority follows the selection)
+    cut_to_served: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -226,6 +226,7 @@ def test_vendored_contract_metadata_names_its_seeds_and_toolset(entry: Vendored)
             f"contracts/upstream/{source}"
             for source in (*entry.sources, *([entry.skeleton] if entry.skeleton else []))
         ],
+        **({"cut_to_served": list(entry.cut_to_served)} if entry.cut_to_served else {}),
     }
 
 

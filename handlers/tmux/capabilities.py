@@ -1,7 +1,8 @@
 """The families' ``tmux://capabilities`` document: the served tools, the selection, the socket.
 
 Each served tool's row is what ``tools/list`` says of it (name, title,
-description, schemas, the four hints) with its capability record, the
+description, schemas, the four hints; a nested authority lists only tools
+served) with its capability record, the
 ``_meta`` entry every tool of the families carries, spread beside it. Reading
 the resource looks at the socket first (starting the dedicated server if it
 went, as any first call does), so the server state it reports is what was found.
@@ -75,13 +76,16 @@ class CapabilityDocument:
         self.tmux = tmux
         self.runtime = runtime
 
+    def served(self) -> list[dict[str, Any]]:
+        """Each tool served, as tools/list gives it now (its lists of tools, such as the
+        batch's nested authority, hold only the tools served)."""
+        found = (self.runtime.tool(str(tool["name"])) for tool in self.tools)
+        return [dict(tool.advertised) for tool in found if tool is not None]
+
     async def read(self) -> dict[str, Any]:
         with suppress(ToolError):  # tmux cannot be reached: the state stays as found
             await self.tmux.server().ready()
-        served = sorted(
-            (tool for tool in self.tools if self.runtime.tool(tool["name"]) is not None),
-            key=lambda tool: str(tool["name"]),
-        )
+        served = sorted(self.served(), key=lambda tool: str(tool["name"]))
         found = self.pin.provenance
         selection = self.config.selection
         on = toolsets_on(self.config, self.pin, self.owner_toolsets)
