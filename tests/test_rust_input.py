@@ -8,6 +8,7 @@ checked to have sent tmux nothing but reads and to have changed nothing.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import pty
@@ -23,7 +24,7 @@ from scripts.lab.client import Client, open_client
 from scripts.lab.sentlog import Sent
 from scripts.lab.tmuxserver import TMUX, TmuxServer
 from tmux_contract_mcp.handlers.tmux.core import Tmux, is_read
-from tmux_contract_mcp.handlers.tmux.input import InputRefused, PaneInput, Typing
+from tmux_contract_mcp.handlers.tmux.input import InputRefused, PaneInput, Typing, pieces
 from tmux_contract_mcp.handlers.tmux.ledger import Ledger
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -99,6 +100,18 @@ async def refused(
 
 
 # --- send_keys ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text", ["", "short", "x" * 9, "é" * 7, "漢字" * 5, "a🙂" * 6, "🙂" * 3 + "ab"]
+)
+def test_pieces_never_cut_a_character_and_never_pass_the_limit(text: str) -> None:
+    cut = pieces(text, limit=8)
+    assert "".join(cut) == text and all(cut)
+    assert all(len(piece.encode("utf-8")) <= 8 for piece in cut), cut
+    # every piece but the last is full: the next character would not have fitted
+    for piece, after in itertools.pairwise(cut):
+        assert len((piece + after[0]).encode("utf-8")) > 8, cut
 
 
 async def test_text_is_typed_literally_then_keys_by_name_then_enter(
@@ -290,6 +303,7 @@ async def test_the_callers_own_pane_is_self_protection_and_other_panes_still_tak
         ("send_keys", {"pane": own, "text": "x"}),
         ("paste_text", {"pane": own, "text": "x"}),
         ("send_keys_batch", {"operations": [{"pane": own, "keys": ["C-c"]}]}),
+        ("run_shell_command", {"pane": own, "command": "true"}),
     ):
         if tool == "send_keys_batch":
             row = (await client.ok(tool, arguments))["results"][0]
