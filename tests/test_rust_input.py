@@ -45,13 +45,34 @@ def window(shared: TmuxServer, *command: str, session: str = "main") -> tuple[st
     return window_id, pane_id
 
 
+ECHOING = "stty -echo; exec cat"  # prints back each line it reads, without the tty's echo
+
+
 def echoing(shared: TmuxServer, session: str = "main") -> tuple[str, str]:
     """A window whose pane prints back each line it reads (no tty echo): (window, pane)."""
-    return window(shared, "sh", "-c", "stty -echo; exec cat", session=session)
+    window_id, pane = window(shared, "sh", "-c", ECHOING, session=session)
+    until_running(shared, pane, "cat")
+    return window_id, pane
 
 
-def split(shared: TmuxServer, target: str, *command: str) -> str:
-    return shared.tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target, *command)[:-1]
+def until_running(shared: TmuxServer, pane: str, program: str, timeout: float = 10.0) -> None:
+    """Until ``program`` is the pane's foreground process: what its shell ran before the
+    ``exec`` (``stty -echo``...) is done, so no key typed from now on meets the old settings."""
+    deadline = time.monotonic() + timeout
+    while shared.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}") != (
+        program + "\n"
+    ):
+        assert time.monotonic() < deadline, f"{program} never ran in {pane}"
+        time.sleep(0.01)
+
+
+def split(shared: TmuxServer, target: str) -> str:
+    """A pane split from ``target`` that prints back each line it reads, as ``echoing``'s."""
+    pane = shared.tmux(
+        "split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target, "sh", "-c", ECHOING
+    )[:-1]
+    until_running(shared, pane, "cat")
+    return pane
 
 
 def screen(shared: TmuxServer, pane: str) -> list[str]:
@@ -149,8 +170,8 @@ async def test_synchronized_panes_all_receive_send_keys_but_paste_reaches_one(
     shared: TmuxServer, rust_client: Client
 ) -> None:
     window_id, first = echoing(shared)
-    second = split(shared, first, "sh", "-c", "stty -echo; exec cat")
-    third = split(shared, first, "sh", "-c", "stty -echo; exec cat")
+    second = split(shared, first)
+    third = split(shared, first)
     shared.tmux("set-option", "-p", "-t", third, "synchronize-panes", "off")  # pane value wins
 
     turned = await rust_client.ok("set_synchronize_panes", {"window": window_id, "enabled": True})
@@ -224,7 +245,7 @@ async def test_a_synchronized_pane_in_copy_mode_refuses_input_to_its_whole_windo
     shared: TmuxServer, rust_client: Client
 ) -> None:
     window_id, first = echoing(shared)
-    second = split(shared, first, "sh", "-c", "stty -echo; exec cat")
+    second = split(shared, first)
     shared.tmux("set-option", "-w", "-t", window_id, "synchronize-panes", "on")
     shared.tmux("copy-mode", "-t", second)
     sent = await refused(shared, rust_client, "send_keys", {"pane": first, "text": "x"})
@@ -322,7 +343,9 @@ async def test_the_callers_own_pane_is_self_protection_and_other_panes_still_tak
 async def test_paste_is_bracketed_counts_utf8_bytes_and_leaves_no_buffer(
     shared: TmuxServer, rust_client: Client
 ) -> None:
-    _, pane = window(shared, "sh", "-c", "printf '\\033[?2004h'; stty -echo; exec cat -v")
+    _, pane = window(shared, "sh", "-c", "printf '\\033[?2004hready\\n'; stty -echo; exec cat -v")
+    until_screen_has(shared, pane, "ready")  # tmux has read the mode switch before it
+    until_running(shared, pane, "cat")
     text = "é #{pane_id}"
     pasted = await rust_client.ok("paste_text", {"pane": pane, "text": text, "enter": True})
     assert pasted == {"pane": pane, "bytes": len(text.encode())}
@@ -402,6 +425,7 @@ async def test_a_held_pane_is_refused_except_for_a_lone_interrupt_key(shared: Tm
     """In process, against the real tmux: a pane run_shell_command holds takes no input
     but C-c or C-\\ alone, and a send marks submitted lines for the waits."""
     _, pane = window(shared, "sh", "-c", "trap '' INT QUIT; stty -echo; exec cat")
+    until_running(shared, pane, "cat")
     ledger = Ledger()
     # A UTF-8 locale, as the command has (Python's locale coercion sets LC_CTYPE for it).
     tmux = Tmux({**shared.server_env(), "LC_CTYPE": "C.UTF-8"})

@@ -15,7 +15,7 @@ import pytest
 
 from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_rust_input import make_dead_pane, refused
+from tests.test_rust_input import make_dead_pane, refused, until_running
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -149,6 +149,7 @@ async def test_a_pane_not_at_a_shell_answers_no_shell_and_nothing_is_typed(
 ) -> None:
     pane = shell_window(shared, "sh")
     shared.tmux("respawn-pane", "-k", "-t", pane, "exec cat")
+    until_running(shared, pane, "cat")  # not the `sh -c` that execs it
     mark = shared.mark()
     ran = await rust_client.ok("run_shell_command", {"pane": pane, "command": "echo hi"})
     assert ran == {

@@ -81,7 +81,7 @@ async def test_synchronized_window_by_ref_widens_send_keys_but_not_paste(
     shared: TmuxServer, swift_client: Client
 ) -> None:
     window_id, first = echoing(shared)
-    second = split(shared, first, "sh", "-c", "stty -echo; exec cat")
+    second = split(shared, first)
     links = await swift_client.ok("get_window_info", {"windowId": window_id})
     window_ref = links["window"]["ref"]
     on = await swift_client.ok("set_synchronize_panes", {"windowId": window_ref, "enabled": True})
