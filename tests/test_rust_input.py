@@ -8,6 +8,7 @@ checked to have sent tmux nothing but reads and to have changed nothing.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import pty
@@ -23,7 +24,7 @@ from scripts.lab.client import Client, open_client
 from scripts.lab.sentlog import Sent
 from scripts.lab.tmuxserver import TMUX, TmuxServer
 from tmux_contract_mcp.handlers.tmux.core import Tmux, is_read
-from tmux_contract_mcp.handlers.tmux.input import InputRefused, PaneInput, Typing
+from tmux_contract_mcp.handlers.tmux.input import InputRefused, PaneInput, Typing, pieces
 from tmux_contract_mcp.handlers.tmux.ledger import Ledger
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -44,19 +45,34 @@ def window(shared: TmuxServer, *command: str, session: str = "main") -> tuple[st
     return window_id, pane_id
 
 
+ECHOING = "stty -echo; exec cat"  # prints back each line it reads, without the tty's echo
+
+
 def echoing(shared: TmuxServer, session: str = "main") -> tuple[str, str]:
-    """A window whose pane prints back each line it reads (no tty echo): (window, pane),
-    once ``cat`` runs there (keys typed before ``stty -echo`` ran would show twice)."""
-    made = window(shared, "sh", "-c", "stty -echo; exec cat", session=session)
-    deadline = time.monotonic() + 10
-    while shared.tmux("display-message", "-p", "-t", made[1], "#{pane_current_command}") != "cat\n":
-        assert time.monotonic() < deadline, "cat never started"
+    """A window whose pane prints back each line it reads (no tty echo): (window, pane)."""
+    window_id, pane = window(shared, "sh", "-c", ECHOING, session=session)
+    until_running(shared, pane, "cat")
+    return window_id, pane
+
+
+def until_running(shared: TmuxServer, pane: str, program: str, timeout: float = 10.0) -> None:
+    """Until ``program`` is the pane's foreground process: what its shell ran before the
+    ``exec`` (``stty -echo``...) is done, so no key typed from now on meets the old settings."""
+    deadline = time.monotonic() + timeout
+    while shared.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}") != (
+        program + "\n"
+    ):
+        assert time.monotonic() < deadline, f"{program} never ran in {pane}"
         time.sleep(0.01)
-    return made
 
 
-def split(shared: TmuxServer, target: str, *command: str) -> str:
-    return shared.tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target, *command)[:-1]
+def split(shared: TmuxServer, target: str) -> str:
+    """A pane split from ``target`` that prints back each line it reads, as ``echoing``'s."""
+    pane = shared.tmux(
+        "split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target, "sh", "-c", ECHOING
+    )[:-1]
+    until_running(shared, pane, "cat")
+    return pane
 
 
 def screen(shared: TmuxServer, pane: str) -> list[str]:
@@ -107,6 +123,18 @@ async def refused(
 # --- send_keys ----------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    "text", ["", "short", "x" * 9, "é" * 7, "漢字" * 5, "a🙂" * 6, "🙂" * 3 + "ab"]
+)
+def test_pieces_never_cut_a_character_and_never_pass_the_limit(text: str) -> None:
+    cut = pieces(text, limit=8)
+    assert "".join(cut) == text and all(cut)
+    assert all(len(piece.encode("utf-8")) <= 8 for piece in cut), cut
+    # every piece but the last is full: the next character would not have fitted
+    for piece, after in itertools.pairwise(cut):
+        assert len((piece + after[0]).encode("utf-8")) > 8, cut
+
+
 async def test_text_is_typed_literally_then_keys_by_name_then_enter(
     shared: TmuxServer, rust_client: Client
 ) -> None:
@@ -142,8 +170,8 @@ async def test_synchronized_panes_all_receive_send_keys_but_paste_reaches_one(
     shared: TmuxServer, rust_client: Client
 ) -> None:
     window_id, first = echoing(shared)
-    second = split(shared, first, "sh", "-c", "stty -echo; exec cat")
-    third = split(shared, first, "sh", "-c", "stty -echo; exec cat")
+    second = split(shared, first)
+    third = split(shared, first)
     shared.tmux("set-option", "-p", "-t", third, "synchronize-panes", "off")  # pane value wins
 
     turned = await rust_client.ok("set_synchronize_panes", {"window": window_id, "enabled": True})
@@ -217,7 +245,7 @@ async def test_a_synchronized_pane_in_copy_mode_refuses_input_to_its_whole_windo
     shared: TmuxServer, rust_client: Client
 ) -> None:
     window_id, first = echoing(shared)
-    second = split(shared, first, "sh", "-c", "stty -echo; exec cat")
+    second = split(shared, first)
     shared.tmux("set-option", "-w", "-t", window_id, "synchronize-panes", "on")
     shared.tmux("copy-mode", "-t", second)
     sent = await refused(shared, rust_client, "send_keys", {"pane": first, "text": "x"})
@@ -296,6 +324,7 @@ async def test_the_callers_own_pane_is_self_protection_and_other_panes_still_tak
         ("send_keys", {"pane": own, "text": "x"}),
         ("paste_text", {"pane": own, "text": "x"}),
         ("send_keys_batch", {"operations": [{"pane": own, "keys": ["C-c"]}]}),
+        ("run_shell_command", {"pane": own, "command": "true"}),
     ):
         if tool == "send_keys_batch":
             row = (await client.ok(tool, arguments))["results"][0]
@@ -314,7 +343,9 @@ async def test_the_callers_own_pane_is_self_protection_and_other_panes_still_tak
 async def test_paste_is_bracketed_counts_utf8_bytes_and_leaves_no_buffer(
     shared: TmuxServer, rust_client: Client
 ) -> None:
-    _, pane = window(shared, "sh", "-c", "printf '\\033[?2004h'; stty -echo; exec cat -v")
+    _, pane = window(shared, "sh", "-c", "printf '\\033[?2004hready\\n'; stty -echo; exec cat -v")
+    until_screen_has(shared, pane, "ready")  # tmux has read the mode switch before it
+    until_running(shared, pane, "cat")
     text = "é #{pane_id}"
     pasted = await rust_client.ok("paste_text", {"pane": pane, "text": text, "enter": True})
     assert pasted == {"pane": pane, "bytes": len(text.encode())}
@@ -394,6 +425,7 @@ async def test_a_held_pane_is_refused_except_for_a_lone_interrupt_key(shared: Tm
     """In process, against the real tmux: a pane run_shell_command holds takes no input
     but C-c or C-\\ alone, and a send marks submitted lines for the waits."""
     _, pane = window(shared, "sh", "-c", "trap '' INT QUIT; stty -echo; exec cat")
+    until_running(shared, pane, "cat")
     ledger = Ledger()
     # A UTF-8 locale, as the command has (Python's locale coercion sets LC_CTYPE for it).
     tmux = Tmux({**shared.server_env(), "LC_CTYPE": "C.UTF-8"})

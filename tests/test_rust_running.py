@@ -15,6 +15,7 @@ import pytest
 
 from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
+from tests.test_rust_input import make_dead_pane, refused, until_running
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -120,11 +121,35 @@ async def test_a_pane_killed_mid_run_answers_pane_closed_at_once(
     assert anyio.current_time() - started < 30  # far below its 60 s: ended by the close
 
 
+async def test_run_shell_command_passes_the_input_checks_and_refuses_a_synchronized_pane(
+    shared: TmuxServer, rust_client: Client
+) -> None:
+    dead = make_dead_pane(shared)
+    sent = await refused(shared, rust_client, "run_shell_command", {"pane": dead, "command": "x"})
+    assert sent["data"]["kind"] == "refused" and "dead" in sent["message"], sent
+    moded = shell_window(shared, "sh")
+    shared.tmux("copy-mode", "-t", moded)
+    sent = await refused(shared, rust_client, "run_shell_command", {"pane": moded, "command": "x"})
+    assert "mode" in sent["message"] and moded in sent["message"], sent
+    first = shell_window(shared, "sh")
+    second = shared.tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", first)[:-1]
+    shared.wait_for_prompt(second)
+    window = shared.tmux("display-message", "-p", "-t", first, "#{window_id}").strip()
+    await rust_client.ok("set_synchronize_panes", {"window": window, "enabled": True})
+    sent = await refused(shared, rust_client, "run_shell_command", {"pane": first, "command": "x"})
+    assert sent["data"]["kind"] == "refused", sent
+    assert second in sent["message"] and "set_synchronize_panes" in sent["message"], sent
+    await rust_client.ok("set_synchronize_panes", {"window": window, "enabled": False})
+    ran = await rust_client.ok("run_shell_command", {"pane": first, "command": "echo alone"})
+    assert ran["outcome"] == "completed" and ran["output"] == "alone\n", ran
+
+
 async def test_a_pane_not_at_a_shell_answers_no_shell_and_nothing_is_typed(
     shared: TmuxServer, rust_client: Client
 ) -> None:
     pane = shell_window(shared, "sh")
     shared.tmux("respawn-pane", "-k", "-t", pane, "exec cat")
+    until_running(shared, pane, "cat")  # not the `sh -c` that execs it
     mark = shared.mark()
     ran = await rust_client.ok("run_shell_command", {"pane": pane, "command": "echo hi"})
     assert ran == {

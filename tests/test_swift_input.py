@@ -81,7 +81,7 @@ async def test_synchronized_window_by_ref_widens_send_keys_but_not_paste(
     shared: TmuxServer, swift_client: Client
 ) -> None:
     window_id, first = echoing(shared)
-    second = split(shared, first, "sh", "-c", "stty -echo; exec cat")
+    second = split(shared, first)
     links = await swift_client.ok("get_window_info", {"windowId": window_id})
     window_ref = links["window"]["ref"]
     on = await swift_client.ok("set_synchronize_panes", {"windowId": window_ref, "enabled": True})
@@ -179,9 +179,15 @@ async def test_force_lifts_only_the_refusal_of_the_callers_own_pane(
     for tool, arguments in (
         ("send_keys", {"paneId": own, "keys": ["x"]}),
         ("paste_text", {"paneId": own, "text": "x"}),
+        ("run_shell_command", {"paneId": own, "command": "true"}),
     ):
         message = await refused(shared, client, tool, arguments)
         assert "TMUX_PANE" in message and "force: true" in message
+    # forced, run_shell_command passes the check and meets the next rule: no shell there
+    message = await refused(
+        shared, client, "run_shell_command", {"paneId": own, "command": "true", "force": True}
+    )
+    assert "not at the prompt" in message and "TMUX_PANE" not in message
     batch = await client.ok("send_keys_batch", {"operations": [{"paneId": own, "keys": ["x"]}]})
     assert batch["completed"] == 0 and "TMUX_PANE" in batch["failures"][0]["reason"]
     await client.ok("send_keys", {"paneId": own, "keys": ["forced", "Enter"], "force": True})

@@ -11,6 +11,7 @@ import pytest
 
 from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
+from tests.test_swift_input import refused
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -62,3 +63,17 @@ async def test_wait_for_text_counts_the_screen_without_a_cursor_and_only_new_row
     assert later["matchedAtEntry"] is False and "ready" in later["tail"]
     refused = await swift_client.error("wait_for_text", {"paneId": pane, "patterns": ["é" * 2049]})
     assert "patterns" in refused and "4096" in refused
+
+
+async def test_run_shell_command_refuses_a_pane_synchronized_with_others(
+    shared: TmuxServer, swift_client: Client
+) -> None:
+    first = sh_pane(shared)
+    second = shared.tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", first)[:-1]
+    shared.wait_for_prompt(second)
+    window = shared.tmux("display-message", "-p", "-t", first, "#{window_id}").strip()
+    shared.tmux("set-option", "-w", "-t", window, "synchronize-panes", "on")
+    message = await refused(
+        shared, swift_client, "run_shell_command", {"paneId": first, "command": "true"}
+    )
+    assert message.startswith("Refused") and second in message and first in message

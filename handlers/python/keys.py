@@ -22,30 +22,13 @@ from ...generated.python.models.send_keys_batch import (
     SendKeysBatchOutputResult,
 )
 from ..tmux.core import Server, Tmux
+from ..tmux.input import CHUNK_BYTES, pieces
 from ..tmux.targets import (
     WindowSelector,
     check_pane_id,
     check_session_pair,
 )
 from .targeting import aim, checked_timeout, no_pane, on_pane, selector_of, target_pane, typeable
-
-CHUNK_BYTES = 4000  # text per send-keys command (a tmux client refuses ~16 KB commands)
-
-
-def pieces(text: str, limit: int = CHUNK_BYTES) -> list[str]:
-    """``text`` cut into runs of at most ``limit`` UTF-8 bytes, never inside a character."""
-    if len(text) * 4 <= limit:
-        return [text]
-    found: list[str] = []
-    start = size = 0
-    for at, char in enumerate(text):
-        width = len(char.encode("utf-8"))
-        if size + width > limit and at > start:
-            found.append(text[start:at])
-            start, size = at, 0
-        size += width
-    found.append(text[start:])
-    return found
 
 
 def key_commands(
@@ -65,8 +48,7 @@ def key_commands(
             return []
         return [("send-keys", "-t", pane_id, "--", *keys_args, *tail)]
     commands: list[tuple[str, ...]] = [
-        ("send-keys", "-l", "-t", pane_id, "--", piece)
-        for piece in (pieces(prefix + keys) if prefix + keys else [])
+        ("send-keys", "-l", "-t", pane_id, "--", piece) for piece in pieces(prefix + keys)
     ]
     if enter:
         commands.append(("send-keys", "-t", pane_id, "Enter"))

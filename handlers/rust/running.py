@@ -16,10 +16,11 @@ from ...generated.rust.models.run_shell_command import (
 )
 from ...generated.rust.models.wait_for_text import WaitForTextInput, WaitForTextOutput
 from ..tmux.core import Tmux
+from ..tmux.followed import missing, pane_now
+from ..tmux.input import PaneInput
 from ..tmux.ledger import Ledger
 from ..tmux.patterns import Patterns
 from ..tmux.shell import check_command, start_run
-from ..tmux.sole_input import missing, pane_now
 from ..tmux.targets import check_pane_id
 from ..tmux.textwait import Found, TextWait, judge_rows, screen_rows
 
@@ -57,13 +58,14 @@ class Running:
     def __init__(self, tmux: Tmux, ledger: Ledger) -> None:
         self.tmux = tmux
         self.ledger = ledger
+        self.input = PaneInput(tmux, ledger)
 
     async def run_shell_command(self, params: RunShellCommandInput) -> RunShellCommandOutput:
         pane_id = check_pane_id(params.pane, field="pane")
         command = check_command(params.command)
         limit = seconds_of(params.seconds if isinstance(params.seconds, int) else None)
         server = self.tmux.server()
-        run = await start_run(server, pane_id, self.ledger, self.tmux.environ, "run_shell_command")
+        run = await start_run(server, pane_id, self.input, "run_shell_command", field="pane")
         answer: dict[str, Any]
         if run is None:  # nothing typed: no shell at the prompt to take the line
             answer = {"outcome": "no_shell", "output": "", "bytes": 0, "truncated": False}

@@ -19,12 +19,13 @@ from ...generated.swift.models.wait_for_text import WaitForTextInput, WaitForTex
 from ..tmux import capture
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import NoServer
+from ..tmux.followed import pane_now
 from ..tmux.formats import PaneRow
+from ..tmux.input import PaneInput
 from ..tmux.ledger import Ledger
 from ..tmux.patterns import Patterns
 from ..tmux.refs import Refs
 from ..tmux.shell import check_command, start_run
-from ..tmux.sole_input import pane_now
 from ..tmux.textwait import Found, TextWait, judge_rows, screen_rows
 from ..tmux.waits import server_went, went_away
 from .config import SwiftConfig
@@ -42,6 +43,7 @@ class Running:
         self.refs = refs
         self.config = config
         self.ledger = ledger
+        self.input = PaneInput(tmux, ledger, forceable=True)
 
     def limit(self, timeout_ms: object) -> float:
         milliseconds: int = given(timeout_ms, DEFAULT_TIMEOUT_MS)
@@ -57,10 +59,10 @@ class Running:
         run = await start_run(
             lookup.server,
             row.pane_id,
-            self.ledger,
-            self.tmux.environ,
+            self.input,
             "run_shell_command",
-            allow_self=given(params.force, False) is True,
+            field="paneId",
+            force=given(params.force, False) is True,
         )
         if run is None:
             raise ToolError(

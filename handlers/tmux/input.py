@@ -11,8 +11,11 @@ When input must not be sent, before anything is typed, for every recipient:
 it is dead, its input is off, it is in a mode (copy mode...), a person may be
 looking at it through an attached tmux client (control clients, this process's
 own among them, are programs, not people), it is the pane this MCP server runs
-in, or a tool of this process holds it (``Ledger``; a lone interrupt key still
-goes through, to stop what holds it). One refusal refuses the whole call.
+in, or a tool of this process holds it (``Ledger``: a send under way, or a
+command typed by a run whose call has returned; a lone interrupt key still goes
+through, to stop what holds it). One refusal refuses the whole call. Input that
+must reach its pane alone (a command line whose output is read back) is refused
+when synchronize-panes would copy it to other panes.
 
 Every user value reaches tmux as an argument of its own after ``--``:
 ``send-keys -l`` types text as characters, a key name is one argument, and
@@ -102,7 +105,10 @@ class Typing:
 
 
 def pieces(text: str, limit: int = CHUNK_BYTES) -> list[str]:
-    """``text`` cut into runs of at most ``limit`` UTF-8 bytes, never inside a character."""
+    """``text`` cut into runs of at most ``limit`` UTF-8 bytes, never inside a character
+    (none for empty text)."""
+    if text and len(text) * 4 <= limit:  # a character is at most 4 bytes: one run
+        return [text]
     found: list[str] = []
     start = size = 0
     for at, char in enumerate(text):
@@ -129,7 +135,8 @@ class Recipients:
 
 
 class InputRefused(ToolError):
-    """A recipient cannot take input now (dead, input off, in a mode, watched, held)."""
+    """A recipient cannot take input now (dead, input off, in a mode, watched, held), or
+    input meant for one pane would reach several."""
 
     kind = "refused"
 
@@ -201,13 +208,17 @@ class PaneInput:
         force: bool = False,
         interrupt: bool = False,
         held: bool = False,
+        alone: bool = False,
     ) -> Recipients:
         """The recipients, once every check has passed (else the refusal, nothing typed).
 
         ``interrupt``: the input is a lone interrupt key, which may reach a held pane;
-        ``held``: the caller holds the recipients itself (a check made again).
+        ``held``: the caller holds the recipients itself (a check made again);
+        ``alone``: the input must reach ``pane_id`` only, so a cohort is refused.
         """
         found, clients = await self.recipients(server, pane_id, field=field, amplify=amplify)
+        if alone:
+            _check_alone(server, found, tool)
         for row in found.panes:
             self._check_state(server, row, found, tool)
         for row in found.panes:
@@ -223,9 +234,10 @@ class PaneInput:
         if holder is not None:
             raise InputRefused(
                 f"Refused: {tool} into pane {row.pane_id}{_via(row, found)} on tmux "
-                f"{server.socket}: {holder} of this MCP server is using it, and input now would "
-                "land inside that. Nothing was typed. Wait for it to finish, or stop it with "
-                "send_keys sending the key C-c alone."
+                f"{server.socket}: {holder} of this MCP server is using it (a command it typed "
+                "may still run after its call returned), and input now would land inside that. "
+                "Nothing was typed. Wait for it to finish (wait_for_text), stop it with send_keys "
+                "sending the key C-c alone, or choose another pane."
             )
 
     @staticmethod
@@ -384,6 +396,20 @@ def _via(row: PaneRow, found: Recipients) -> str:
     if row.pane_id == found.pane.pane_id:
         return ""
     return f" (synchronized with {found.pane.pane_id}, so it would receive the same input)"
+
+
+def _check_alone(server: Server, found: Recipients, tool: str) -> None:
+    """Refuse when synchronize-panes would copy the input to more panes than the one named."""
+    if len(found.panes) == 1:
+        return
+    pane = found.pane
+    others = ", ".join(found.ids[1:])
+    raise InputRefused(
+        f"Refused: {tool} into pane {pane.pane_id} on tmux {server.socket}: synchronize-panes "
+        f"copies what is typed there to {others} in window {pane.window_id}, and {tool} must "
+        "type into one pane alone. Nothing was typed. Turn synchronize-panes off for the window "
+        "(set_synchronize_panes), or choose a pane that is not synchronized."
+    )
 
 
 def _check_viewers(server: Server, row: PaneRow, clients: list[dict[str, str]], tool: str) -> None:

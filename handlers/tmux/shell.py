@@ -17,6 +17,10 @@ is exactly the stream between them, read from the session's output client as
 A run outlives its call: when the call's time runs out (or the call is
 cancelled) only the wait ends; the run keeps the pane reserved in the ledger and
 keeps reading until the end marker arrives or the pane goes.
+
+Before the line is typed, and again right before it, the pane passes the input
+checks every typing tool passes (``tmux.input``), and it must be the line's only
+recipient: output read back from one pane says nothing of the others.
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ import os
 import re
 import secrets
 import shlex
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -36,9 +39,9 @@ import anyio
 from ...errors import ToolError
 from .core import Server
 from .errors import NoServer
+from .followed import missing, pane_now
 from .formats import PaneRow
-from .ledger import Ledger
-from .sole_input import check_sole_input, pane_now
+from .input import PaneInput, Typing
 from .stream import KEEP_BYTES, PaneStream, plain
 from .waits import Watch, WatchLost
 
@@ -46,7 +49,6 @@ from .waits import Watch, WatchLost
 # foreground process (a login shell's leading '-' dropped).
 POSIX_SHELLS = frozenset({"sh", "ash", "dash", "ksh", "ksh93", "mksh", "pdksh"})
 SHELLS = POSIX_SHELLS | {"bash", "zsh"}
-TYPE_CHUNK = 2048  # bytes of the line per send-keys command
 # However short the call's time, a shell at its prompt gets this long to print the start
 # marker before the run is judged ``no_shell``.
 START_GRACE = 2.0
@@ -112,23 +114,6 @@ def typed_line(flavour: str, token: str, command: str, suppress: bool) -> str:
         f"{builtin} printf '\\n%s%s:e:%s\\n' __tcm {token} \"$?\" )"
     )
     return (" " if suppress or flavour == "bash" else "") + "; ".join(parts)
-
-
-def pieces(text: str, size: int = TYPE_CHUNK) -> list[str]:
-    """``text`` in pieces of at most ``size`` UTF-8 bytes, cut between characters."""
-    out: list[str] = []
-    current: list[str] = []
-    used = 0
-    for char in text:
-        width = len(char.encode("utf-8"))
-        if used + width > size and current:
-            out.append("".join(current))
-            current, used = [], 0
-        current.append(char)
-        used += width
-    if current:
-        out.append("".join(current))
-    return out
 
 
 @dataclass
@@ -223,19 +208,20 @@ class ShellRun:
         server: Server,
         pane: PaneRow,
         flavour: str,
-        ledger: Ledger,
-        environ: Mapping[str, str],
+        checks: PaneInput,
         tool: str,
-        allow_self: bool,
+        field: str,
+        force: bool,
     ) -> None:
         self.server = server
         self.pane = pane
         self.pane_id = pane.pane_id
         self.flavour = flavour
-        self.ledger = ledger
-        self.environ = environ
+        self.checks = checks
+        self.ledger = checks.ledger
         self.tool = tool
-        self.allow_self = allow_self
+        self.field = field
+        self.force = force
         self.markers = Markers(secrets.token_hex(8))
         self.stream = PaneStream(self.pane_id, self._feed)
         self.begun = anyio.Event()  # the start marker arrived
@@ -332,22 +318,24 @@ class ShellRun:
 
     async def _type(self, line: str) -> None:
         # Checked again right before typing: the pane may have changed since the call's check.
-        await check_sole_input(
+        await self._check(held=True)
+        typing = Typing(line, enter=True)
+        await self.server.run_many(*typing.commands(self.pane_id))
+        self.ledger.submitted(self.pane_id, typing.submitted_lines())
+        self.typed.set()
+
+    async def _check(self, *, held: bool) -> None:
+        """The input checks, the pane as the line's only recipient (``held``: by this run)."""
+        await self.checks.check(
             self.server,
             self.pane_id,
-            self.environ,
-            self.ledger,
-            self.tool,
-            allow_self=self.allow_self,
-            held_by_caller=True,
+            tool=self.tool,
+            field=self.field,
+            amplify=True,
+            alone=True,
+            force=self.force,
+            held=held,
         )
-        commands: list[tuple[str, ...]] = [
-            ("send-keys", "-l", "-t", self.pane_id, "--", piece) for piece in pieces(line)
-        ]
-        commands.append(("send-keys", "-t", self.pane_id, "Enter"))
-        await self.server.run_many(*commands)
-        self.ledger.submitted(self.pane_id, [line])
-        self.typed.set()
 
     async def _until_end(self, watch: Watch) -> bool:
         """True once the run is over (the outcome set); False when the watch must restart."""
@@ -373,19 +361,24 @@ _RUNNING: set[asyncio.Task[None]] = set()
 async def start_run(
     server: Server,
     pane_id: str,
-    ledger: Ledger,
-    environ: Mapping[str, str],
+    checks: PaneInput,
     tool: str,
     *,
-    allow_self: bool = False,
+    field: str,
+    force: bool = False,
 ) -> ShellRun | None:
     """A run ready to start in ``pane_id`` after the checks; None when no shell is at
-    its prompt (nothing is typed then)."""
-    pane = await check_sole_input(server, pane_id, environ, ledger, tool, allow_self=allow_self)
+    its prompt (nothing is typed then). ``force`` is the caller's, as ``checks`` takes it."""
+    await checks.check(
+        server, pane_id, tool=tool, field=field, amplify=True, alone=True, force=force
+    )
+    pane = await pane_now(server, pane_id)
+    if pane is None:
+        raise missing(server, pane_id)
     flavour = flavour_of(pane)
     if flavour is None:
         return None
-    return ShellRun(server, pane, flavour, ledger, environ, tool, allow_self)
+    return ShellRun(server, pane, flavour, checks, tool, field, force)
 
 
 def check_command(command: str, field: str = "command") -> str:

@@ -21,10 +21,10 @@ import anyio
 from ... import progress
 from .core import Server
 from .errors import NoServer
+from .followed import pane_now
 from .formats import PaneRow
 from .ledger import Ledger
 from .patterns import MATCH_BUDGET, Patterns
-from .sole_input import pane_now
 from .stream import Lines, PaneStream
 from .waits import WatchLost
 
