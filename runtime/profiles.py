@@ -120,6 +120,7 @@ class Profile:
     instructions: tuple[str, ...] = ()  # lines with {placeholders}, see ``instructions``
     resources: dict[str, Resource] = field(default_factory=dict)  # by name
     prompts: dict[str, Prompt] = field(default_factory=dict)
+    error_text: str = "message"  # the registry's ERROR_TEXT: how a failure's text is written
 
     def shown(self, environ: Mapping[str, str]) -> Profile:
         """The profile as the environment's toolset choice shows it (see ``toolsets``).
@@ -140,6 +141,7 @@ class Profile:
             self.instructions,
             self.resources,
             self.prompts,
+            self.error_text,
         )
 
     def with_default_toolsets(self, added: tuple[str, ...]) -> Profile:
@@ -245,6 +247,7 @@ def load_profile(name: str) -> Profile:
         instructions,
         served,
         prompts,
+        error_text,
     )
 
 

@@ -25,9 +25,29 @@ from .profiles import Profile
 from .progress import reporter
 from .prompts import get_prompt
 from .resources import read_resource
+from .toolsets import EXCLUDE_TOOLS_ENV, TOOLS_ENV, TOOLSETS_ENV
 from .wire import Outgoing, answering
 
 INVALID_PARAMS = -32602
+
+
+def unknown_tool(profile: Profile, name: str) -> MCPError:
+    """The protocol error for a tool this process does not serve: a tool the selection
+    hides says which toolset holds it and how to show it; for a profile whose errors are
+    the family's envelope, ``data`` carries its kind."""
+    toolset = profile.catalog.get(name)
+    if toolset is None:
+        message = f"Unknown tool: {name!r} is not served by the {profile.name} profile"
+    else:
+        message = (
+            f"Unknown tool: {name!r} is hidden by the tool selection (it is in the {toolset} "
+            f"toolset); show it with {TOOLSETS_ENV} or {TOOLS_ENV}, and check "
+            f"{EXCLUDE_TOOLS_ENV}, when starting this server"
+        )
+    data = None
+    if profile.error_text == "envelope":
+        data = {"kind": "invalid_input", "retryable": False, "stale": False}
+    return MCPError(code=INVALID_PARAMS, message=message, data=data)
 
 
 def build_server(
@@ -48,10 +68,7 @@ def build_server(
     ) -> types.CallToolResult:
         tool = profile.tool(params.name)
         if tool is None:
-            raise MCPError(
-                code=INVALID_PARAMS,
-                message=f"Unknown tool: {params.name!r} is not served by the {profile.name} profile",
-            )
+            raise unknown_tool(profile, params.name)
         rid = 0 if ctx.request_id is None else ctx.request_id
         answering.set(Outgoing(rid, ctx.protocol_version, stamp))
         reporter.set(ctx.session.report_progress)

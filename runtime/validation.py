@@ -79,6 +79,9 @@ def _pattern_properties(
                 yield from validator.descend(value, subschema, path=key, schema_path=pattern)
 
 
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
 ContractValidator = validators.extend(
     Draft202012Validator,
     {
@@ -90,7 +93,30 @@ ContractValidator = validators.extend(
 
 
 def compile_schema(schema: Mapping[str, Any]) -> Any:
-    return ContractValidator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return ContractValidator(
+        _one_dialect(schema), format_checker=Draft202012Validator.FORMAT_CHECKER
+    )
+
+
+def _one_dialect(node: Any, root: bool = True) -> Any:
+    """``node`` without the ``$schema`` of its subschemas that name 2020-12 again.
+
+    A contract may embed another's schema whole (a batch's operations carry each
+    tool's input schema, ``$schema`` included). The validator would judge such a
+    subschema with the library's own 2020-12 validator, whose ``pattern`` is
+    Python's and not ECMA-262's, so one value could get two verdicts; the key
+    changes nothing else, as every contract is 2020-12. Any other dialect is kept
+    (and then refused by the contract checks).
+    """
+    if isinstance(node, list):
+        return [_one_dialect(item, False) for item in node]
+    if not isinstance(node, Mapping):
+        return node
+    return {
+        key: _one_dialect(value, False)
+        for key, value in node.items()
+        if root or key != "$schema" or value != DIALECT
+    }
 
 
 def compile_check(schema: Mapping[str, Any]) -> Callable[[Any], bool]:

@@ -163,7 +163,7 @@ async def test_last_with_no_previous_pane_says_so(shared: TmuxServer, rust_clien
 
 @pytest.mark.parametrize(
     ("profile", "other_profiles_tool"),
-    [("python", "get_tmux_variables"), ("rust", "call_read_tools_batch")],
+    [("python", "get_tmux_variables"), ("rust", "kill_server")],
 )
 async def test_unknown_tool_is_a_protocol_error(
     clients: dict[str, Client], profile: str, other_profiles_tool: str
@@ -172,7 +172,28 @@ async def test_unknown_tool_is_a_protocol_error(
         with pytest.raises(MCPError) as caught:
             await clients[profile].session.call_tool(name, {})
         assert caught.value.error.code == -32602
-        assert name in caught.value.error.message
+        assert name in caught.value.error.message and "not served" in caught.value.error.message
+        if profile == "rust":  # the family's envelope: the kind rides in data
+            assert caught.value.error.data == {
+                "kind": "invalid_input",
+                "retryable": False,
+                "stale": False,
+            }
+        else:
+            assert caught.value.error.data is None
+
+
+@pytest.mark.parametrize("profile", ["python", "rust", "swift"])
+async def test_a_hidden_tool_says_which_toolset_holds_it_and_how_to_show_it(
+    shared: TmuxServer, profile: str
+) -> None:
+    env = shared.server_env(LIBTMUX_TOOLSETS="inspect")
+    async with open_client(env, profile) as hiding:
+        with pytest.raises(MCPError) as caught:
+            await hiding.session.call_tool("kill_pane", {})
+    message = caught.value.error.message
+    assert "kill_pane" in message and "teardown toolset" in message
+    assert "LIBTMUX_TOOLSETS" in message and "LIBTMUX_TOOLS" in message
 
 
 async def test_python_pane_id_with_a_window_that_does_not_hold_it_is_refused(

@@ -59,7 +59,10 @@ def test_the_models_read_each_pattern_in_the_regex_crates_dialect_and_values_are
 def test_a_byte_limit_the_models_cannot_check_stops_generation() -> None:
     tool = load_tool(CONTRACTS / "swift" / "get_tmux_variables.json")
     contract = copy.deepcopy(tool.contract)
-    contract["inputSchema"]["properties"]["names"]["items"]["x-libtmux-max-utf8-bytes"] = 64
+    # A limit two arrays deep: a model checks an object's own strings and the items of
+    # its own arrays, nothing deeper.
+    names = contract["inputSchema"]["properties"]["names"]
+    names["items"] = {"type": "array", "items": {"type": "string", "x-libtmux-max-utf8-bytes": 64}}
     with pytest.raises(RuntimeError, match="1 byte limits in the schemas, but the models check 0"):
         model_source(dataclasses.replace(tool, contract=contract))
 

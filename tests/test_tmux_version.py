@@ -8,6 +8,7 @@ test that says only ``-V`` ran would see any other command.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -137,8 +138,9 @@ async def test_the_other_profiles_refuse_an_old_tmux_the_same_way(tmux: TmuxServ
         message = await client.error("list_sessions", {})
         assert message.startswith("tmux 3.1c "), message
     async with open_client(env, "rust") as client:
-        message = await client.error("select_pane", {"pane": tmux.active_pane()})
-        assert message.startswith("tmux 3.1c "), message
+        sent = json.loads(await client.error("select_pane", {"pane": tmux.active_pane()}))
+        assert sent["message"].startswith("tmux 3.1c "), sent
+        assert sent["data"]["kind"] == "unsupported_version", sent
     assert log.read_text().splitlines() == [f"-S {tmux.socket_path} -V"] * 2
 
 

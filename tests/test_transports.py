@@ -34,7 +34,7 @@ DEADLINE = 30.0  # only there to turn a hang into a failure
 # What legitimately differs between two server processes answering the same read:
 # refs and cursors are sealed with each process's own secret; a duration is measured per call.
 REF_KEYS = frozenset({"ref", "windowRef", "linkRef", "paneRef", "cursor"})
-TIMING_KEYS = frozenset({"elapsed_seconds"})
+TIMING_KEYS = frozenset({"elapsed_seconds", "seconds"})
 UNKNOWN_IDS = ("@999", "%999", "$999")  # arguments naming nothing: both transports fail alike
 
 
@@ -145,6 +145,8 @@ def attached_by_name(structured: Any) -> dict[str, bool]:
         if isinstance(value, dict):
             if "isAttached" in value and "name" in value:
                 found[value["name"]] = value["isAttached"]
+            if "attached" in value and str(value.get("id", "")).startswith("$"):
+                found[value["name"]] = value["attached"]  # rust: a session row
             if "session_attached" in value and "session_name" in value:
                 found[value["session_name"]] = str(value["session_attached"]) != "0"
             for item in value.values():
@@ -242,11 +244,12 @@ GIVEN: dict[str, Any] = {
     "patterns": ["line"],
     "session": "main",
     "timeout": 0,
+    "timeoutMs": 100,
     "seconds": 0,
     "window": At("grid"),
     "windowId": At("grid"),
 }
-QUICK = ("patterns", "timeout", "seconds")
+QUICK = ("patterns", "timeout", "timeoutMs", "seconds")
 
 
 def registry(profile: str) -> tuple[ToolEntry, ...]:

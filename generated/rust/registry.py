@@ -21,6 +21,7 @@ TOOLS: tuple[ToolEntry, ...] = (
         input_model="CallReadToolsBatchInput",
         output_model="CallReadToolsBatchOutput",
         contract="contracts/rust/call_read_tools_batch.json",
+        cut_to_served=("/_meta/com.git-pull.libtmux-mcp~1capability/nestedAuthority",),
     ),
     ToolEntry(
         name="capture_pane",

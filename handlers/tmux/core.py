@@ -271,7 +271,7 @@ class Tmux:
     def require_supported(self) -> None:
         """Refuse to work with a tmux older than the oldest this server supports."""
         if self.refusal is not None:
-            raise TmuxUnavailable(self.refusal)
+            raise TmuxUnavailable(self.refusal, kind="unsupported_version")
 
     def socket(self, socket_name: str | None = None) -> Socket:
         if socket_name is not None:
