@@ -18,6 +18,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import mcp.types as types
 import pytest
 
 from scripts.lab.client import Client, open_client
@@ -174,8 +175,13 @@ async def test_synchronized_panes_all_receive_send_keys_but_paste_reaches_one(
     third = split(shared, first)
     shared.tmux("set-option", "-p", "-t", third, "synchronize-panes", "off")  # pane value wins
 
-    turned = await rust_client.ok("set_synchronize_panes", {"window": window_id, "enabled": True})
+    result = await rust_client.call("set_synchronize_panes", {"window": window_id, "enabled": True})
+    turned = result.structured_content
     assert turned == {"name": "synchronize-panes", "target": window_id, "value": "on"}
+    text = result.content[0]
+    assert isinstance(text, types.TextContent)
+    amplified = sorted([first, second], key=lambda pane: int(pane[1:]))
+    assert json.loads(text.text) == {**turned, "amplifies": amplified}  # what the agent reads
     assert shared.tmux("show-options", "-wv", "-t", window_id, "synchronize-panes") == "on\n"
 
     sent = await rust_client.ok("send_keys", {"pane": first, "text": "both", "enter": True})

@@ -276,7 +276,7 @@ class RustProfileHandlers(abc.ABC):
     async def set_synchronize_panes(
         self, params: SetSynchronizePanesInput
     ) -> SetSynchronizePanesOutput | Reply[SetSynchronizePanesOutput]:
-        """Turn a window's synchronize-panes option on or off. On, it amplifies later input: what send_keys or send_keys_batch types into one pane of the window then reaches every synchronized pane of it, and run_shell_command refuses those panes; paste_text still reaches only its pane. A pane's own synchronize-panes value (tmux 3.2 and newer) still wins over the window's. Returns the option name, the window and the value now set (`on`: later input to a pane of the window is amplified to its synchronized panes)."""
+        """Turn a window's synchronize-panes option on or off. On, it amplifies later input: what send_keys or send_keys_batch types into one pane of the window then reaches every synchronized pane of it, and run_shell_command refuses those panes; paste_text still reaches only its pane. A pane's own synchronize-panes value (tmux 3.2 and newer) still wins over the window's. Returns the option name, the window and the value now set; the result's text adds `amplifies`, the panes that later input to any one of them now reaches together (empty when nothing is widened)."""
 
     @abc.abstractmethod
     async def show_environment(

@@ -8,6 +8,7 @@ read batch's envelope with ``tool: "send_keys"`` and a row error in JSON-RPC's
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import MISSING
@@ -24,8 +25,16 @@ from ...generated.rust.models.set_synchronize_panes import (
     SetSynchronizePanesInput,
     SetSynchronizePanesOutput,
 )
+from ...reply import Reply
 from ..tmux.core import Server, Tmux
-from ..tmux.input import SYNCHRONIZE, PaneInput, Typing, sends_something, set_synchronized
+from ..tmux.input import (
+    SYNCHRONIZE,
+    PaneInput,
+    Typing,
+    sends_something,
+    set_synchronized,
+    synchronized_panes,
+)
 from ..tmux.ledger import Ledger
 from ..tmux.targets import check_pane_id, check_window_id
 
@@ -131,7 +140,12 @@ class Input:
 
     async def set_synchronize_panes(
         self, params: SetSynchronizePanesInput
-    ) -> SetSynchronizePanesOutput:
+    ) -> Reply[SetSynchronizePanesOutput]:
         window_id = check_window_id(params.window, "window")
-        value = await set_synchronized(self.tmux.server(), window_id, params.enabled, "window")
-        return SetSynchronizePanesOutput(name=SYNCHRONIZE, target=window_id, value=value)
+        server = self.tmux.server()
+        value = await set_synchronized(server, window_id, params.enabled, "window")
+        result = SetSynchronizePanesOutput(name=SYNCHRONIZE, target=window_id, value=value)
+        # The family's shape has no field to say it: the text the agent reads does.
+        cohort = await synchronized_panes(server, window_id)
+        shown = result.model_dump(mode="json") | {"amplifies": cohort if len(cohort) > 1 else []}
+        return Reply(result, json.dumps(shown, ensure_ascii=False, separators=(",", ":")))

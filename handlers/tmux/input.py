@@ -450,3 +450,13 @@ async def set_synchronized(server: Server, window_id: str, enabled: bool, field:
             ) from None
         raise
     return shown[0] if shown else ("on" if enabled else "off")
+
+
+async def synchronized_panes(server: Server, window_id: str) -> list[str]:
+    """The panes of the window whose synchronize-panes is on (a pane's own value wins over
+    the window's): typing into one of them reaches them all."""
+    fields = ("pane_id", "pane_synchronized")
+    rows = parse_rows(
+        await server.run("list-panes", "-t", window_id, "-F", format_of(fields)), fields
+    )
+    return [row["pane_id"] for row in rows if row["pane_synchronized"] == "1"]
