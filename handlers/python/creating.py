@@ -34,7 +34,7 @@ from ...generated.python.models.set_environment import (
 )
 from ...generated.python.models.set_option import SetOptionInput, SetOptionOutput
 from ...generated.python.models.split_window import SplitWindowInput, SplitWindowOutput
-from ..tmux import creating, settings
+from ..tmux import creating, layouts, settings
 from ..tmux.core import Server, Tmux
 from ..tmux.creating import check_session_name
 from ..tmux.errors import CommandFailed, TmuxError, UnknownTarget
@@ -50,7 +50,7 @@ from ..tmux.targets import ACTIVE_ONLY, WindowSelector, resolve_pane, resolve_wi
 from .config import on_target, target_flags
 from .shapes import pane_fields
 
-MAX_CELLS = 10000  # tmux's largest window size (WINDOW_MAXIMUM)
+MAX_CELLS = layouts.WINDOW_MAXIMUM  # tmux's largest window size
 
 # Fields of the -P -F replies. A name may hold a newline, so no name comes last
 # (parse_rows rejoins a row split inside any field but the last).

@@ -14,26 +14,8 @@ from dataclasses import dataclass
 import anyio
 
 from ..tmux.control import output_event
+from ..tmux.shell import quoted_command
 from ..tmux.waits import MAY_HAVE_GONE, dead_pane
-
-# Characters a line editor could take as a key (Enter, completion, a binding): a
-# command holding any is typed as printf %b escapes, which then also escape the
-# backslash and '!' (history expansion can reach into the double quotes around it).
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_ESCAPED = re.compile(r"[\x00-\x1f\x7f!\\]")
-
-
-def quoted_command(command: str, builtin: str = "command") -> str:
-    """The command as one shell word that evaluates back to it exactly.
-
-    Plain text goes in single quotes. Text with control characters goes as printf
-    ``%b`` escapes, so the typed line is printable: a newline or a tab typed at a
-    prompt would be Enter or completion, not part of the word.
-    """
-    if not _CONTROL.search(command):
-        return shlex.quote(command)
-    escaped = _ESCAPED.sub(lambda match: f"\\0{ord(match.group()):03o}", command)
-    return f"\"$({builtin} printf '%b' {shlex.quote(escaped)})\""
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from ...generated.python.models.wait_for_channel import (
     WaitForChannelInput,
     WaitForChannelOutput,
 )
-from ..tmux import channels
+from ..tmux import channels, layouts
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
 from ..tmux.formats import PANE_FORMAT, PaneRow, literal_format, pane_rows
@@ -34,7 +34,7 @@ from ..tmux.titles import check_title
 from ..tmux.waits import WAIT_MAX_ENV, effective_timeout, wait_ceiling
 from .shapes import pane_fields
 
-MAX_CELLS = 10000  # tmux's largest window size (WINDOW_MAXIMUM)
+MAX_CELLS = layouts.WINDOW_MAXIMUM  # tmux's largest window size
 DEFAULT_CHANNEL_TIMEOUT = 30.0
 
 

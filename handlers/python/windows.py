@@ -51,9 +51,8 @@ from .listing import (
 WINDOW_ROW_FIELDS = (*LINK_FIELDS, *ACTIVE_PANE)
 WINDOW_ROW_FORMAT = format_of(WINDOW_ROW_FIELDS)
 
-# tmux's own bounds for resize-window -x/-y (WINDOW_MINIMUM, WINDOW_MAXIMUM).
-WINDOW_MINIMUM = 1
-WINDOW_MAXIMUM = 10000
+WINDOW_MINIMUM = layouts.WINDOW_MINIMUM  # tmux's bounds for resize-window -x/-y
+WINDOW_MAXIMUM = layouts.WINDOW_MAXIMUM
 
 # load_buffer's names (as libtmux-mcp allocates them): own prefix, a nonce, a label.
 BUFFER_PREFIX = "libtmux_mcp_"

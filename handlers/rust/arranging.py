@@ -35,14 +35,9 @@ from ..tmux.targets import check_pane_id, check_window_id, session_named
 from ..tmux.titles import check_title
 from .rows import WINDOW_EXTRA, pane_view, session_view, window_view
 
-# tmux's bounds for a window's size (WINDOW_MINIMUM, WINDOW_MAXIMUM in tmux.h); a
-# resize_pane step beyond the largest window cannot mean more than the largest.
-WINDOW_MAXIMUM = 10000
-RESIZE_FLAGS = {"up": "-U", "down": "-D", "left": "-L", "right": "-R"}
-SAVED_LAYOUT = (
-    "a layout string exactly as the window_layout format variable gives it "
-    '(get_tmux_variables with names ["window_layout"])'
-)
+WINDOW_MAXIMUM = layouts.WINDOW_MAXIMUM
+RESIZE_FLAGS = layouts.RESIZE_FLAGS
+SAVED_LAYOUT = layouts.SAVED_BY_VARIABLE
 STEPS = {"next": 1, "previous": -1}
 
 

@@ -40,13 +40,9 @@ from ..tmux.spawn import no_nul
 from ..tmux.titles import check_title
 from .lookup import Lookup, Lookups, given
 
-# tmux's bounds for a window's size (WINDOW_MINIMUM, WINDOW_MAXIMUM in tmux.h).
-WINDOW_MAXIMUM = 10000
-RESIZE_FLAGS = {"up": "-U", "down": "-D", "left": "-L", "right": "-R"}
-SAVED_LAYOUT = (
-    "a layout string exactly as the window_layout format variable gives it "
-    '(get_tmux_variables with names ["window_layout"])'
-)
+WINDOW_MAXIMUM = layouts.WINDOW_MAXIMUM
+RESIZE_FLAGS = layouts.RESIZE_FLAGS
+SAVED_LAYOUT = layouts.SAVED_BY_VARIABLE
 
 
 class Arranging:

@@ -34,9 +34,10 @@ from .formats import (
     session_rows,
 )
 from .guard import Guard, Refused
+from .layouts import WINDOW_MAXIMUM
 from .spawn import is_control, no_nul, start_directory
 
-MAX_CELLS = 10000  # tmux's largest window size (WINDOW_MAXIMUM)
+MAX_CELLS = WINDOW_MAXIMUM  # tmux's largest window size
 
 # split-window's flags for each side the new pane may go (typed to let a profile add
 # its own entry for no side at all).

@@ -30,6 +30,17 @@ LAYOUTS: dict[str, tuple[int, int]] = {
 LAYOUT_STRING = re.compile(r"^([0-9a-f]{4}),([0-9x,\[\]{}]+)\Z")
 VERSION = re.compile(r"(\d+)\.(\d+)")
 
+# tmux's bounds for a window's size, in cells (WINDOW_MINIMUM, WINDOW_MAXIMUM in tmux.h):
+# no size, split or resize step a tool takes can mean more than the largest window.
+WINDOW_MINIMUM = 1
+WINDOW_MAXIMUM = 10000
+RESIZE_FLAGS = {"up": "-U", "down": "-D", "left": "-L", "right": "-R"}
+# Where the rust and swift families' callers get a saved layout (``saved`` above).
+SAVED_BY_VARIABLE = (
+    "a layout string exactly as the window_layout format variable gives it "
+    '(get_tmux_variables with names ["window_layout"])'
+)
+
 
 def layout_shape(layout: str, saved: str) -> str:
     """A layout string with a correct checksum, or a name made of letters and '-'."""
