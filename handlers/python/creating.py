@@ -81,16 +81,8 @@ SIZE = re.compile(r"^([0-9]+)(%?)\Z")
 
 
 def check_cells(field: str, value: int | None) -> list[str]:
-    if value is None:
-        return []
-    if not 1 <= value <= MAX_CELLS:
-        raise InvalidArgument(
-            field,
-            value,
-            f"is not between 1 and {MAX_CELLS}",
-            "Pass a size in cells, or leave it out.",
-        )
-    return [f"-{field}", str(value)]
+    """``-x``/``-y`` for new-session: the field names its own flag."""
+    return creating.check_cells(field, f"-{field}", value)
 
 
 def split_size(size: str | int | None) -> list[str]:
