@@ -22,7 +22,7 @@ import mcp.types as types
 import pytest
 
 from scripts.fuzz.cases import INJECTIONS, LIVE, MARK, Case, draw_cases
-from scripts.fuzz.engine import Report, Run, fuzz
+from scripts.fuzz.engine import Report, Run, fuzz, short_wait
 from scripts.fuzz.lab import Lab
 from scripts.fuzz.schemas import inline_refs
 from scripts.fuzz.targets import advertised, ours
@@ -209,3 +209,12 @@ def test_a_process_left_by_the_server_is_found_by_its_token() -> None:
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_long_or_left_out_wait_in_seconds_is_cut_and_any_other_value_is_kept() -> None:
+    schema = {"properties": {"seconds": {"type": ["integer", "null"]}, "pane": {}}}
+    assert short_wait({"pane": "%1"}, schema) == {"pane": "%1", "seconds": 1}
+    assert short_wait({"seconds": 600}, schema) == {"seconds": 1}
+    for kept in ({"seconds": 0}, {"seconds": -5}, {"seconds": "x"}, {"seconds": True}):
+        assert short_wait(kept, schema) == kept
+    assert short_wait({"timeout": 60}, {"properties": {"timeout": {}}}) == {"timeout": 60}

@@ -247,6 +247,7 @@ TOOLS: tuple[ToolEntry, ...] = (
         input_model="RunShellCommandInput",
         output_model="RunShellCommandOutput",
         contract="contracts/swift/run_shell_command.json",
+        tags=("self-bounded",),
     ),
     ToolEntry(
         name="search_panes",

@@ -191,6 +191,8 @@ class Run:
         number = report.calls + 1
         marker = f"i{number}"
         arguments = resolve(case, self.pool, str(lab.markers / marker))
+        if "self-bounded" in self.target.tags(self.tool(case.tool)):
+            arguments = short_wait(arguments, schema)
         self.markers[marker] = (case, arguments)
         valid = self.verdicts[case.tool].valid(arguments)
         before = lab.snapshot() if not valid else None
@@ -385,3 +387,21 @@ async def fuzz(
         return report
     finally:
         lab.remove()
+
+
+# A tool that waits on its own clock takes its time in ``seconds`` (the rust family),
+# and no server setting caps it there (python and swift read LIBTMUX_MCP_WAIT_MAX_SECONDS):
+# a valid wait of up to 600 s, or the default 30, would outlast ``hang``.
+WAIT_FIELD = "seconds"
+SHORT_WAIT = 1
+
+
+def short_wait(arguments: Any, schema: Any) -> Any:
+    """``arguments`` with a wait in ``seconds`` cut to ``SHORT_WAIT`` (given longer, or left
+    out where the schema offers it); any other value there, valid or not, is kept."""
+    if not isinstance(arguments, dict) or WAIT_FIELD not in schema.get("properties", {}):
+        return arguments
+    given = arguments.get(WAIT_FIELD, SHORT_WAIT + 1)
+    if isinstance(given, bool) or not isinstance(given, int | float) or given <= SHORT_WAIT:
+        return arguments
+    return {**arguments, WAIT_FIELD: SHORT_WAIT}
