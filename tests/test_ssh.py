@@ -181,6 +181,18 @@ async def test_an_unreachable_port_fails_with_one_line_naming_the_host(
     assert len(message.strip().splitlines()) == 1
 
 
+async def test_a_remote_tmux_too_old_is_named_with_its_host(
+    shared: TmuxServer, sshd: SshServer
+) -> None:
+    old = sshd.tmpdir / "old-tmux"  # the remote is this machine: a tmux that says 3.1
+    old.write_text("#!/bin/sh\necho 'tmux 3.1'\n")
+    old.chmod(0o755)
+    env = {**remote_env(shared, sshd), "LIBTMUX_TMUX_BIN": str(old)}
+    async with open_client(env, "python") as opened:
+        message = await opened.error("list_sessions")
+    assert f"tmux 3.1 ('{old}' on 127.0.0.1 port {sshd.port}) is older than 3.2" in message
+
+
 async def test_nothing_is_left_running_after_the_server_exits(shared: TmuxServer) -> None:
     sshd = SshServer.start()  # its own: the module's keeps the module client's connection
     try:

@@ -120,10 +120,11 @@ def check_tmux(environ: Mapping[str, str]) -> VersionCheck:
             ),
         )
     if not version.supported:
+        where = f" on {remote.target}" if remote is not None else ""
         return VersionCheck(
             version,
             refusal=(
-                f"tmux {version.text} ({binary!r}) is older than {MINIMUM_TEXT}, the oldest "
+                f"tmux {version.text} ({binary!r}{where}) is older than {MINIMUM_TEXT}, the oldest "
                 "tmux this server supports; install a newer tmux or set LIBTMUX_TMUX_BIN "
                 "to one, then restart the server"
             ),
