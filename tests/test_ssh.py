@@ -99,6 +99,19 @@ async def test_the_python_profile_lists_sessions_and_reads_a_pane_through_ssh(
     assert [row["is_caller"] for row in panes["result"]] == [None]
 
 
+async def test_shell_syntax_in_a_value_reaches_the_remote_tmux_as_text(
+    shared: TmuxServer, sshd: SshServer, remote: Client
+) -> None:
+    mark = sshd.tmpdir / "ran"
+    name = f"a'; touch {mark}; 'b $(touch {mark}) `touch {mark}` \"c\" && d"
+    await remote.ok("create_session", {"session_name": name})
+    try:
+        assert name in shared.lines("list-sessions", "-F", "#{session_name}")
+        assert not mark.exists()
+    finally:
+        shared.tmux("kill-session", "-t", "=" + name)
+
+
 async def test_a_wait_ends_on_output_that_arrives_through_ssh(
     shared: TmuxServer, remote: Client
 ) -> None:
