@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: env tmux vendor regen check lint typecheck test demo workflow bench compare-peer compare-skeleton clean
+.PHONY: env tmux sshd vendor regen check lint typecheck test demo workflow bench compare-peer compare-skeleton clean
 
 env: $(STAMP)
 
@@ -15,6 +15,10 @@ env: $(STAMP)
 tmux: env
 	@sh scripts/setup.sh tmux
 	@$(BIN)/python -m tmux_contract_mcp.handlers.tmux.version
+
+# The remote-tmux tests start a private OpenSSH server: install it when missing.
+sshd:
+	@sh scripts/setup.sh sshd
 
 $(STAMP): pyproject.toml
 	@python=$$(sh scripts/setup.sh python "$(PYTHON)") && \
@@ -70,7 +74,7 @@ typecheck: env
 # worker (--dist loadfile), so a module's shared tmux server and client are made once.
 # TEST_ARGS passes more pytest options, e.g. make test TEST_ARGS='-n 0 -x'.
 TEST_ARGS ?=
-test: env tmux check
+test: env tmux sshd check
 	$(BIN)/python -m pytest -q -n auto --dist loadfile $(TEST_ARGS)
 
 demo: env tmux

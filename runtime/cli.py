@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from . import __version__
 from .handlers.services import StartupRefused
 from .handlers.tmux.core import TRANSPORT_ENV, TRANSPORT_KINDS, TRANSPORTS, UnknownTransport
+from .handlers.tmux.remote import SSH_ENV, BadSshTarget
 from .profiles import (
     DEFAULT_PROFILE,
     PROFILES,
@@ -74,6 +75,12 @@ def parser() -> argparse.ArgumentParser:
             + f" (default: ${TRANSPORT_ENV} or {TRANSPORTS[0]})"
         ),
     )
+    p.add_argument(
+        "--ssh",
+        metavar="[USER@]HOST[:PORT]",
+        default=None,
+        help=f"run tmux on HOST through one multiplexed ssh connection (default: ${SSH_ENV})",
+    )
     p.add_argument("--list-tools", action="store_true", help="print the profile's tools and exit")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return p
@@ -117,6 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         environ = dict(os.environ)
         if args.transport:
             environ[TRANSPORT_ENV] = args.transport
+        if args.ssh is not None:
+            environ[SSH_ENV] = args.ssh
         with loading_for_good():
             import anyio
 
@@ -126,7 +135,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             runtime = ServedRuntime(served)
             handlers = create_handlers(profile, environ, runtime)
         served = served_after_startup(profile, environ, handlers, runtime)
-    except (ProfileUnavailable, ToolsetConfigError, UnknownTransport, StartupRefused) as exc:
+    except (
+        ProfileUnavailable,
+        ToolsetConfigError,
+        UnknownTransport,
+        BadSshTarget,
+        StartupRefused,
+    ) as exc:
         print(f"tmux-contract-mcp: {exc}", file=sys.stderr)
         return 2
 

@@ -3,11 +3,13 @@
 #
 #   sh scripts/setup.sh python [PYTHON]   print a Python 3.11+ that can make a venv
 #   sh scripts/setup.sh tmux              make sure a tmux is on PATH
+#   sh scripts/setup.sh sshd              make sure ssh and /usr/sbin/sshd are there
+#                                         (the remote-tmux tests start a private sshd)
 #
 # PYTHON, when given, is the only interpreter considered. Otherwise the first of
 # python3, python3.14 ... python3.11 on PATH that is new enough is used. Running
-# as root with apt-get, a missing python3, python3.X-venv or tmux is installed;
-# otherwise the message says what to install. Only the answer goes to stdout.
+# as root with apt-get, a missing python3, python3.X-venv, tmux or OpenSSH is
+# installed; otherwise the message says what to install. Only the answer goes to stdout.
 set -eu
 
 MINIMUM_MAJOR=3
@@ -107,11 +109,23 @@ need_tmux() {
     exit 1
 }
 
+need_sshd() {
+    [ -x /usr/sbin/sshd ] && command -v ssh >/dev/null 2>&1 && return 0
+    if can_install; then
+        apt_install openssh-server openssh-client
+        [ -x /usr/sbin/sshd ] && command -v ssh >/dev/null 2>&1 && return 0
+    fi
+    say "the tests reach tmux through a private OpenSSH server: install ssh and /usr/sbin/sshd"
+    say "(apt-get install openssh-server openssh-client) and run make again."
+    exit 1
+}
+
 case "${1:-}" in
 python) need_python "${2:-}" ;;
 tmux) need_tmux ;;
+sshd) need_sshd ;;
 *)
-    say "usage: sh scripts/setup.sh python [PYTHON] | tmux"
+    say "usage: sh scripts/setup.sh python [PYTHON] | tmux | sshd"
     exit 2
     ;;
 esac

@@ -30,6 +30,7 @@ import anyio.abc
 
 from ...errors import InvalidArgument
 from .errors import CommandFailed, NoServer, is_no_server, no_server, unrunnable
+from .remote import tmux_command
 from .sockets import Socket, process_environ
 from .transport import SubprocessTransport, protect_argument
 
@@ -57,7 +58,9 @@ async def waiter(
     channel is signalled.
     """
     env = process_environ(environ)
-    argv = [tmux_bin, "-N", "-S", socket.path, "wait-for", "--", protect_argument(channel)]
+    argv = tmux_command(
+        [tmux_bin, "-N", "-S", socket.path, "wait-for", "--", protect_argument(channel)], env
+    )
     try:
         process = await anyio.open_process(
             argv,

@@ -28,6 +28,7 @@ import anyio
 
 from .errors import CommandFailed, TmuxError, TmuxUnavailable, unrunnable
 from .quoting import command_line, unescape_output
+from .remote import tmux_command
 from .sockets import Socket, process_environ
 from .transport import DEFAULT_TIMEOUT, SubprocessTransport
 
@@ -246,6 +247,7 @@ class ControlClient:
         argv += ["-f", flags]
         for command in then:
             argv += [";", *command]
+        argv = tmux_command(argv, env)
         loop = asyncio.get_running_loop()
         try:
             process, pipes = await loop.subprocess_exec(

@@ -33,6 +33,7 @@ from .formats import (
     session_rows,
 )
 from .identity import Caller, Relation
+from .remote import remote_for
 from .sockets import Socket, default_socket, socket_for_name, tmux_binary
 from .transport import SubprocessTransport, Transport
 from .version import refusal_at_startup
@@ -245,7 +246,9 @@ class Tmux:
         prepare: Prepare | None = None,
     ) -> None:
         self.environ = dict(environ)
-        self.caller = Caller.from_environ(environ)
+        self.remote = remote_for(environ)  # a bad host is refused here, before any ssh
+        # Caller identity is only known for a local server: a remote pane is never ours.
+        self.caller = Caller.from_environ({} if self.remote else environ)
         self.tmux_bin = tmux_binary(environ)
         self.transport_kind = environ.get(TRANSPORT_ENV) or TRANSPORTS[0]
         if self.transport_kind not in TRANSPORTS:
@@ -267,6 +270,8 @@ class Tmux:
             if close is not None:
                 await close()
             await server.watchers.aclose()
+        if self.remote is not None:
+            await anyio.to_thread.run_sync(self.remote.close)
 
     def require_supported(self) -> None:
         """Refuse to work with a tmux older than the oldest this server supports."""

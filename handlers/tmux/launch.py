@@ -35,6 +35,7 @@ from ...errors import ToolError
 from .core import Server, Tmux, TmuxHandlers
 from .errors import CommandFailed, TmuxUnavailable, is_no_server, unrunnable
 from .family import FamilyConfig
+from .remote import tmux_command
 from .sockets import process_environ
 
 OWNER_ENV = "LIBTMUX_MCP_OWNER"
@@ -168,14 +169,15 @@ class Pin:
         """One tmux command on the served socket, as a process of its own (``args`` may
         start with global flags such as ``-f``)."""
         socket = self.config.socket
-        argv = [self.config.tmux_bin, "-S", socket.path, *args]
+        environ = {**self.env, **(env or {})}
+        argv = tmux_command([self.config.tmux_bin, "-S", socket.path, *args], environ)
         try:
             done = subprocess.run(
                 argv,
                 check=False,
                 capture_output=True,
                 stdin=subprocess.DEVNULL,
-                env={**self.env, **(env or {})},
+                env=environ,
                 timeout=TIMEOUT,
             )
         except OSError as exc:

@@ -14,9 +14,11 @@ from typing import Protocol
 import anyio
 
 from .errors import CommandFailed, TmuxUnavailable, is_no_server, no_server, unrunnable
+from .remote import remote_for, tmux_command
 from .sockets import Socket, process_environ, tmux_args
 
 DEFAULT_TIMEOUT = 10.0
+SSH_FAILED = 255  # ssh's own failure (tmux exits 1)
 
 
 class Transport(Protocol):
@@ -79,7 +81,10 @@ class SubprocessTransport:
 
     async def run(self, args: Sequence[str], *, retry: bool = False) -> list[str]:
         """``retry`` is accepted for the protocol; a fresh process has nothing to retry."""
-        argv = [self.tmux_bin, *tmux_args(self.socket), *(protect_argument(a) for a in args)]
+        argv = tmux_command(
+            [self.tmux_bin, *tmux_args(self.socket), *(protect_argument(a) for a in args)],
+            self.env,
+        )
         try:
             with anyio.fail_after(self.timeout):
                 done = await anyio.run_process(
@@ -93,6 +98,9 @@ class SubprocessTransport:
             ) from None
         stderr = done.stderr.decode("utf-8", "replace")
         if done.returncode != 0:
+            remote = remote_for(self.env)
+            if remote is not None and done.returncode == SSH_FAILED:
+                raise TmuxUnavailable(remote.failure(stderr))
             if is_no_server(stderr):
                 raise no_server(self.socket)
             raise CommandFailed(tuple(args), stderr, str(self.socket))

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .errors import TmuxError
+from .remote import remote_for, tmux_command
 from .sockets import default_socket, tmux_binary
 
 log = logging.getLogger(__name__)
@@ -25,6 +26,7 @@ log = logging.getLogger(__name__)
 MINIMUM = (3, 2)
 MINIMUM_TEXT = "3.2"
 PROBE_TIMEOUT = 5.0
+SSH_FAILED = 255  # ssh's own failure, as opposed to the remote command's
 
 # "tmux 3.3a", "tmux 3.4-rc", "tmux next-3.6" (a build between releases): the first two numbers.
 _RELEASE = re.compile(r"^tmux (?:next-)?(\d+)\.(\d+)\S*$")
@@ -83,9 +85,10 @@ def check_tmux(environ: Mapping[str, str]) -> VersionCheck:
     # left for the first call that uses it to report.
     with contextlib.suppress(TmuxError):
         argv = [binary, "-S", default_socket(environ).path, "-V"]
+    remote = remote_for(environ)
     try:
         done = subprocess.run(
-            argv,
+            tmux_command(argv, env),
             capture_output=True,
             text=True,
             errors="replace",
@@ -104,6 +107,8 @@ def check_tmux(environ: Mapping[str, str]) -> VersionCheck:
         )
     except subprocess.TimeoutExpired:
         return VersionCheck(None, warning=f"'{binary} -V' did not answer within {PROBE_TIMEOUT:g}s")
+    if remote is not None and done.returncode == SSH_FAILED:
+        return VersionCheck(None, warning=remote.failure(done.stderr))
     version = parse_version(done.stdout)
     if version is None:
         answer = (done.stdout.strip() or done.stderr.strip() or "nothing")[:80]
@@ -115,10 +120,11 @@ def check_tmux(environ: Mapping[str, str]) -> VersionCheck:
             ),
         )
     if not version.supported:
+        where = f" on {remote.target}" if remote is not None else ""
         return VersionCheck(
             version,
             refusal=(
-                f"tmux {version.text} ({binary!r}) is older than {MINIMUM_TEXT}, the oldest "
+                f"tmux {version.text} ({binary!r}{where}) is older than {MINIMUM_TEXT}, the oldest "
                 "tmux this server supports; install a newer tmux or set LIBTMUX_TMUX_BIN "
                 "to one, then restart the server"
             ),
