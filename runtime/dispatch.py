@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
 from .arguments import ArgumentsRefused, check_arguments, unexplained
-from .errors import RETRYABLE_KINDS, STALE_KINDS, ToolError
+from .errors import ToolError, envelope_data
 from .handlers import services
 from .profiles import Profile, Tool
 from .reply import Reply
@@ -37,8 +37,7 @@ def error_result(
     envelope, ``{"message", "data": {"kind", "retryable", "stale"}}`` as compact JSON."""
     text = message
     if tool is not None and tool.error_text == "envelope":
-        data = {"kind": kind, "retryable": kind in RETRYABLE_KINDS, "stale": kind in STALE_KINDS}
-        text = compact_json({"message": message, "data": data})
+        text = compact_json({"message": message, "data": envelope_data(kind)})
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 

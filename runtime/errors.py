@@ -13,6 +13,11 @@ RETRYABLE_KINDS = frozenset({"timeout", "transport", "capacity", "unreachable"})
 STALE_KINDS = frozenset({"object_gone"})
 
 
+def envelope_data(kind: str) -> dict[str, object]:
+    """The ``data`` of the family's envelope for a failure of ``kind``."""
+    return {"kind": kind, "retryable": kind in RETRYABLE_KINDS, "stale": kind in STALE_KINDS}
+
+
 class ToolError(Exception):
     """A failure the agent should read and act on.
 

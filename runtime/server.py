@@ -19,6 +19,7 @@ from mcp.shared.exceptions import MCPError
 from . import __version__
 from .completion import complete
 from .dispatch import call_tool
+from .errors import envelope_data
 from .instructions import instructions_for
 from .logs import ClientLog
 from .profiles import Profile
@@ -46,7 +47,7 @@ def unknown_tool(profile: Profile, name: str) -> MCPError:
         )
     data = None
     if profile.error_text == "envelope":
-        data = {"kind": "invalid_input", "retryable": False, "stale": False}
+        data = envelope_data("invalid_input")
     return MCPError(code=INVALID_PARAMS, message=message, data=data)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ...errors import ToolError
+from ...errors import ToolError, envelope_data
 from ...generated.rust.models.call_read_tools_batch import (
     CallReadToolsBatchInput,
     CallReadToolsBatchOutput,
@@ -36,7 +36,7 @@ class RustRows:
         return {
             "code": INVALID_PARAMS,
             "message": row.error,
-            "data": {"kind": "invalid_input", "retryable": False, "stale": False},
+            "data": envelope_data("invalid_input"),
         }
 
     def row(self, row: Row) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import MISSING
 
-from ...errors import RETRYABLE_KINDS, STALE_KINDS, InvalidArgument, ToolError
+from ...errors import ToolError, envelope_data
 from ...generated.rust.models.paste_text import PasteTextInput, PasteTextOutput
 from ...generated.rust.models.send_keys import SendKeysInput, SendKeysOutput
 from ...generated.rust.models.send_keys_batch import (
@@ -31,6 +31,7 @@ from ..tmux.input import (
     SYNCHRONIZE,
     PaneInput,
     Typing,
+    check_batch_size,
     sends_something,
     set_synchronized,
     synchronized_panes,
@@ -38,7 +39,6 @@ from ..tmux.input import (
 from ..tmux.ledger import Ledger
 from ..tmux.targets import check_pane_id, check_window_id
 
-BATCH_MAX = 64  # operations in one send_keys_batch (the family states it in prose only)
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
@@ -59,12 +59,7 @@ def typing_of(params: SendKeysInput | SendOperation, prefix: str = "") -> Typing
 def row_error(exc: ToolError) -> dict[str, Any]:
     """A failed row's error: JSON-RPC's shape, with the kind the direct call would send."""
     code = INVALID_PARAMS if exc.kind == "invalid_input" else INTERNAL_ERROR
-    data = {
-        "kind": exc.kind,
-        "retryable": exc.kind in RETRYABLE_KINDS,
-        "stale": exc.kind in STALE_KINDS,
-    }
-    return {"code": code, "message": exc.message, "data": data}
+    return {"code": code, "message": exc.message, "data": envelope_data(exc.kind)}
 
 
 class Input:
@@ -90,13 +85,7 @@ class Input:
 
     async def send_keys_batch(self, params: SendKeysBatchInput) -> SendKeysBatchOutput:
         operations = params.operations
-        if not 1 <= len(operations) <= BATCH_MAX:
-            raise InvalidArgument(
-                "operations",
-                f"{len(operations)} operations",
-                f"must hold 1 to {BATCH_MAX} operations",
-                f"Send at least one, and split more than {BATCH_MAX} into several batches.",
-            )
+        check_batch_size(len(operations))
         typings = [typing_of(op, f"operations[{at}].") for at, op in enumerate(operations)]
         stop = params.on_error == "stop"
         server = self.tmux.server()

@@ -21,12 +21,11 @@ from ...generated.swift.models.set_synchronize_panes import (
     SetSynchronizePanesInput,
     SetSynchronizePanesOutput,
 )
-from ..tmux.input import PaneInput, Typing, set_synchronized
+from ..tmux.input import PaneInput, Typing, check_batch_size, set_synchronized
 from ..tmux.ledger import Ledger
 from ..tmux.refs import Refs
 from .lookup import Lookup, Lookups, given
 
-BATCH_MAX = 64  # operations in one send_keys_batch
 _GRAPHEME = regex.compile(r"\X")
 
 Sending = SendKeysInput | SendKeysBatchInputOperation
@@ -86,13 +85,7 @@ class Input:
 
     async def send_keys_batch(self, params: SendKeysBatchInput) -> SendKeysBatchOutput:
         operations = params.operations
-        if not 1 <= len(operations) <= BATCH_MAX:
-            raise InvalidArgument(
-                "operations",
-                f"{len(operations)} operations",
-                f"must hold 1 to {BATCH_MAX} operations",
-                f"Send at least one, and split more than {BATCH_MAX} into several batches.",
-            )
+        check_batch_size(len(operations))
         lookup = self.lookups()
         typings = [typing_of(op, lookup, f"operations[{at}].") for at, op in enumerate(operations)]
         stop = given(params.onError, "stop") == "stop"

@@ -460,3 +460,18 @@ async def synchronized_panes(server: Server, window_id: str) -> list[str]:
         await server.run("list-panes", "-t", window_id, "-F", format_of(fields)), fields
     )
     return [row["pane_id"] for row in rows if row["pane_synchronized"] == "1"]
+
+
+# Operations in one send_keys_batch: both families state it in prose only, not the schema.
+BATCH_MAX = 64
+
+
+def check_batch_size(count: int) -> None:
+    """Refuse a send_keys_batch of no operation or more than ``BATCH_MAX``, before any runs."""
+    if not 1 <= count <= BATCH_MAX:
+        raise InvalidArgument(
+            "operations",
+            f"{count} operations",
+            f"must hold 1 to {BATCH_MAX} operations",
+            f"Send at least one, and split more than {BATCH_MAX} into several batches.",
+        )
