@@ -232,7 +232,7 @@ class PythonProfileHandlers(abc.ABC):
     async def load_buffer(
         self, params: LoadBufferInput
     ) -> LoadBufferOutput | Reply[LoadBufferOutput]:
-        """Put text into a new tmux paste buffer and return the buffer's name, to use with paste_buffer, show_buffer and delete_buffer. Every call makes a buffer of its own, named `libtmux_mcp_<32 hex digits>_<logical_name>`, so concurrent calls never overwrite each other or the user's buffers. The content is stored byte for byte, newlines, `;`, quotes and `#{...}` included, and nothing in it is run; it goes to tmux through a private temporary file, deleted at once."""
+        """Put text into a new tmux paste buffer and return the buffer's name, to use with paste_buffer, show_buffer and delete_buffer. Every call makes a buffer of its own, named `libtmux_mcp_<32 hex digits>_<logical_name>`, so concurrent calls never overwrite each other or the user's buffers. The content is stored byte for byte, newlines, `;`, quotes and `#{...}` included, and nothing in it is run; it goes to tmux as set-buffer commands, long content a piece at a time, so no file is written on either host."""
 
     @abc.abstractmethod
     async def move_window(

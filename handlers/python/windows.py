@@ -7,15 +7,10 @@ expand their argument as a format (3.3a), which would replace ``#{...}`` and run
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import tempfile
 import uuid
 from collections.abc import Sequence
 from typing import Any
-
-import anyio
 
 from ...errors import InvalidArgument, ToolError
 from ...generated.python.models.load_buffer import LoadBufferInput, LoadBufferOutput
@@ -36,6 +31,7 @@ from ..tmux.formats import (
     literal_format,
     parse_rows,
 )
+from ..tmux.input import buffer_commands
 from ..tmux.targets import WINDOW_INDEX, WindowSelector, session_named
 from .listing import (
     ACTIVE_PANE,
@@ -256,9 +252,9 @@ class WindowTools:
     # --- buffers ------------------------------------------------------------------------
 
     async def load_buffer(self, params: LoadBufferInput) -> LoadBufferOutput:
-        """The content reaches tmux as a file: ``set-buffer`` would carry it on the command
-        line, which a tmux client refuses past about 16 KB ("command too long") and which
-        cannot hold a NUL. The file is private (0600) and removed before the call returns."""
+        """The content reaches tmux through ``set-buffer``, long content a piece at a time
+        (a tmux client refuses one command line past about 16 KB): no file is involved,
+        so it works as well on a server reached through ssh."""
         if params.content == "":
             raise InvalidArgument(
                 "content",
@@ -276,13 +272,8 @@ class WindowTools:
             )
         server = self.tmux.server(params.socket_name)
         name = f"{BUFFER_PREFIX}{uuid.uuid4().hex}_{label}"
-        data = params.content.encode("utf-8", "replace")  # a lone surrogate: "?"
-        path = await anyio.to_thread.run_sync(_private_file, data)
-        try:
-            await server.run("load-buffer", "-b", name, "--", literal_format(path))
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(path)
+        content = params.content.encode("utf-8", "replace").decode()  # a lone surrogate: "?"
+        await server.run_many(*buffer_commands(name, content))
         return LoadBufferOutput(buffer_name=name, logical_name=params.logical_name)
 
 
@@ -378,16 +369,3 @@ def _layout_shape(layout: str) -> str:
 
 def _known_layout(layout: str, version: str) -> str:
     return layouts.known_layout(layout, version, SAVED_LAYOUT)
-
-
-def _private_file(data: bytes) -> str:
-    """A new file only this user can read, holding ``data``; its path."""
-    fd, path = tempfile.mkstemp(prefix="tmux-contract-mcp-buffer-")
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-        raise
-    return path

@@ -30,9 +30,9 @@ import anyio.abc
 
 from ...errors import InvalidArgument
 from .errors import CommandFailed, NoServer, is_no_server, no_server, unrunnable
-from .remote import tmux_command
+from .remote import tmux_invocation
 from .sockets import Socket, process_environ
-from .transport import SubprocessTransport, protect_argument
+from .transport import SubprocessTransport
 
 STDERR_READ = 1.0  # seconds to read a finished wait's error text
 
@@ -58,13 +58,13 @@ async def waiter(
     channel is signalled.
     """
     env = process_environ(environ)
-    argv = tmux_command(
-        [tmux_bin, "-N", "-S", socket.path, "wait-for", "--", protect_argument(channel)], env
+    argv, data = tmux_invocation(
+        [tmux_bin, "-N", "-S", socket.path], ["wait-for", "--", channel], env
     )
     try:
         process = await anyio.open_process(
             argv,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if data is None else subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             env=env,
@@ -72,6 +72,10 @@ async def waiter(
     except OSError as exc:
         raise unrunnable(tmux_bin, exc) from None
     try:
+        if data is not None and process.stdin is not None:
+            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await process.stdin.send(data)
+            await process.stdin.aclose()  # source-file reads to the end before it runs
         yield process
     finally:
         with anyio.CancelScope(shield=True):

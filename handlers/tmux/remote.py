@@ -2,8 +2,12 @@
 multiplexed OpenSSH connection when ``TMUX_CONTRACT_MCP_SSH`` names a host.
 
 The host and user are checked before anything reaches ssh, so neither can be read as an
-ssh option. The remote command is the tmux argv quoted for a POSIX shell (``shlex.join``):
-the remote login shell splits it back into exactly those arguments.
+ssh option. No value from a tool call is ever put on the remote command line, which the
+remote user's login shell parses (and a shell that is not POSIX, fish or csh, would parse
+differently): that line holds only words this process chose (the tmux binary, its global
+flags, ``source-file -``), quoted for a POSIX shell, and the tmux command itself travels on
+ssh's standard input as one tmux command line, quoted as for the control client, which tmux
+reads back literally (``source-file -``, tmux 3.2 and newer).
 """
 
 from __future__ import annotations
@@ -19,10 +23,13 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from .quoting import command_line
+
 SSH_ENV = "TMUX_CONTRACT_MCP_SSH"
 SSH_CONFIG_ENV = "TMUX_CONTRACT_MCP_SSH_CONFIG"
 SSH_BIN = "ssh"
 PERSIST_SECONDS = 60
+SERVER_STARTERS = frozenset({"new-session", "new", "start-server", "start"})
 EXIT_TIMEOUT = 10.0
 
 _USER = re.compile(r"[A-Za-z0-9._][A-Za-z0-9._-]*\Z")
@@ -131,13 +138,26 @@ class Remote:
         return options
 
     def argv(self, command: Sequence[str]) -> list[str]:
-        """``command`` (a tmux argv) run on the remote host as one quoted command line.
+        """``command``, a tmux argv of words this process chose (never a tool's value),
+        run on the remote host as one command line quoted for a POSIX shell.
 
         ``-u``: sshd passes no locale, and a tmux client that does not know it may write
         UTF-8 replaces every control character in its output (the field separator too).
         """
         tmux = [command[0], "-u", *command[1:]]
         return [SSH_BIN, *self.options(), self.target.destination, "--", shlex.join(tmux)]
+
+    def invocation(self, head: Sequence[str], command: Sequence[str]) -> tuple[list[str], bytes]:
+        """The ssh argv and standard input that run the tmux ``command`` on the remote.
+
+        ``head`` (the binary and global flags) is on the command line; ``command`` is read
+        by ``source-file -`` from standard input, so its values never meet a shell. A
+        command that starts a server (``new-session``) is preceded by ``start-server``,
+        since ``source-file`` alone does not start one.
+        """
+        starts = command[0] in SERVER_STARTERS and "-N" not in head
+        line = [*head, *(("start-server", ";") if starts else ()), "source-file", "-"]
+        return self.argv(line), command_line(command)
 
     def failure(self, stderr: str) -> str:
         """One line for ssh's own failure (exit 255): the host and ssh's last word."""
@@ -178,9 +198,32 @@ def remote_for(environ: Mapping[str, str]) -> Remote | None:
 
 
 def tmux_command(argv: Sequence[str], environ: Mapping[str, str]) -> list[str]:
-    """The argv that runs the tmux argv ``argv``: itself here, or through ssh."""
+    """The argv that runs the tmux argv ``argv``: itself here, or through ssh.
+
+    Only for argv this process chose word by word (``tmux -V``, the control client's
+    attach): a command carrying a tool's values goes through ``tmux_invocation``.
+    """
     remote = remote_for(environ)
     return list(argv) if remote is None else remote.argv(argv)
+
+
+def protect_argument(arg: str) -> str:
+    """Keep tmux from reading a trailing ``;`` of an argv element as a command separator."""
+    return arg[:-1] + "\\;" if arg.endswith(";") else arg
+
+
+def tmux_invocation(
+    head: Sequence[str], command: Sequence[str], environ: Mapping[str, str]
+) -> tuple[list[str], bytes | None]:
+    """The argv and standard input (None: none) that run one tmux ``command``.
+
+    Here: one argv, each argument a separate element. Through ssh: see
+    ``Remote.invocation``; the command is on standard input, quoted for tmux's parser.
+    """
+    remote = remote_for(environ)
+    if remote is None:
+        return [*head, *(protect_argument(arg) for arg in command)], None
+    return remote.invocation(head, command)
 
 
 def close_all() -> None:

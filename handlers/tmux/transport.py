@@ -1,8 +1,8 @@
 """How commands reach a tmux server. Handlers never see past ``Transport``.
 
-Arguments always travel as separate argv elements, never through a shell.
-tmux itself splits a command line at an argument that ends in ``;``, so such
-an argument is escaped before it is passed.
+Arguments always travel as separate argv elements, never through a shell
+(through ssh: see ``remote``). tmux itself splits a command line at an argument
+that ends in ``;``, so such an argument is escaped before it is passed.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Protocol
 import anyio
 
 from .errors import CommandFailed, TmuxUnavailable, is_no_server, no_server, unrunnable
-from .remote import remote_for, tmux_command
+from .remote import remote_for, tmux_invocation
 from .sockets import Socket, process_environ, tmux_args
 
 DEFAULT_TIMEOUT = 10.0
@@ -41,11 +41,6 @@ class Transport(Protocol):
     def own_client_pids(self) -> frozenset[int]:
         """Pids of tmux clients this transport keeps attached (hidden from reports)."""
         ...
-
-
-def protect_argument(arg: str) -> str:
-    """Keep tmux from reading a trailing ``;`` as a command separator."""
-    return arg[:-1] + "\\;" if arg.endswith(";") else arg
 
 
 def split_lines(stdout: str) -> list[str]:
@@ -81,14 +76,15 @@ class SubprocessTransport:
 
     async def run(self, args: Sequence[str], *, retry: bool = False) -> list[str]:
         """``retry`` is accepted for the protocol; a fresh process has nothing to retry."""
-        argv = tmux_command(
-            [self.tmux_bin, *tmux_args(self.socket), *(protect_argument(a) for a in args)],
-            self.env,
-        )
+        argv, data = tmux_invocation([self.tmux_bin, *tmux_args(self.socket)], args, self.env)
         try:
             with anyio.fail_after(self.timeout):
                 done = await anyio.run_process(
-                    argv, check=False, stdin=subprocess.DEVNULL, env=self.env
+                    argv,
+                    input=data,
+                    stdin=subprocess.DEVNULL if data is None else None,
+                    check=False,
+                    env=self.env,
                 )
         except OSError as exc:  # missing, not executable, a directory...
             raise unrunnable(self.tmux_bin, exc) from None

@@ -1,0 +1,116 @@
+"""Through ssh, no value of a tool call meets a shell on either host.
+
+The remote command line (which the remote user's login shell parses, whatever shell
+that is) holds only words this process chose; the tmux command travels on ssh's
+standard input as a control-mode-quoted line that ``source-file -`` reads back
+literally. The e2e tests use the subprocess transport, so every command of the call
+takes that path (the control client already reads its commands from standard input).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import AsyncIterator
+
+import anyio
+import pytest
+
+from scripts.lab.client import Client, open_client
+from scripts.lab.sshd import SshServer
+from scripts.lab.tmuxserver import TmuxServer
+from tests.test_ssh import remote_env, sshd
+from tmux_contract_mcp.handlers.tmux.quoting import command_line
+from tmux_contract_mcp.handlers.tmux.remote import Remote, SshTarget, tmux_invocation
+
+pytestmark = [pytest.mark.anyio]
+
+__all__ = ["sshd"]  # the module's sshd fixture, shared with tests/test_ssh.py
+
+VALUE = "v'a\"l\\u$(touch x)`e`;! ~ %"
+
+
+def remote() -> Remote:
+    return Remote(SshTarget("build-1.example.com", "deploy", 2222), None)
+
+
+def test_the_remote_command_line_holds_no_value_of_a_call() -> None:
+    command = ["rename-session", "-t", "$1", "--", VALUE]
+    argv, data = remote().invocation(["tmux", "-S", "/run/tmux/sock"], command)
+    assert argv[-2:] == ["--", "tmux -u -S /run/tmux/sock source-file -"]
+    assert not any("touch" in word or "rename" in word for word in argv)
+    assert data == command_line(command)  # the control client's quoting, one line
+
+
+def test_a_command_that_starts_a_server_starts_it_before_reading_its_line() -> None:
+    argv, data = remote().invocation(["tmux", "-S", "/s"], ["new-session", "-d", "-s", VALUE])
+    started = ["tmux", "-u", "-S", "/s", "start-server", ";", "source-file", "-"]
+    assert shlex.split(argv[-1]) == started
+    assert data is not None and data.startswith(b'"new-session" "-d" "-s" ')
+    # -N forbids starting a server, and then none is started.
+    argv, _ = remote().invocation(["tmux", "-N", "-S", "/s"], ["new-session", "-d"])
+    assert "start-server" not in argv[-1]
+
+
+def test_here_the_command_is_argv_with_a_trailing_semicolon_escaped() -> None:
+    argv, data = tmux_invocation(["tmux", "-S", "/s"], ["send-keys", "-l", "--", "ls;"], {})
+    assert argv == ["tmux", "-S", "/s", "send-keys", "-l", "--", "ls\\;"]
+    assert data is None
+
+
+@pytest.fixture(scope="module")
+async def one_shot(shared: TmuxServer, sshd: SshServer) -> AsyncIterator[Client]:
+    """A server whose every command is a tmux process of its own, run through ssh."""
+    env = {**remote_env(shared, sshd), "TMUX_CONTRACT_MCP_TRANSPORT": "subprocess"}
+    async with open_client(env, "python") as opened:
+        yield opened
+
+
+@pytest.mark.e2e
+async def test_a_value_full_of_shell_syntax_reaches_the_remote_tmux_exactly(
+    shared: TmuxServer, sshd: SshServer, one_shot: Client
+) -> None:
+    mark = sshd.tmpdir / "ran-by-a-shell"
+    name = f'a!b\'; touch {mark}; !x $(touch {mark}) `touch {mark}` "c" ~ end;'
+    await one_shot.ok("create_session", {"session_name": name})
+    rows = dict(
+        line.split(" ", 1)
+        for line in shared.lines("list-sessions", "-F", "#{session_id} #{session_name}")
+    )
+    made = [sid for sid, named in rows.items() if named == name]
+    try:
+        assert len(made) == 1, rows
+        assert not mark.exists()
+    finally:
+        for sid in made:
+            shared.tmux("kill-session", "-t", sid)
+
+
+@pytest.mark.e2e
+async def test_a_long_buffer_reaches_the_remote_tmux_byte_for_byte(
+    shared: TmuxServer, one_shot: Client
+) -> None:
+    content = "".join(f"line {n}\t\\ ! ; #{{x}} $(y) é €\n" for n in range(800))  # ~26 KB
+    loaded = await one_shot.ok("load_buffer", {"content": content})
+    name = loaded["buffer_name"]
+    try:
+        assert shared.tmux("show-buffer", "-b", name) == content
+    finally:
+        shared.tmux("delete-buffer", "-b", name)
+
+
+@pytest.mark.e2e
+async def test_a_channel_wait_through_ssh_ends_when_its_channel_is_signalled(
+    shared: TmuxServer, one_shot: Client
+) -> None:
+    channel = "done; $(touch x) 'q'"
+    waited: dict[str, object] = {}
+
+    async def wait() -> None:
+        waited.update(await one_shot.ok("wait_for_channel", {"channel": channel, "timeout": 20}))
+
+    with anyio.fail_after(25):
+        async with anyio.create_task_group() as group:
+            group.start_soon(wait)
+            # A signal with nobody waiting yet is kept for the next waiter: no race.
+            shared.tmux("wait-for", "-S", channel)
+    assert channel in str(waited["result"])
