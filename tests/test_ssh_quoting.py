@@ -10,7 +10,9 @@ takes that path (the control client already reads its commands from standard inp
 from __future__ import annotations
 
 import shlex
+import subprocess
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import anyio
 import pytest
@@ -114,3 +116,30 @@ async def test_a_channel_wait_through_ssh_ends_when_its_channel_is_signalled(
             # A signal with nobody waiting yet is kept for the next waiter: no race.
             shared.tmux("wait-for", "-S", channel)
     assert channel in str(waited["result"])
+
+
+def test_no_agent_port_or_display_is_forwarded_whatever_the_ssh_configuration_says(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "config"
+    config.write_text(
+        "Host *\n  ForwardAgent yes\n  ForwardX11 yes\n  LocalForward 8080 localhost:80\n"
+    )
+    forwarding = remote()
+    forwarding.config = str(config)
+    try:
+        options = forwarding.options()
+        # ssh itself says what it would do with these options and that file.
+        done = subprocess.run(
+            ["ssh", "-G", *options, "build-1.example.com"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
+    finally:
+        forwarding.close()
+    said = dict(line.split(" ", 1) for line in done.stdout.splitlines() if " " in line)
+    assert said["forwardagent"] == "no"
+    assert said["forwardx11"] == "no"
+    assert said["clearallforwardings"] == "yes"

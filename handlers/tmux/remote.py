@@ -29,6 +29,16 @@ SSH_ENV = "TMUX_CONTRACT_MCP_SSH"
 SSH_CONFIG_ENV = "TMUX_CONTRACT_MCP_SSH_CONFIG"
 SSH_BIN = "ssh"
 PERSIST_SECONDS = 60
+# Nothing of this machine is lent to the remote, whatever the user's ssh configuration
+# says: on the command line, these come before the configuration file and win.
+NO_FORWARDING = (
+    "-o",
+    "ForwardAgent=no",
+    "-o",
+    "ForwardX11=no",
+    "-o",
+    "ClearAllForwardings=yes",
+)
 SERVER_STARTERS = frozenset({"new-session", "new", "start-server", "start"})
 EXIT_TIMEOUT = 10.0
 
@@ -132,6 +142,7 @@ class Remote:
             f"ControlPersist={PERSIST_SECONDS}",
             "-o",
             f"ControlPath={os.path.join(self.control_dir, '%C')}",
+            *NO_FORWARDING,
         ]
         if self.target.port is not None:
             options += ["-p", str(self.target.port)]
