@@ -11,19 +11,43 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import posixpath
 import re
 import shlex
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+
+from .errors import TmuxUnavailable
 
 SSH_ENV = "TMUX_CONTRACT_MCP_SSH"
 SSH_CONFIG_ENV = "TMUX_CONTRACT_MCP_SSH_CONFIG"
 SSH_BIN = "ssh"
 PERSIST_SECONDS = 60
 EXIT_TIMEOUT = 10.0
+ASK_TIMEOUT = 20.0  # one question to the remote host (may include the first connection)
+SSH_FAILED = 255  # ssh's own failure; the remote command's status otherwise
+
+# The scripts below are constant text: a caller's value only ever reaches them as a
+# positional parameter ("$1"), quoted once by ``shlex.join`` like every tmux argv.
+#
+# tmux's directory for ``-L`` sockets, as tmux works it out on that host: its
+# $TMUX_TMPDIR (else /tmp) with symbolic links resolved, then ``tmux-<uid>``.
+SOCKET_DIR_SCRIPT = (
+    'd=${TMUX_TMPDIR:-/tmp}; r=$(cd -P -- "$d" 2>/dev/null && pwd -P) || r=$d; '
+    'printf "%s/tmux-%s\\n" "$r" "$(id -u)"'
+)
+# "$1" as an absolute directory of that host ("~" is the remote home, a relative path
+# is taken from it), printed when it is an existing directory; exit 1 when it is not.
+DIRECTORY_SCRIPT = (
+    'd=$1; case $d in "~") d=$HOME ;; "~/"*) d=$HOME/${d#"~/"} ;; esac; '
+    "case $d in /*) ;; *) d=$(pwd)/$d ;; esac; "
+    'test -d "$d" && printf "%s\\n" "$d"'
+)
+# A private file with stdin's text, its path printed (removed with ``rm -f``).
+TEMPORARY_FILE_SCRIPT = 'umask 077 && f=$(mktemp) && cat > "$f" && printf "%s\\n" "$f"'
 
 _USER = re.compile(r"[A-Za-z0-9._][A-Za-z0-9._-]*\Z")
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
@@ -106,6 +130,7 @@ class Remote:
         self.target = target
         self.config = config
         self._dir: str | None = None
+        self._socket_dir: str | None = None
 
     @property
     def control_dir(self) -> str:
@@ -130,14 +155,86 @@ class Remote:
             options += ["-p", str(self.target.port)]
         return options
 
-    def argv(self, command: Sequence[str]) -> list[str]:
+    def argv(self, command: Sequence[str], env: Mapping[str, str] | None = None) -> list[str]:
         """``command`` (a tmux argv) run on the remote host as one quoted command line.
 
         ``-u``: sshd passes no locale, and a tmux client that does not know it may write
         UTF-8 replaces every control character in its output (the field separator too).
+        ``env``: variables that tmux must see there (ssh carries none of ours).
         """
-        tmux = [command[0], "-u", *command[1:]]
-        return [SSH_BIN, *self.options(), self.target.destination, "--", shlex.join(tmux)]
+        return self.command([command[0], "-u", *command[1:]], env)
+
+    def command(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> list[str]:
+        """Any argv run on the remote host, quoted once; ``env`` goes as ``env K=V argv``."""
+        prefix = ["env", *(f"{name}={value}" for name, value in env.items())] if env else []
+        return [
+            SSH_BIN,
+            *self.options(),
+            self.target.destination,
+            "--",
+            shlex.join([*prefix, *argv]),
+        ]
+
+    def ask(self, argv: Sequence[str], given: str = "") -> subprocess.CompletedProcess[str]:
+        """Run ``argv`` there (``given`` on its stdin); ssh's own failure, or no answer
+        within ``ASK_TIMEOUT``, is one line naming the host."""
+        try:
+            done = subprocess.run(
+                self.command(argv),
+                input=given,
+                capture_output=True,
+                text=True,
+                timeout=ASK_TIMEOUT,
+                check=False,
+            )
+        except OSError as exc:
+            raise TmuxUnavailable(f"ssh to {self.target} could not be run: {exc}") from None
+        except subprocess.TimeoutExpired:
+            raise TmuxUnavailable(
+                f"ssh to {self.target} did not answer within {ASK_TIMEOUT:g}s"
+            ) from None
+        if done.returncode == SSH_FAILED:
+            raise TmuxUnavailable(self.failure(done.stderr))
+        return done
+
+    def socket_dir(self) -> str:
+        """tmux's socket directory on the remote host, asked once (``SOCKET_DIR_SCRIPT``)."""
+        if self._socket_dir is None:
+            done = self.ask(["sh", "-c", SOCKET_DIR_SCRIPT])
+            path = done.stdout.strip()
+            if done.returncode != 0 or not path.startswith("/"):
+                raise TmuxUnavailable(
+                    f"{self.target} did not say where its tmux sockets are "
+                    f"(sh answered {done.returncode}: {done.stderr.strip() or path!r})"
+                )
+            self._socket_dir = path
+        return self._socket_dir
+
+    def directory(self, given: str) -> str | None:
+        """``given`` as an absolute, normalised path on the remote host when it is a
+        directory there, else None (``DIRECTORY_SCRIPT``: the value is its "$1", never part of the script)."""
+        done = self.ask(["sh", "-c", DIRECTORY_SCRIPT, "sh", given])
+        path = done.stdout.rstrip("\n")
+        # Normalised as ``os.path.abspath`` does here: ``..`` and ``.`` taken lexically.
+        return posixpath.normpath(path) if done.returncode == 0 and path.startswith("/") else None
+
+    def is_file(self, path: str) -> bool:
+        return self.ask(["test", "-f", path]).returncode == 0
+
+    @contextlib.contextmanager
+    def temporary_file(self, text: str) -> Iterator[str]:
+        """A private file on the remote host holding ``text``, removed afterwards."""
+        done = self.ask(["sh", "-c", TEMPORARY_FILE_SCRIPT], text)
+        path = done.stdout.strip()
+        if done.returncode != 0 or not path.startswith("/"):
+            raise TmuxUnavailable(
+                f"{self.target} could not make a temporary file: {done.stderr.strip()}"
+            )
+        try:
+            yield path
+        finally:
+            with contextlib.suppress(TmuxUnavailable):
+                self.ask(["rm", "-f", "--", path])
 
     def failure(self, stderr: str) -> str:
         """One line for ssh's own failure (exit 255): the host and ssh's last word."""
@@ -177,10 +274,14 @@ def remote_for(environ: Mapping[str, str]) -> Remote | None:
     return remote
 
 
-def tmux_command(argv: Sequence[str], environ: Mapping[str, str]) -> list[str]:
-    """The argv that runs the tmux argv ``argv``: itself here, or through ssh."""
+def tmux_command(
+    argv: Sequence[str], environ: Mapping[str, str], env: Mapping[str, str] | None = None
+) -> list[str]:
+    """The argv that runs the tmux argv ``argv``: itself here, or through ssh. ``env``:
+    variables tmux must see; here the caller puts them in the process environment,
+    there they go with the command (``env K=V tmux ...``)."""
     remote = remote_for(environ)
-    return list(argv) if remote is None else remote.argv(argv)
+    return list(argv) if remote is None else remote.argv(argv, env)
 
 
 def close_all() -> None:
