@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Mapping
 
 from ...errors import InvalidArgument
 from ...generated.python.models.create_session import CreateSessionInput, CreateSessionOutput
@@ -107,7 +108,8 @@ def split_size(size: str | int | None) -> list[str]:
     return ["-l", f"{cells}{percent}"]
 
 
-def spawn_args(
+async def spawn_args(
+    environ: Mapping[str, str],
     directory: str | None,
     environment: dict[str, str] | str | None,
     quiet_history: bool | None,
@@ -116,7 +118,7 @@ def spawn_args(
     variables = spawn_environment(environment, quiet_history=bool(quiet_history))
     args = []
     if directory is not None:
-        args += ["-c", literal_format(start_directory(directory))]
+        args += ["-c", literal_format(await start_directory(directory, environ))]
     return args + environment_args(variables)
 
 
@@ -170,8 +172,11 @@ class CreatingTools:
         if params.window_name is not None:
             args += ["-n", literal_format(no_nul("window_name", params.window_name))]
         args += check_cells("x", params.x) + check_cells("y", params.y)
-        args += spawn_args(
-            params.start_directory, params.environment, params.suppress_persistent_history
+        args += await spawn_args(
+            self.tmux.environ,
+            params.start_directory,
+            params.environment,
+            params.suppress_persistent_history,
         )
         server = self.tmux.server(params.socket_name)
         try:
@@ -203,8 +208,11 @@ class CreatingTools:
             args.append("-d")
         if params.window_name is not None:
             args += ["-n", literal_format(no_nul("window_name", params.window_name))]
-        args += spawn_args(
-            params.start_directory, params.environment, params.suppress_persistent_history
+        args += await spawn_args(
+            self.tmux.environ,
+            params.start_directory,
+            params.environment,
+            params.suppress_persistent_history,
         )
         server = self.tmux.server(params.socket_name)
         current = (await resolve_window(server, selector, ACTIVE_ONLY)).active_pane
@@ -237,8 +245,11 @@ class CreatingTools:
         )
         args = ["split-window", "-d", "-P", "-F", PANE_FORMAT, *SPLIT_FLAGS[params.direction]]
         args += split_size(params.size)
-        args += spawn_args(
-            params.start_directory, params.environment, params.suppress_persistent_history
+        args += await spawn_args(
+            self.tmux.environ,
+            params.start_directory,
+            params.environment,
+            params.suppress_persistent_history,
         )
         if params.shell is not None and not no_nul("shell", params.shell).strip():
             raise InvalidArgument(
