@@ -29,7 +29,6 @@ from scripts.lab.client import COMMAND, Client, open_client
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
 from tests.test_caller_identity import server_in_pane
-from tmux_contract_mcp.handlers.tmux import identity
 from tmux_contract_mcp.handlers.tmux.core import Tmux
 from tmux_contract_mcp.handlers.tmux.guard import Guard, Refused
 from tmux_contract_mcp.handlers.tmux.identity import Host
@@ -330,7 +329,7 @@ async def test_the_guard_takes_a_remote_server_for_its_own_only_on_this_host(
         with pytest.raises(Refused) as refused:
             await guard.kill_server()
         assert host_of(sshd) in refused.value.message
-        monkeypatch.setattr(identity.sockets, "gethostname", lambda: "elsewhere.example")
+        monkeypatch.setattr(socket, "gethostname", lambda: "elsewhere.example")
         await guard.kill_server()  # another host's server: nothing of ours to protect
         await guard.kill_session("$0", "main")
     finally:
