@@ -29,6 +29,7 @@ from scripts.lab.client import COMMAND, Client, open_client
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
 from tests.test_caller_identity import server_in_pane
+from tests.test_transports import eventually
 from tmux_contract_mcp.handlers.tmux.core import Tmux
 from tmux_contract_mcp.handlers.tmux.guard import Guard, Refused
 from tmux_contract_mcp.handlers.tmux.identity import Host
@@ -99,9 +100,12 @@ def beside(shared: TmuxServer) -> Iterator[TmuxServer]:
         server.kill()
 
 
+HOME = pwd.getpwuid(os.getuid()).pw_dir  # the remote user's home: sshd starts there
+
+
 def home_relative(path: Path) -> str:
-    """``path`` relative to the remote user's home (sshd's starting directory there)."""
-    return os.path.relpath(path, pwd.getpwuid(os.getuid()).pw_dir)
+    """``path`` relative to the remote user's home."""
+    return os.path.relpath(path, HOME)
 
 
 def sessions(server: TmuxServer) -> set[str]:
@@ -159,7 +163,7 @@ async def test_a_directory_missing_on_the_remote_is_refused_naming_the_host(
 ) -> None:
     here = "tests"  # a directory of the local working directory, not of the remote home
     assert os.path.isdir(here)
-    assert not os.path.exists(Path(pwd.getpwuid(os.getuid()).pw_dir) / here)
+    assert not os.path.exists(Path(HOME) / here)
     before = sessions(shared)
     for client, arguments in (
         (python, {"session_name": "nowhere-py", "start_directory": here}),
@@ -188,6 +192,35 @@ async def test_a_directory_of_the_remote_is_where_the_new_shell_starts(
             f"{there}\n"
         )
         shared.tmux("kill-session", "-t", f"={name}")
+
+
+async def test_a_pipe_file_is_a_file_of_the_remote(
+    shared: TmuxServer, sshd: SshServer, python: Client
+) -> None:
+    pane = shared.active_pane()
+    mark = shared.mark()
+    message = await python.error("pipe_pane", {"pane_id": pane, "output_path": "tests/x.log"})
+    assert "output_path" in message
+    assert f"is in a directory that does not exist ({HOME}/tests) {host_of(sshd)}" in message
+    nothing_ran(shared, mark)
+    there = sshd.tmpdir / "piped.log"
+    given = home_relative(there)
+    assert not os.path.isdir(os.path.dirname(given))  # nowhere from our working directory
+    await python.ok("pipe_pane", {"pane_id": pane, "output_path": given})
+    try:
+        await eventually(there.exists, "the pipe's file on the remote")
+    finally:
+        await python.ok("pipe_pane", {"pane_id": pane})
+
+
+async def test_list_servers_lists_the_sockets_of_the_remote_tmux_directory(
+    shared: TmuxServer, beside: TmuxServer, python: Client
+) -> None:
+    listed = await python.ok("list_servers")
+    rows = {row["socket_path"]: row for row in listed["result"]}
+    for server in (shared, beside):
+        assert rows[server.socket_path]["socket_name"] == server.name
+        assert rows[server.socket_path]["is_alive"] is True
 
 
 # --- the dedicated server of the rust family --------------------------------------------

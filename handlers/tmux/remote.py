@@ -39,12 +39,19 @@ SOCKET_DIR_SCRIPT = (
     'd=${TMUX_TMPDIR:-/tmp}; r=$(cd -P -- "$d" 2>/dev/null && pwd -P) || r=$d; '
     'printf "%s/tmux-%s\\n" "$r" "$(id -u)"'
 )
-# "$1" as an absolute directory of that host ("~" is the remote home, a relative path
-# is taken from it), printed when it is an existing directory; exit 1 when it is not.
-DIRECTORY_SCRIPT = (
+# "$1" as an absolute path of that host ("~" is the remote home, a relative path is
+# taken from it), after what it is (dir, other or none) and what its parent is.
+PATH_SCRIPT = (
     'd=$1; case $d in "~") d=$HOME ;; "~/"*) d=$HOME/${d#"~/"} ;; esac; '
     "case $d in /*) ;; *) d=$(pwd)/$d ;; esac; "
-    'test -d "$d" && printf "%s\\n" "$d"'
+    'if [ -d "$d" ]; then k=dir; elif [ -e "$d" ]; then k=other; else k=none; fi; '
+    'p=${d%/*}; [ -n "$p" ] || p=/; if [ -d "$p" ]; then q=dir; else q=none; fi; '
+    'printf "%s %s %s\\n" "$k" "$q" "$d"'
+)
+# Every unix socket (not a link to one) in the directory "$1", one path a line.
+SOCKETS_SCRIPT = (
+    'for f in "$1"/* "$1"/.[!.]* "$1"/..?*; do '
+    'if [ -S "$f" ] && [ ! -h "$f" ]; then printf "%s\\n" "$f"; fi; done'
 )
 # A private file with stdin's text, its path printed (removed with ``rm -f``).
 TEMPORARY_FILE_SCRIPT = 'umask 077 && f=$(mktemp) && cat > "$f" && printf "%s\\n" "$f"'
@@ -121,6 +128,15 @@ def parse_port(given: str, text: str) -> int:
     if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= 65535:
         raise refuse(given, f"names the port {text!r}, which is not a number from 1 to 65535")
     return int(text)
+
+
+@dataclass(frozen=True, slots=True)
+class RemotePath:
+    """A caller's path as the remote host resolved it, and what is there."""
+
+    path: str
+    is_dir: bool
+    parent_is_dir: bool
 
 
 class Remote:
@@ -210,13 +226,23 @@ class Remote:
             self._socket_dir = path
         return self._socket_dir
 
-    def directory(self, given: str) -> str | None:
-        """``given`` as an absolute, normalised path on the remote host when it is a
-        directory there, else None (``DIRECTORY_SCRIPT``: the value is its "$1", never part of the script)."""
-        done = self.ask(["sh", "-c", DIRECTORY_SCRIPT, "sh", given])
-        path = done.stdout.rstrip("\n")
+    def path(self, given: str) -> RemotePath:
+        """What ``given`` is on the remote host (``PATH_SCRIPT``: the value is its "$1",
+        never part of the script)."""
+        done = self.ask(["sh", "-c", PATH_SCRIPT, "sh", given])
+        kind, parent, path = ([*done.stdout.rstrip("\n").split(" ", 2), "", "", ""])[:3]
+        if done.returncode != 0 or not path.startswith("/"):
+            raise TmuxUnavailable(
+                f"{self.target} did not say what {given!r} is there "
+                f"(sh answered {done.returncode}: {done.stderr.strip()})"
+            )
         # Normalised as ``os.path.abspath`` does here: ``..`` and ``.`` taken lexically.
-        return posixpath.normpath(path) if done.returncode == 0 and path.startswith("/") else None
+        return RemotePath(posixpath.normpath(path), kind == "dir", parent == "dir")
+
+    def sockets_in(self, directory: str) -> list[str]:
+        """The unix sockets in ``directory`` of the remote host, sorted."""
+        done = self.ask(["sh", "-c", SOCKETS_SCRIPT, "sh", directory])
+        return sorted(line for line in done.stdout.splitlines() if line.startswith("/"))
 
     def is_file(self, path: str) -> bool:
         return self.ask(["test", "-f", path]).returncode == 0

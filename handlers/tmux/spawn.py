@@ -114,22 +114,22 @@ async def start_directory(
 
     Here: ``~`` expanded, relative to our cwd. On another host (``--ssh``) the question
     goes there over the one ssh connection, as a fixed ``sh -c`` script that gets the
-    path as its ``$1`` (``remote.DIRECTORY_SCRIPT``: ``~`` is that host's home, a relative
+    path as its ``$1`` (``remote.PATH_SCRIPT``: ``~`` is that host's home, a relative
     path is taken from it). A shell rather than tmux, since no tmux command tests a
     directory, and the script is constant text: the value never becomes shell syntax.
     """
     no_nul(field, given)
     remote = remote_for(environ)
     if remote is not None:
-        found = await anyio.to_thread.run_sync(remote.directory, given)
-        if found is None:
+        found = await anyio.to_thread.run_sync(remote.path, given)
+        if not found.is_dir:
             raise InvalidArgument(
                 field,
                 given,
                 f"is not an existing directory on host {remote.target}",
                 "Pass the path of a directory that exists on that host, or leave it out.",
             )
-        return found
+        return found.path
     path = os.path.abspath(os.path.expanduser(given))
     if not os.path.isdir(path):
         raise InvalidArgument(
