@@ -16,6 +16,7 @@ import json
 import os
 import pwd
 import secrets
+import shlex
 import shutil
 import socket
 import subprocess
@@ -26,6 +27,7 @@ from typing import Any
 import pytest
 
 from scripts.lab.client import COMMAND, Client, open_client
+from scripts.lab.sentlog import LOGGED_TMUX
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
 from tests.test_caller_identity import server_in_pane
@@ -33,6 +35,8 @@ from tests.test_transports import eventually
 from tmux_contract_mcp.handlers.tmux.core import Tmux
 from tmux_contract_mcp.handlers.tmux.guard import Guard, Refused
 from tmux_contract_mcp.handlers.tmux.identity import Host
+from tmux_contract_mcp.handlers.tmux.remote import remote_for
+from tmux_contract_mcp.handlers.tmux.sockets import default_socket
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -155,6 +159,28 @@ async def test_the_socket_name_argument_reaches_another_server_on_the_remote(
     assert info["socket_path"] == beside.socket_path
 
 
+def test_a_socket_path_is_a_path_of_the_remote_and_the_local_tmux_is_not_the_default(
+    shared: TmuxServer, sshd: SshServer
+) -> None:
+    env = over_ssh(shared, sshd, LIBTMUX_SOCKET="")
+    by_path = default_socket({**env, "LIBTMUX_SOCKET_PATH": "/there/sock"})
+    assert (by_path.path, str(by_path)) == ("/there/sock", f"socket /there/sock {host_of(sshd)}")
+    # TMUX names a tmux of this machine: on the remote, 'default' is the default.
+    inside = {**env, "TMUX": f"{shared.socket_path},1,0", "TMUX_PANE": "%0"}
+    assert default_socket(inside).path == f"{shared.tmpdir}/tmux-{os.getuid()}/default"
+
+
+def test_a_remote_temporary_file_is_private_and_removed_afterwards(
+    shared: TmuxServer, sshd: SshServer
+) -> None:
+    remote = remote_for(over_ssh(shared, sshd))
+    assert remote is not None
+    with remote.temporary_file("set -g @x 1\n") as path:
+        assert Path(path).read_text() == "set -g @x 1\n"
+        assert Path(path).stat().st_mode & 0o777 == 0o600
+    assert not os.path.exists(path)
+
+
 # --- start directories ------------------------------------------------------------------
 
 
@@ -187,6 +213,13 @@ async def test_a_directory_of_the_remote_is_where_the_new_shell_starts(
     assert not os.path.isdir(given)  # locally, from our working directory, it is nowhere
     await python.ok("create_session", {"session_name": "there-py", "start_directory": given})
     await rust.ok("create_session", {"name": "there-rs", "start_directory": given})
+    # Without a directory the shell starts where tmux puts it there (the ssh login's
+    # directory, the home), not in this process's working directory.
+    await rust.ok("create_session", {"name": "home-rs"})
+    assert shared.tmux("display-message", "-p", "-t", "=home-rs:", "#{session_path}") == (
+        f"{HOME}\n"
+    )
+    shared.tmux("kill-session", "-t", "=home-rs")
     for name in ("there-py", "there-rs"):
         assert shared.tmux("display-message", "-p", "-t", f"={name}:", "#{session_path}") == (
             f"{there}\n"
@@ -250,9 +283,15 @@ async def test_the_dedicated_server_is_started_and_killed_on_the_remote(
             made = await client.ok("create_session", {"name": "on-dedicated"})
             assert made["name"] == "on-dedicated"
             assert dedicated(shared, "list-sessions", "-F", "#{session_name}") == "on-dedicated\n"
-            read = await client.read("tmux://capabilities", "capabilities")
-            text = str(read)
-            assert path in text and "created" in text, text
+            connection = (await client.read("tmux://capabilities", "capabilities"))["connection"]
+            assert (connection["resolvedSocketPath"], connection["serverState"]) == (
+                path,
+                "created",
+            )
+            # How a person looks at it: through ssh, the tmux command quoted for that host.
+            *ssh, inner = shlex.split(connection["attachCommand"])
+            assert ssh == ["ssh", "-t", "-p", str(sshd.port), "127.0.0.1", "--"]
+            assert shlex.split(inner) == [str(LOGGED_TMUX), "-N", "-L", DEDICATED, "attach"]
         # Gone at the end: it was still this process's server.
         assert dedicated(shared, "list-sessions").startswith("failed")
     finally:
