@@ -132,8 +132,11 @@ class Pin:
             self._claim()
 
     def _claim(self) -> None:
-        incarnation = self._incarnation()
-        if incarnation is not None and self._owner() == self.nonce:
+        """Own the server if its owner option is this process's nonce (one tmux command:
+        the incarnation and the option in one answer)."""
+        found = self._incarnation(f" #{{{OWNER_OPTION}}}")
+        incarnation, _, owner = (found or "").rpartition(" ")
+        if found is not None and owner == self.nonce:
             self.owned, self.state = incarnation, "created"
         else:
             self.state = "existing"
@@ -172,19 +175,16 @@ class Pin:
                 file.write(MINIMAL_CONFIG)
             self._tmux("-f", path, "start-server", env={OWNER_ENV: self.nonce})
 
-    def _incarnation(self) -> str | None:
-        """The running server's pid and start time, or None when nothing runs there."""
+    def _incarnation(self, more: str = "") -> str | None:
+        """The running server's pid and start time (and the ``more`` format after them),
+        or None when nothing runs there."""
         try:
-            lines = self._tmux("display-message", "-p", INCARNATION)
+            lines = self._tmux("display-message", "-p", INCARNATION + more)
         except CommandFailed as exc:
             if is_no_server(exc.stderr):
                 return None
             raise
         return lines[0] if lines else None
-
-    def _owner(self) -> str:
-        lines = self._tmux("show-options", "-gqv", OWNER_OPTION)
-        return lines[0] if lines else ""
 
     def _tmux(self, *args: str, env: Mapping[str, str] | None = None) -> list[str]:
         """One tmux command on the served socket, as a process of its own (``args`` may
