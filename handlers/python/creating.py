@@ -22,6 +22,9 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Mapping
+
+import anyio
 
 from ...errors import InvalidArgument
 from ...generated.python.models.create_session import CreateSessionInput, CreateSessionOutput
@@ -39,6 +42,7 @@ from ..tmux.core import Server, Tmux
 from ..tmux.creating import check_session_name
 from ..tmux.errors import CommandFailed, TmuxError, UnknownTarget
 from ..tmux.formats import PANE_FORMAT, format_of, literal_format, pane_rows, parse_rows
+from ..tmux.remote import remote_for
 from ..tmux.spawn import (
     check_variable_name,
     environment_args,
@@ -107,7 +111,8 @@ def split_size(size: str | int | None) -> list[str]:
     return ["-l", f"{cells}{percent}"]
 
 
-def spawn_args(
+async def spawn_args(
+    environ: Mapping[str, str],
     directory: str | None,
     environment: dict[str, str] | str | None,
     quiet_history: bool | None,
@@ -116,7 +121,7 @@ def spawn_args(
     variables = spawn_environment(environment, quiet_history=bool(quiet_history))
     args = []
     if directory is not None:
-        args += ["-c", literal_format(start_directory(directory))]
+        args += ["-c", literal_format(await start_directory(directory, environ))]
     return args + environment_args(variables)
 
 
@@ -137,21 +142,31 @@ def pipe_command(path: str, append: bool) -> str:
     return literal_format(command).replace("%", "%%")
 
 
-def output_file(given: str) -> str:
-    path = os.path.abspath(os.path.expanduser(no_nul("output_path", given)))
+async def output_file(given: str, environ: Mapping[str, str]) -> str:
+    """The file pipe-pane's ``cat`` writes, checked on the host tmux runs on (over ssh
+    as ``spawn.start_directory`` checks a directory there)."""
+    no_nul("output_path", given)
     if not given.strip():
         raise InvalidArgument(
             "output_path", given, "is empty", "Pass a file path, or null to stop piping."
         )
-    if os.path.isdir(path):
+    remote = remote_for(environ)
+    if remote is None:
+        path = os.path.abspath(os.path.expanduser(given))
+        is_dir, parent_is_dir, where = os.path.isdir(path), os.path.isdir(os.path.dirname(path)), ""
+    else:
+        found = await anyio.to_thread.run_sync(remote.path, given)
+        path, is_dir, parent_is_dir = found.path, found.is_dir, found.parent_is_dir
+        where = f" on host {remote.target}"
+    if is_dir:
         raise InvalidArgument(
-            "output_path", given, f"is a directory ({path})", "Pass the path of a file."
+            "output_path", given, f"is a directory ({path}){where}", "Pass the path of a file."
         )
-    if not os.path.isdir(os.path.dirname(path)):
+    if not parent_is_dir:
         raise InvalidArgument(
             "output_path",
             given,
-            f"is in a directory that does not exist ({os.path.dirname(path)})",
+            f"is in a directory that does not exist ({os.path.dirname(path)}){where}",
             "Create the directory first, or pick a file in one that exists.",
         )
     return path
@@ -170,8 +185,11 @@ class CreatingTools:
         if params.window_name is not None:
             args += ["-n", literal_format(no_nul("window_name", params.window_name))]
         args += check_cells("x", params.x) + check_cells("y", params.y)
-        args += spawn_args(
-            params.start_directory, params.environment, params.suppress_persistent_history
+        args += await spawn_args(
+            self.tmux.environ,
+            params.start_directory,
+            params.environment,
+            params.suppress_persistent_history,
         )
         server = self.tmux.server(params.socket_name)
         try:
@@ -203,8 +221,11 @@ class CreatingTools:
             args.append("-d")
         if params.window_name is not None:
             args += ["-n", literal_format(no_nul("window_name", params.window_name))]
-        args += spawn_args(
-            params.start_directory, params.environment, params.suppress_persistent_history
+        args += await spawn_args(
+            self.tmux.environ,
+            params.start_directory,
+            params.environment,
+            params.suppress_persistent_history,
         )
         server = self.tmux.server(params.socket_name)
         current = (await resolve_window(server, selector, ACTIVE_ONLY)).active_pane
@@ -237,8 +258,11 @@ class CreatingTools:
         )
         args = ["split-window", "-d", "-P", "-F", PANE_FORMAT, *SPLIT_FLAGS[params.direction]]
         args += split_size(params.size)
-        args += spawn_args(
-            params.start_directory, params.environment, params.suppress_persistent_history
+        args += await spawn_args(
+            self.tmux.environ,
+            params.start_directory,
+            params.environment,
+            params.suppress_persistent_history,
         )
         if params.shell is not None and not no_nul("shell", params.shell).strip():
             raise InvalidArgument(
@@ -310,7 +334,11 @@ class CreatingTools:
 
     async def pipe_pane(self, params: PipePaneInput) -> PipePaneOutput:
         selector = WindowSelector(params.window_id, None, params.session_name, params.session_id)
-        path = output_file(params.output_path) if params.output_path is not None else None
+        path = (
+            await output_file(params.output_path, self.tmux.environ)
+            if params.output_path is not None
+            else None
+        )
         server = self.tmux.server(params.socket_name)
         pane = await resolve_pane(server, params.pane_id, selector)
         if path is None:

@@ -75,7 +75,12 @@ class ListingTools:
         self.tmux.require_supported()  # the probes below run tmux without a Server
         extra = [_check_socket_path(path) for path in params.extra_socket_paths or ()]
         directory = socket_dir(self.tmux.environ)
-        paths = _sockets_in(directory)
+        remote = self.tmux.remote  # the directory is one of the host tmux runs on
+        paths = (
+            _sockets_in(directory)
+            if remote is None
+            else await anyio.to_thread.run_sync(remote.sockets_in, directory)
+        )
         seen = {os.path.realpath(path) for path in paths}
         for path in extra:
             if os.path.realpath(path) not in seen:

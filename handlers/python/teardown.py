@@ -179,7 +179,10 @@ class TeardownTools:
             args.append("-k")
         if params.start_directory is not None:
             # tmux expands -c as a format (3.3a runs #(...) in it): spell it literally.
-            args += ["-c", literal_format(start_directory(params.start_directory))]
+            args += [
+                "-c",
+                literal_format(await start_directory(params.start_directory, self.tmux.environ)),
+            ]
         args += environment_args(environment)
         if params.shell is not None:
             # After "--", a command starting with '-' is not read as a flag.

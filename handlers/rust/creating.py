@@ -38,7 +38,9 @@ class Creating:
 
     async def create_session(self, params: CreateSessionInput) -> CreateSessionOutput:
         name = creating.check_session_name(params.name, "name", optional=False)
-        where = creating.directory_args(optional(params.start_directory), "start_directory")
+        where = await creating.directory_args(
+            optional(params.start_directory), "start_directory", self.tmux.environ
+        )
         server = self.tmux.server()
         row = await creating.new_session(server, name, field="name", options=where)
         # A session made detached has no client at all, this process's own included.
@@ -51,7 +53,9 @@ class Creating:
                 "session", params.session, "is empty", "Pass a session id such as $1 or a name."
             )
         options = creating.literal_name("name", optional(params.name))
-        options += creating.directory_args(optional(params.start_directory), "start_directory")
+        options += await creating.directory_args(
+            optional(params.start_directory), "start_directory", self.tmux.environ
+        )
         server = self.tmux.server()
         session = session_named(await server.list_sessions(), params.session)
         if session is None:
@@ -70,7 +74,9 @@ class Creating:
         direction = chosen.root if isinstance(chosen, SplitDirection) else None
         options = [*creating.split_flags(direction)]
         options += creating.check_percent(optional(params.percent))
-        options += creating.directory_args(optional(params.start_directory), "start_directory")
+        options += await creating.directory_args(
+            optional(params.start_directory), "start_directory", self.tmux.environ
+        )
         server = self.tmux.server()
         row = await creating.split(server, pane_id, field="pane", options=options)
         return SplitWindowOutput.model_validate(pane_view(server, row))

@@ -26,7 +26,9 @@ class Creating:
     async def create_session(self, params: CreateSessionInput) -> CreateSessionOutput:
         name = creating.check_session_name(params.name, "name", optional=False)
         options = creating.literal_name("windowName", given(params.windowName))
-        options += creating.directory_args(given(params.startDirectory), "startDirectory")
+        options += await creating.directory_args(
+            given(params.startDirectory), "startDirectory", self.lookups.tmux.environ
+        )
         options += creating.check_cells("width", "-x", given(params.width))
         options += creating.check_cells("height", "-y", given(params.height))
         lookup = self.lookups()
@@ -40,7 +42,9 @@ class Creating:
 
     async def create_window(self, params: CreateWindowInput) -> CreateWindowOutput:
         options = creating.literal_name("name", given(params.name))
-        options += creating.directory_args(given(params.startDirectory), "startDirectory")
+        options += await creating.directory_args(
+            given(params.startDirectory), "startDirectory", self.lookups.tmux.environ
+        )
         if self.refs.is_ref(params.session):  # a bad ref is judged before tmux runs
             self.refs.parse(params.session, "session", ("session",))
         lookup = self.lookups()
@@ -52,7 +56,9 @@ class Creating:
         lookup = self.lookups()
         wanted = lookup.pane_id(params.paneId)  # its shape judged before tmux runs
         options = [*creating.split_flags(given(params.direction))]
-        options += creating.directory_args(given(params.startDirectory), "startDirectory")
+        options += await creating.directory_args(
+            given(params.startDirectory), "startDirectory", self.lookups.tmux.environ
+        )
         pane_id = await lookup.pane_target(params.paneId)
         row = await creating.split(lookup.server, pane_id, field=wanted.field, options=options)
         return SplitWindowOutput.model_validate(shapes.pane(self.refs, row))
@@ -61,7 +67,11 @@ class Creating:
         lookup = self.lookups()
         lookup.pane_id(params.paneId)  # its shape judged before tmux runs
         where = given(params.startDirectory)
-        options = [] if where is None else creating.directory_args(where, "startDirectory")
+        options = (
+            []
+            if where is None
+            else await creating.directory_args(where, "startDirectory", self.lookups.tmux.environ)
+        )
         pane_id = await lookup.pane_target(params.paneId)
         force = given(params.force) is True
         row = await creating.respawn(

@@ -8,7 +8,8 @@ made, so a profile only reshapes a row. The rules the families agree on live her
 - Names and directories are taken literally: tmux 3.3a expands ``new-session -s``,
   ``-n`` and ``-c`` as formats, so they go through ``literal_format``.
 - Without a directory the new shell starts in this process's working directory, as it
-  does when the family runs tmux as a subprocess of its own.
+  does when the family runs tmux as a subprocess of its own; with tmux on another host,
+  where tmux puts it there (this directory means nothing on that host).
 - Everything that can be judged without tmux (names, sizes, directories) is judged
   before any command runs, so a refused call changes nothing.
 - A restart that would end the caller's own pane asks the self-protection guard first.
@@ -35,6 +36,7 @@ from .formats import (
 )
 from .guard import Guard, Refused
 from .layouts import WINDOW_MAXIMUM
+from .remote import remote_for
 from .spawn import is_control, no_nul, start_directory
 
 MAX_CELLS = WINDOW_MAXIMUM  # tmux's largest window size
@@ -100,11 +102,14 @@ def split_flags(direction: str | None) -> tuple[str, ...]:
     return SPLIT_FLAGS[direction or "below"]
 
 
-def directory_args(given: str | None, field: str) -> list[str]:
-    """``-c DIR``: the directory given (checked, then spelled literally), else this
-    process's own working directory; nothing when even that is gone."""
+async def directory_args(given: str | None, field: str, environ: Mapping[str, str]) -> list[str]:
+    """``-c DIR``: the directory given (checked on tmux's host, then spelled literally),
+    else this process's own working directory; nothing when even that is gone, or when
+    tmux runs on another host."""
     if given is not None:
-        return ["-c", literal_format(start_directory(given, field))]
+        return ["-c", literal_format(await start_directory(given, environ, field))]
+    if remote_for(environ) is not None:
+        return []
     try:
         here = os.getcwd()
     except OSError:  # our directory was removed: let tmux pick

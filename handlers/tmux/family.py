@@ -4,6 +4,8 @@ One socket per process: by default the dedicated socket ``libtmux-mcp`` (never
 tmux's ``default``, never the tmux this process runs in), else
 ``LIBTMUX_SOCKET`` or ``LIBTMUX_SOCKET_PATH`` (one of them), and
 ``LIBTMUX_TMUX_CONFIG``, the file a server started through that socket reads.
+With tmux on another host (``--ssh``) the socket name is looked up in that host's
+tmux directory and both paths are paths of that host, checked there at startup.
 Each profile adds its own checks (retired variables, its wait ceiling) and
 refuses startup with one line naming every problem, before tmux is touched.
 The runtime checks toolset and tool names themselves (``toolsets``); the
@@ -17,7 +19,9 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from ...toolsets import EXCLUDE_TOOLS_ENV, TOOLS_ENV, TOOLSETS_ENV
-from .sockets import SOCKET_ENV, SOCKET_PATH_ENV, Socket, socket_dir, tmux_binary
+from .errors import TmuxUnavailable
+from .remote import remote_for
+from .sockets import SOCKET_ENV, SOCKET_PATH_ENV, Socket, named_socket, path_socket, tmux_binary
 
 DEDICATED_SOCKET = "libtmux-mcp"
 CONFIG_ENV = "LIBTMUX_TMUX_CONFIG"
@@ -45,16 +49,19 @@ class FamilyConfig:
     tmux_bin: str
     socket_name: str | None  # the -L name, when the socket was chosen by name
     selection: Selection
+    ssh: str | None  # ``ssh -t [-p port] destination`` when tmux runs on another host
 
     @property
     def attach_command(self) -> str:
-        """The shell command a person runs to look at this server."""
+        """The shell command a person runs to look at this server (through ssh, quoted
+        once more for the remote shell, when it runs on another host)."""
         where = (
             f"-L {shell_quote(self.socket_name)}"
             if self.socket_name is not None
             else f"-S {shell_quote(self.socket.path)}"
         )
-        return f"{shell_quote(self.tmux_bin)} -N {where} attach"
+        command = f"{shell_quote(self.tmux_bin)} -N {where} attach"
+        return command if self.ssh is None else f"{self.ssh} -- {shell_quote(command)}"
 
 
 def shell_quote(value: str) -> str:
@@ -75,8 +82,19 @@ def socket_problems(environ: Mapping[str, str]) -> list[str]:
         found.append(f"{SOCKET_PATH_ENV} must be an absolute path, not {path!r}")
     if config is not None and not os.path.isabs(config):
         found.append(f"{CONFIG_ENV} must be an absolute path, not {config!r}")
-    elif config is not None and not os.path.isfile(config):
-        found.append(f"{CONFIG_ENV} names no file: {config}")
+    remote = remote_for(environ)
+    if remote is None:
+        if config is not None and os.path.isabs(config) and not os.path.isfile(config):
+            found.append(f"{CONFIG_ENV} names no file: {config}")
+        return found
+    # Paths are paths of the host tmux runs on: asked there, over the one connection.
+    try:
+        if path is None:
+            remote.socket_dir()
+        if config is not None and os.path.isabs(config) and not remote.is_file(config):
+            found.append(f"{CONFIG_ENV} names no file on host {remote.target}: {config}")
+    except TmuxUnavailable as exc:
+        found.append(exc.message)
     return found
 
 
@@ -116,10 +134,18 @@ def family_config(environ: Mapping[str, str], default_toolsets: Collection[str])
     config = environ.get(CONFIG_ENV)
     dedicated = name is None and path is None and config is None
     tmux_bin, tools = tmux_binary(environ), selection(environ, default_toolsets)
+    ssh = ssh_prefix(environ)
     if path is not None:
-        socket = Socket(path, f"socket {path}", config)
-        return FamilyConfig(socket, f"path:{path}", False, config, tmux_bin, None, tools)
+        socket = path_socket(path, environ, config)
+        return FamilyConfig(socket, f"path:{path}", False, config, tmux_bin, None, tools, ssh)
     chosen = name if name is not None else DEDICATED_SOCKET
-    full = os.path.join(socket_dir(environ), chosen)
-    socket = Socket(full, f"socket '{chosen}' ({full})", config)
-    return FamilyConfig(socket, f"name:{chosen}", dedicated, config, tmux_bin, chosen, tools)
+    socket = named_socket(chosen, environ, config)
+    return FamilyConfig(socket, f"name:{chosen}", dedicated, config, tmux_bin, chosen, tools, ssh)
+
+
+def ssh_prefix(environ: Mapping[str, str]) -> str | None:
+    remote = remote_for(environ)
+    if remote is None:
+        return None
+    port = f"-p {remote.target.port} " if remote.target.port is not None else ""
+    return f"ssh -t {port}{shell_quote(remote.target.destination)}"

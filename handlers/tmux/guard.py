@@ -30,6 +30,12 @@ The rules, in order:
    linked into (kill_session: ``list-panes -a`` lists a linked window once per
    session, so each such session is seen).
 
+With tmux on another host (``--ssh``), rule 3 asks that host's server for its host
+name, socket path and pid, and it is the server in ``TMUX`` only when all three are
+this machine's (``identity.Host.same_server_here``): a process started in a pane of a
+server it then reaches through ssh is protected as locally; a server elsewhere that
+merely shares a socket path or pid is another server.
+
 A profile may add what lifts a refusal (``override``: the swift family's ``force``),
 and may ask for the stricter rule its family keeps (``whole_server``): every target
 on the caller's own server is refused, since what a window or session holds can
@@ -51,9 +57,12 @@ from ...errors import ToolError
 from .core import Server
 from .formats import format_of, parse_rows
 from .identity import Host
+from .remote import remote_for
 
 _LOCATION_FIELDS = ("session_id", "window_id", "pane_id")
 _LOCATION_FORMAT = format_of(_LOCATION_FIELDS)
+_SERVER_FIELDS = ("host", "socket_path", "pid")
+_SERVER_FORMAT = format_of(_SERVER_FIELDS)
 
 
 class Refused(ToolError):
@@ -92,6 +101,7 @@ class Guard:
     ) -> None:
         self.server = server
         self.host = Host.from_environ(environ)
+        self.remote = remote_for(environ) is not None
         self.caller_shown = caller_shown  # how the profile's listings mark the caller's pane
 
     async def kill_server(self) -> None:
@@ -197,6 +207,15 @@ class Guard:
                 f"TMUX={host.tmux!r} is not the 'socket,pid,session' value tmux sets, so which "
                 "tmux server this MCP server runs in is unknown",
             )
+        if self.remote:
+            rows = parse_rows(
+                await self.server.run("list-sessions", "-F", _SERVER_FORMAT), _SERVER_FIELDS
+            )
+            if rows and host.same_server_here(
+                rows[0]["host"], rows[0]["socket_path"], rows[0]["pid"]
+            ):
+                return Place.HERE, ""
+            return Place.ELSEWHERE, ""
         path = self.server.socket.path
         if host.same_server(path):
             return Place.HERE, ""

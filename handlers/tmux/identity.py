@@ -13,6 +13,12 @@ so does the guard of the destructive tools (``guard``). Both read them here:
   ``TMUX`` (same device and inode, so a symlink or a hard link counts, a missing
   file never does), or when its pid, where known, is the pid in ``TMUX`` (a
   socket file moved or renamed still reaches the same server).
+- A server reached through ssh (``--ssh``) is the caller's only when it proves to be
+  the one in ``TMUX`` on this very machine: its host name (``#{host}``) is this
+  machine's, its socket path (``#{socket_path}``) is the path in ``TMUX``, its pid
+  (``#{pid}``) the pid in ``TMUX``, and here that pid is a running process and that
+  path a socket. The local file and pid cannot be compared alone: another host may
+  have the same path and pid by chance; nor the host name alone: hosts may share one.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from __future__ import annotations
 import enum
 import os
 import re
+import socket as sockets
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -74,6 +82,28 @@ class Host:
             return os.path.samefile(self.socket_path, socket_path)
         except OSError:
             return False  # a socket that is not there is nobody's
+
+    def same_server_here(self, host_name: str, socket_path: str, server_pid: str) -> bool:
+        """Whether a server on another end of ssh, which says it runs on ``host_name`` with
+        ``socket_path`` and ``server_pid``, is TMUX's server on this machine."""
+        if self.socket_path is None or self.server_pid is None:
+            return False
+        if (host_name, socket_path, server_pid) != (
+            sockets.gethostname(),
+            self.socket_path,
+            str(self.server_pid),
+        ):
+            return False
+        try:
+            os.kill(self.server_pid, 0)
+        except PermissionError:
+            pass  # running, as another user
+        except OSError:
+            return False
+        try:
+            return stat.S_ISSOCK(os.stat(self.socket_path).st_mode)
+        except OSError:
+            return False
 
 
 class Relation(enum.Enum):

@@ -9,12 +9,20 @@ a server option. Reading the option back tells whether this very process
 started the server, even when another process raced to start it. Only then
 does this process own it: the profile's extra default toolsets (teardown) are
 turned on, and at the end (stdin closed) the server is killed if the option
-and the server's pid and start time still say it is the same server. A
+and the server's pid and start time still say it is the same server (one
+``if-shell -F`` that compares and kills in the server itself). A
 dedicated server gone by the first call is started then, as at startup.
 
 On a socket chosen by the user, nothing is started: the server is only looked
 at, and a configuration named in ``LIBTMUX_TMUX_CONFIG`` is passed with every
 command that could start one (see ``sockets.tmux_args``).
+
+With tmux on another host (``--ssh``) all of it happens there: the socket is in
+that host's tmux directory, the minimal configuration is written to a private
+temporary file on that host (and removed once the server has read it), the owner
+nonce reaches the remote tmux as ``env LIBTMUX_MCP_OWNER=... tmux ...`` in the one
+quoted command line, ``LIBTMUX_TMUX_CONFIG`` names a file of that host, and the
+server is killed at the end on the same proof of ownership.
 
 What was found is kept as provenance, for the ``tmux://capabilities`` resource.
 """
@@ -35,7 +43,7 @@ from ...errors import ToolError
 from .core import Server, Tmux, TmuxHandlers
 from .errors import CommandFailed, TmuxUnavailable, is_no_server, unrunnable
 from .family import FamilyConfig
-from .remote import tmux_command
+from .remote import SSH_FAILED, remote_for, tmux_command
 from .sockets import process_environ
 
 OWNER_ENV = "LIBTMUX_MCP_OWNER"
@@ -124,8 +132,11 @@ class Pin:
             self._claim()
 
     def _claim(self) -> None:
-        incarnation = self._incarnation()
-        if incarnation is not None and self._owner() == self.nonce:
+        """Own the server if its owner option is this process's nonce (one tmux command:
+        the incarnation and the option in one answer)."""
+        found = self._incarnation(f" #{{{OWNER_OPTION}}}")
+        incarnation, _, owner = (found or "").rpartition(" ")
+        if found is not None and owner == self.nonce:
             self.owned, self.state = incarnation, "created"
         else:
             self.state = "existing"
@@ -136,41 +147,51 @@ class Pin:
             await anyio.to_thread.run_sync(self._release)
 
     def _release(self) -> None:
+        """One tmux command that kills the server only if its pid, start time and owner
+        option are still the ones this process saw when it started it: no other server
+        can take its place between the check and the kill, and it costs one round trip
+        (through ssh, one remote login). The values compared are ours (digits and hex)."""
         owned, self.owned = self.owned, None
-        if self._incarnation() == owned and self._owner() == self.nonce:
-            self._tmux("kill-server")
+        if owned is not None:
+            ours = f"{owned} {self.nonce}"
+            condition = f"#{{==:{INCARNATION} #{{{OWNER_OPTION}}},{ours}}}"
+            self._tmux("if-shell", "-F", condition, "kill-server")
 
     def _start(self) -> None:
         # tmux makes its socket directory for -L itself, but not for -S.
-        os.makedirs(os.path.dirname(self.config.socket.path), mode=0o700, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix="tcm-launch-") as directory:
-            path = os.path.join(directory, "minimal.conf")
+        # tmux reads the configuration before it answers start-server (its first client
+        # waits for it), so the file may go once that returns.
+        directory = os.path.dirname(self.config.socket.path)
+        remote = remote_for(self.env)
+        if remote is not None:
+            remote.ask(["mkdir", "-p", "-m", "700", "--", directory])
+            with remote.temporary_file(MINIMAL_CONFIG) as path:
+                self._tmux("-f", path, "start-server", env={OWNER_ENV: self.nonce})
+            return
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="tcm-launch-") as temporary:
+            path = os.path.join(temporary, "minimal.conf")
             with open(path, "w", encoding="utf-8") as file:
                 file.write(MINIMAL_CONFIG)
-            # tmux reads the file before it answers start-server (its first client
-            # waits for the configuration), so the file may go once this returns.
             self._tmux("-f", path, "start-server", env={OWNER_ENV: self.nonce})
 
-    def _incarnation(self) -> str | None:
-        """The running server's pid and start time, or None when nothing runs there."""
+    def _incarnation(self, more: str = "") -> str | None:
+        """The running server's pid and start time (and the ``more`` format after them),
+        or None when nothing runs there."""
         try:
-            lines = self._tmux("display-message", "-p", INCARNATION)
+            lines = self._tmux("display-message", "-p", INCARNATION + more)
         except CommandFailed as exc:
             if is_no_server(exc.stderr):
                 return None
             raise
         return lines[0] if lines else None
 
-    def _owner(self) -> str:
-        lines = self._tmux("show-options", "-gqv", OWNER_OPTION)
-        return lines[0] if lines else ""
-
     def _tmux(self, *args: str, env: Mapping[str, str] | None = None) -> list[str]:
         """One tmux command on the served socket, as a process of its own (``args`` may
         start with global flags such as ``-f``)."""
         socket = self.config.socket
         environ = {**self.env, **(env or {})}
-        argv = tmux_command([self.config.tmux_bin, "-S", socket.path, *args], environ)
+        argv = tmux_command([self.config.tmux_bin, "-S", socket.path, *args], environ, env)
         try:
             done = subprocess.run(
                 argv,
@@ -184,8 +205,12 @@ class Pin:
             raise unrunnable(self.config.tmux_bin, exc) from None
         except subprocess.TimeoutExpired:
             raise TmuxUnavailable(f"tmux did not answer within {TIMEOUT:g}s on {socket}") from None
+        stderr = done.stderr.decode("utf-8", "replace")
+        remote = remote_for(environ)
+        if remote is not None and done.returncode == SSH_FAILED:
+            raise TmuxUnavailable(remote.failure(stderr))
         if done.returncode != 0:
-            raise CommandFailed(tuple(args), done.stderr.decode("utf-8", "replace"), str(socket))
+            raise CommandFailed(tuple(args), stderr, str(socket))
         return done.stdout.decode("utf-8", "replace").splitlines()
 
 
@@ -207,5 +232,10 @@ class PinnedLifecycle(TmuxHandlers):
         try:
             await super().aclose()
         finally:
-            with suppress(ToolError):  # tmux gone or unanswering at exit: nothing left to kill
-                await self.pin.release()
+            try:
+                with suppress(ToolError):  # tmux gone or unanswering at exit: nothing to kill
+                    await self.pin.release()
+            finally:
+                remote = self.tmux.remote  # the release may have needed the connection again
+                if remote is not None:
+                    await anyio.to_thread.run_sync(remote.close)

@@ -15,14 +15,16 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import posixpath
 import re
 import shlex
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from .errors import TmuxUnavailable
 from .quoting import command_line
 
 SSH_ENV = "TMUX_CONTRACT_MCP_SSH"
@@ -41,6 +43,36 @@ NO_FORWARDING = (
 )
 SERVER_STARTERS = frozenset({"new-session", "new", "start-server", "start"})
 EXIT_TIMEOUT = 10.0
+ASK_TIMEOUT = 20.0  # one question to the remote host (may include the first connection)
+SSH_FAILED = 255  # ssh's own failure; the remote command's status otherwise
+
+# The scripts below are constant text. A tool's value reaches them only on standard
+# input; "$1" is only ever a value this process or that host chose.
+#
+# tmux's directory for ``-L`` sockets, as tmux works it out on that host: its
+# $TMUX_TMPDIR (else /tmp) with symbolic links resolved, then ``tmux-<uid>``.
+SOCKET_DIR_SCRIPT = (
+    'd=${TMUX_TMPDIR:-/tmp}; r=$(cd -P -- "$d" 2>/dev/null && pwd -P) || r=$d; '
+    'printf "%s/tmux-%s\\n" "$r" "$(id -u)"'
+)
+# The path on standard input, read whole (the ``x`` keeps trailing newlines), as an
+# absolute path of that host ("~" is the remote home, a relative path is taken from
+# it), after what it is (dir, other or none) and what its parent is.
+PATH_SCRIPT = (
+    "d=$(cat; printf x); d=${d%x}; "
+    'case $d in "~") d=$HOME ;; "~/"*) d=$HOME/${d#"~/"} ;; esac; '
+    "case $d in /*) ;; *) d=$(pwd)/$d ;; esac; "
+    'if [ -d "$d" ]; then k=dir; elif [ -e "$d" ]; then k=other; else k=none; fi; '
+    'p=${d%/*}; [ -n "$p" ] || p=/; if [ -d "$p" ]; then q=dir; else q=none; fi; '
+    'printf "%s %s %s\\n" "$k" "$q" "$d"'
+)
+# Every unix socket (not a link to one) in the directory "$1", one path a line.
+SOCKETS_SCRIPT = (
+    'for f in "$1"/* "$1"/.[!.]* "$1"/..?*; do '
+    'if [ -S "$f" ] && [ ! -h "$f" ]; then printf "%s\\n" "$f"; fi; done'
+)
+# A private file with stdin's text, its path printed (removed with ``rm -f``).
+TEMPORARY_FILE_SCRIPT = 'umask 077 && f=$(mktemp) && cat > "$f" && printf "%s\\n" "$f"'
 
 _USER = re.compile(r"[A-Za-z0-9._][A-Za-z0-9._-]*\Z")
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
@@ -116,6 +148,15 @@ def parse_port(given: str, text: str) -> int:
     return int(text)
 
 
+@dataclass(frozen=True, slots=True)
+class RemotePath:
+    """A caller's path as the remote host resolved it, and what is there."""
+
+    path: str
+    is_dir: bool
+    parent_is_dir: bool
+
+
 class Remote:
     """The ssh connection of this process: its private control directory and master."""
 
@@ -123,6 +164,7 @@ class Remote:
         self.target = target
         self.config = config
         self._dir: str | None = None
+        self._socket_dir: str | None = None
 
     @property
     def control_dir(self) -> str:
@@ -148,15 +190,97 @@ class Remote:
             options += ["-p", str(self.target.port)]
         return options
 
-    def argv(self, command: Sequence[str]) -> list[str]:
+    def argv(self, command: Sequence[str], env: Mapping[str, str] | None = None) -> list[str]:
         """``command``, a tmux argv of words this process chose (never a tool's value),
         run on the remote host as one command line quoted for a POSIX shell.
 
         ``-u``: sshd passes no locale, and a tmux client that does not know it may write
         UTF-8 replaces every control character in its output (the field separator too).
+        ``env``: variables that tmux must see there (ssh carries none of ours).
         """
-        tmux = [command[0], "-u", *command[1:]]
-        return [SSH_BIN, *self.options(), self.target.destination, "--", shlex.join(tmux)]
+        return self.command([command[0], "-u", *command[1:]], env)
+
+    def command(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> list[str]:
+        """Any argv run on the remote host, quoted once; ``env`` goes as ``env K=V argv``."""
+        prefix = ["env", *(f"{name}={value}" for name, value in env.items())] if env else []
+        return [
+            SSH_BIN,
+            *self.options(),
+            self.target.destination,
+            "--",
+            shlex.join([*prefix, *argv]),
+        ]
+
+    def ask(self, argv: Sequence[str], given: str = "") -> subprocess.CompletedProcess[str]:
+        """Run ``argv`` there (``given`` on its stdin); ssh's own failure, or no answer
+        within ``ASK_TIMEOUT``, is one line naming the host."""
+        try:
+            done = subprocess.run(
+                self.command(argv),
+                input=given,
+                capture_output=True,
+                text=True,
+                timeout=ASK_TIMEOUT,
+                check=False,
+            )
+        except OSError as exc:
+            raise TmuxUnavailable(f"ssh to {self.target} could not be run: {exc}") from None
+        except subprocess.TimeoutExpired:
+            raise TmuxUnavailable(
+                f"ssh to {self.target} did not answer within {ASK_TIMEOUT:g}s"
+            ) from None
+        if done.returncode == SSH_FAILED:
+            raise TmuxUnavailable(self.failure(done.stderr))
+        return done
+
+    def socket_dir(self) -> str:
+        """tmux's socket directory on the remote host, asked once (``SOCKET_DIR_SCRIPT``)."""
+        if self._socket_dir is None:
+            done = self.ask(["sh", "-c", SOCKET_DIR_SCRIPT])
+            path = done.stdout.strip()
+            if done.returncode != 0 or not path.startswith("/"):
+                raise TmuxUnavailable(
+                    f"{self.target} did not say where its tmux sockets are "
+                    f"(sh answered {done.returncode}: {done.stderr.strip() or path!r})"
+                )
+            self._socket_dir = path
+        return self._socket_dir
+
+    def path(self, given: str) -> RemotePath:
+        """What ``given`` is on the remote host (``PATH_SCRIPT`` reads the value from its
+        standard input: it is never part of the command line a login shell parses)."""
+        done = self.ask(["sh", "-c", PATH_SCRIPT], given)
+        kind, parent, path = ([*done.stdout.rstrip("\n").split(" ", 2), "", "", ""])[:3]
+        if done.returncode != 0 or not path.startswith("/"):
+            raise TmuxUnavailable(
+                f"{self.target} did not say what {given!r} is there "
+                f"(sh answered {done.returncode}: {done.stderr.strip()})"
+            )
+        # Normalised as ``os.path.abspath`` does here: ``..`` and ``.`` taken lexically.
+        return RemotePath(posixpath.normpath(path), kind == "dir", parent == "dir")
+
+    def sockets_in(self, directory: str) -> list[str]:
+        """The unix sockets in ``directory`` of the remote host, sorted."""
+        done = self.ask(["sh", "-c", SOCKETS_SCRIPT, "sh", directory])
+        return sorted(line for line in done.stdout.splitlines() if line.startswith("/"))
+
+    def is_file(self, path: str) -> bool:
+        return self.ask(["test", "-f", path]).returncode == 0
+
+    @contextlib.contextmanager
+    def temporary_file(self, text: str) -> Iterator[str]:
+        """A private file on the remote host holding ``text``, removed afterwards."""
+        done = self.ask(["sh", "-c", TEMPORARY_FILE_SCRIPT], text)
+        path = done.stdout.strip()
+        if done.returncode != 0 or not path.startswith("/"):
+            raise TmuxUnavailable(
+                f"{self.target} could not make a temporary file: {done.stderr.strip()}"
+            )
+        try:
+            yield path
+        finally:
+            with contextlib.suppress(TmuxUnavailable):
+                self.ask(["rm", "-f", "--", path])
 
     def invocation(self, head: Sequence[str], command: Sequence[str]) -> tuple[list[str], bytes]:
         """The ssh argv and standard input that run the tmux ``command`` on the remote.
@@ -208,14 +332,18 @@ def remote_for(environ: Mapping[str, str]) -> Remote | None:
     return remote
 
 
-def tmux_command(argv: Sequence[str], environ: Mapping[str, str]) -> list[str]:
-    """The argv that runs the tmux argv ``argv``: itself here, or through ssh.
+def tmux_command(
+    argv: Sequence[str], environ: Mapping[str, str], env: Mapping[str, str] | None = None
+) -> list[str]:
+    """The argv that runs the tmux argv ``argv``: itself here, or through ssh. ``env``:
+    variables tmux must see; here the caller puts them in the process environment,
+    there they go with the command (``env K=V tmux ...``).
 
     Only for argv this process chose word by word (``tmux -V``, the control client's
     attach): a command carrying a tool's values goes through ``tmux_invocation``.
     """
     remote = remote_for(environ)
-    return list(argv) if remote is None else remote.argv(argv)
+    return list(argv) if remote is None else remote.argv(argv, env)
 
 
 def protect_argument(arg: str) -> str:

@@ -2,7 +2,9 @@
 
 The socket path is worked out here, the way tmux itself does, and passed to
 tmux as ``-S``: the path the identity check compares is then the path every
-command really used.
+command really used. When tmux runs on another host (``remote``), a socket name
+is looked up in that host's tmux directory (asked of the host once), a socket
+path is a path there, and every label names the host.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 
 from .errors import TmuxError
 from .identity import Host
+from .remote import remote_for
 
 SOCKET_ENV = "LIBTMUX_SOCKET"
 SOCKET_PATH_ENV = "LIBTMUX_SOCKET_PATH"
@@ -48,8 +51,23 @@ def tmux_args(socket: Socket) -> list[str]:
 
 
 def socket_dir(environ: Mapping[str, str]) -> str:
+    """tmux's directory for named sockets on the host tmux runs on."""
+    remote = remote_for(environ)
+    if remote is not None:
+        return remote.socket_dir()
     base = environ.get("TMUX_TMPDIR") or "/tmp"
     return os.path.join(os.path.realpath(base), f"tmux-{os.getuid()}")
+
+
+def on_host(environ: Mapping[str, str]) -> str:
+    """The end of a socket's label: which host, when tmux runs on another one."""
+    remote = remote_for(environ)
+    return "" if remote is None else f" on host {remote.target}"
+
+
+def path_socket(path: str, environ: Mapping[str, str], config: str | None = None) -> Socket:
+    """The socket at ``path`` (on the host tmux runs on)."""
+    return Socket(path, f"socket {path}{on_host(environ)}", config)
 
 
 def socket_for_name(name: str, environ: Mapping[str, str]) -> Socket:
@@ -58,21 +76,26 @@ def socket_for_name(name: str, environ: Mapping[str, str]) -> Socket:
             f"Invalid argument `socket_name`: {name!r} is not a tmux socket name "
             "(it must be non-empty and contain no '/'). Use the name given to tmux -L."
         )
+    return named_socket(name, environ)
+
+
+def named_socket(name: str, environ: Mapping[str, str], config: str | None = None) -> Socket:
+    """The socket tmux -L ``name`` reaches on the host tmux runs on."""
     path = os.path.join(socket_dir(environ), name)
-    return Socket(path, f"socket '{name}' ({path})")
+    return Socket(path, f"socket '{name}' ({path}){on_host(environ)}", config)
 
 
 def default_socket(environ: Mapping[str, str]) -> Socket:
     """LIBTMUX_SOCKET_PATH, else LIBTMUX_SOCKET, else the caller's tmux, else 'default'.
 
-    The caller's tmux is the socket in ``TMUX`` when tmux wrote it (see ``identity``).
+    The caller's tmux is the socket in ``TMUX`` when tmux wrote it (see ``identity``);
+    it is a tmux of this host, so with tmux on another host that host's 'default' is.
     """
     if environ.get(SOCKET_PATH_ENV):
-        path = environ[SOCKET_PATH_ENV]
-        return Socket(path, f"socket {path}")
+        return path_socket(environ[SOCKET_PATH_ENV], environ)
     if environ.get(SOCKET_ENV):
         return socket_for_name(environ[SOCKET_ENV], environ)
-    caller = Host.from_environ(environ).socket_path
+    caller = None if remote_for(environ) else Host.from_environ(environ).socket_path
     if caller is not None:
         return Socket(caller, f"socket {caller}")
     return socket_for_name("default", environ)

@@ -3,7 +3,8 @@
 ``new-session``, ``new-window``, ``split-window`` and ``respawn-pane`` all take ``-c DIR``
 and ``-e NAME=value``. tmux 3.3a expands ``-c`` as a format (pass the result of
 ``start_directory`` through ``formats.literal_format``) and falls back to another
-directory when it cannot enter the one given, so the path is checked here first.
+directory when it cannot enter the one given, so the path is checked here first, on the
+host tmux runs on (see ``start_directory``).
 ``-e`` values are not expanded: they reach the process exactly as given.
 """
 
@@ -13,7 +14,10 @@ import json
 import os
 from collections.abc import Mapping
 
+import anyio
+
 from ...errors import InvalidArgument
+from .remote import remote_for
 
 # What suppress_persistent_history sets: the value each variable must have.
 QUIET_HISTORY = {"HISTFILE": "", "fish_history": "", "fish_private_mode": "1"}
@@ -103,13 +107,30 @@ def environment_args(variables: Mapping[str, str]) -> list[str]:
     return args
 
 
-def start_directory(given: str, field: str = "start_directory") -> str:
-    """An existing directory as an absolute path (``~`` expanded, relative to our cwd).
+async def start_directory(
+    given: str, environ: Mapping[str, str], field: str = "start_directory"
+) -> str:
+    """An existing directory of the host tmux runs on, as an absolute path.
 
-    The MCP server reaches tmux over a local socket, so the path is checked on
-    the machine tmux runs on.
+    Here: ``~`` expanded, relative to our cwd. On another host (``--ssh``) the question
+    goes there over the one ssh connection, as a fixed ``sh -c`` script that reads the
+    path from its standard input (``remote.PATH_SCRIPT``: ``~`` is that host's home, a relative
+    path is taken from it). A shell rather than tmux, since no tmux command tests a
+    directory, and the script is constant text: the value never becomes shell syntax.
     """
-    path = os.path.abspath(os.path.expanduser(no_nul(field, given)))
+    no_nul(field, given)
+    remote = remote_for(environ)
+    if remote is not None:
+        found = await anyio.to_thread.run_sync(remote.path, given)
+        if not found.is_dir:
+            raise InvalidArgument(
+                field,
+                given,
+                f"is not an existing directory on host {remote.target}",
+                "Pass the path of a directory that exists on that host, or leave it out.",
+            )
+        return found.path
+    path = os.path.abspath(os.path.expanduser(given))
     if not os.path.isdir(path):
         raise InvalidArgument(
             field,

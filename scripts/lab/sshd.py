@@ -15,6 +15,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,7 +58,9 @@ class SshServer:
         return f"127.0.0.1:{self.port}"
 
     @classmethod
-    def start(cls) -> SshServer:
+    def start(cls, environment: Mapping[str, str] | None = None) -> SshServer:
+        """``environment``: what the remote user's sessions see (sshd ``SetEnv``), such as
+        the ``TMUX_TMPDIR`` the tmux servers of that user run with."""
         tmpdir = Path(tempfile.mkdtemp(prefix="tcm-ssh-", dir="/tmp"))
         host_key = keygen(tmpdir / "host_key")
         client_key = keygen(tmpdir / "client_key")
@@ -83,7 +86,8 @@ class SshServer:
                     "MaxStartups 100",
                     # This machine's login shell runs ``pyenv rehash``, which can wait a
                     # minute on a stale lock: the lab's commands are not made to wait.
-                    "SetEnv PYENV_REHASH_TIMEOUT=0",
+                    "SetEnv PYENV_REHASH_TIMEOUT=0"
+                    + "".join(f" {name}={value}" for name, value in (environment or {}).items()),
                     "",
                 ]
             )
