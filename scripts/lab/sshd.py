@@ -83,7 +83,10 @@ class SshServer:
                     "MaxStartups 100",
                     # This machine's login shell runs ``pyenv rehash``, which can wait a
                     # minute on a stale lock: the lab's commands are not made to wait.
-                    "SetEnv PYENV_REHASH_TIMEOUT=0",
+                    # bash reads ~/.bashrc for each command ssh runs, but only at shell
+                    # level 1; here that file's ``pyenv init`` costs ~1 s a command, and
+                    # the lab names tmux by absolute path: SHLVL=1 skips it.
+                    "SetEnv PYENV_REHASH_TIMEOUT=0 SHLVL=1",
                     "",
                 ]
             )
