@@ -78,6 +78,18 @@ async def test_a_remote_pane_is_never_the_callers_in_any_profile(
     assert home.lines("list-panes", "-a", "-F", "#{pane_id}") == ["%0"]
 
 
+async def test_the_servers_own_remote_tmux_client_is_not_counted_as_attached(
+    tmux: TmuxServer, sshd: SshServer
+) -> None:
+    # A tmux server of its own: the module's has the other profiles' clients attached.
+    async with open_client(remote_env(tmux, sshd), "python") as alone:
+        await alone.ok("list_sessions")  # its control client is up now
+        ours = [pid for pid, name in clients(tmux) if name == "main"]
+        assert len(ours) == 1, ours  # attached to main, where nothing else is
+        listed = (await alone.ok("list_sessions"))["result"]
+    assert [(row["session_name"], row["session_attached"]) for row in listed] == [("main", "0")]
+
+
 async def wait_on_event(
     client: Client, shared: TmuxServer, arguments: dict[str, Any], line: str
 ) -> tuple[dict[str, Any], list[str]]:

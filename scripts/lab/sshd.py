@@ -83,9 +83,9 @@ class SshServer:
                     "MaxStartups 100",
                     # This machine's login shell runs ``pyenv rehash``, which can wait a
                     # minute on a stale lock: the lab's commands are not made to wait.
-                    # bash reads ~/.bashrc for each command ssh runs, but only at shell
-                    # level 1; here that file's ``pyenv init`` costs ~1 s a command, and
-                    # the lab names tmux by absolute path: SHLVL=1 skips it.
+                    # bash reads ~/.bashrc for a command ssh runs only as the outermost
+                    # shell (its SHLVL becoming 1); here that file's ``pyenv init`` costs
+                    # ~1 s a command, and the lab names tmux by absolute path: skip it.
                     "SetEnv PYENV_REHASH_TIMEOUT=0 SHLVL=1",
                     "",
                 ]
