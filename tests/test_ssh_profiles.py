@@ -1,5 +1,6 @@
 """Every profile over ssh behaves as it does here: waits on events, run commands, the
-batch's line cap, and a remote pane never taken for the caller's.
+batch's line cap, searching panes, our own clients left out of attached counts, and a
+remote pane never taken for the caller's.
 
 One tmux server (the remote's: reached through the lab sshd by socket path) and one
 server per profile for the module, each started as if from pane %0 of a second, local
@@ -223,3 +224,24 @@ async def test_the_swift_batch_keeps_its_line_cap_over_ssh(
     assert got["truncated"] is True and got["succeeded"] == 4
     assert got["results"][0]["result"] is not None  # newest first: the small one stays
     assert response_line(result) <= LINE_CAP
+
+
+async def test_search_panes_finds_a_remote_panes_line_in_every_profile(
+    shared: TmuxServer, remote: dict[str, Client]
+) -> None:
+    session, pane = new_session(shared, *echoing("found-over-ssh 7"))
+    await showing(shared, pane, "found-over-ssh 7")
+    python = await remote["python"].ok(
+        "search_panes", {"pattern": "found-over-ssh", "session_name": session}
+    )
+    assert [(m["pane_id"], m["matched_lines"]) for m in python["matches"]] == [
+        (pane, ["found-over-ssh 7"])
+    ]
+    rust = await remote["rust"].ok(
+        "search_panes", {"pattern": "found-over-ssh", "session": session}
+    )
+    assert [(m["pane"], m["text"]) for m in rust["matches"]] == [(pane, "found-over-ssh 7")]
+    swift = await remote["swift"].ok(
+        "search_panes", {"pattern": "found-over-ssh", "session": session}
+    )
+    assert [(m["pane"], m["text"]) for m in swift["matches"]] == [(pane, "found-over-ssh 7")]
