@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: env tmux sshd vendor regen check lint typecheck test demo workflow bench compare-peer compare-skeleton clean
+.PHONY: env tmux sshd vendor regen check lint typecheck test demo workflow workflow-ssh bench compare-peer compare-skeleton clean
 
 env: $(STAMP)
 
@@ -84,11 +84,16 @@ demo: env tmux
 workflow: env tmux
 	$(BIN)/python -m scripts.workflow
 
+# The same workflow with the server started as --ssh to a private sshd on 127.0.0.1 that it
+# starts and stops itself: an agent session driving a tmux server through ssh.
+workflow-ssh: env tmux sshd
+	$(BIN)/python -m scripts.workflow --ssh
+
 # Latency against libtmux-mcp (installed into build/bench/peer-venv on first use),
 # both over stdio on one private tmux server; raw samples in build/bench/results.json.
 # The peer runs with its per-request logging off unless BENCH_ARGS has --peer-as-shipped.
 # Pass options with BENCH_ARGS, e.g. make bench BENCH_ARGS='--iterations 50'.
-bench: env tmux
+bench: env tmux sshd
 	$(BIN)/python -m scripts.bench $(BENCH_ARGS)
 
 # tools/list of --profile python against libtmux-mcp's: names, arguments, types, required.

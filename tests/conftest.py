@@ -1,15 +1,18 @@
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Generator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from scripts.lab.client import Client, open_client
+from scripts.lab.overssh import remote_env
+from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
 
 # --- the e2e marker ---------------------------------------------------------------------------
@@ -109,6 +112,29 @@ def other_tmux(tmux: TmuxServer) -> Iterator[TmuxServer]:
         yield server
     finally:
         server.kill()
+
+
+@pytest.fixture(scope="module")
+def sshd() -> Iterator[SshServer]:
+    """One private OpenSSH server on 127.0.0.1 for a whole module (scripts/lab/sshd.py)."""
+    server = SshServer.start()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+ServerEnv = Callable[..., dict[str, str]]
+
+
+@pytest.fixture(scope="module", params=["local", "ssh"])
+def shared_env(request: pytest.FixtureRequest, shared: TmuxServer) -> ServerEnv:
+    """How a server under test reaches the module's shared server: directly, or with
+    ``--ssh`` through the lab sshd; a module whose clients take this runs each test both ways.
+    Called with extra variables, like ``TmuxServer.server_env``."""
+    if request.param == "local":
+        return shared.server_env
+    return functools.partial(remote_env, shared, request.getfixturevalue("sshd"))
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ def columns(count: int) -> list[Column]:
     return [Column(f"c{n}", f"c{n}", "cmd", {}, ("python",), "python") for n in range(count)]
 
 
-@pytest.mark.parametrize("count", [2, 3, 4])
+@pytest.mark.parametrize("count", [2, 3, 4, 5])
 def test_each_column_follows_each_other_column_equally_often(count: int) -> None:
     cols = columns(count)
     cycle = math.factorial(count)  # every order once

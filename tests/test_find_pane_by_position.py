@@ -1,18 +1,29 @@
 """find_pane_by_position (python profile) against real layouts.
 
-One tmux server and one server for the module. With no window named, the tool
-reads the first session's active window: each test that relies on that makes a
+One tmux server for the module, and one server under test reaching it, once here and
+once through ssh (``shared_env``): every test runs both ways. With no window named, the
+tool reads the first session's active window: each test that relies on that makes a
 window of its own main's current one first.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import pytest
 
-from scripts.lab.client import Client
+from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
+from tests.conftest import ServerEnv
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+
+@pytest.fixture(scope="module")
+async def client(shared_env: ServerEnv) -> AsyncIterator[Client]:
+    async with open_client(shared_env(), "python") as opened:
+        yield opened
+
 
 CORNERS = ("top-left", "top-right", "bottom-left", "bottom-right")
 
@@ -58,12 +69,13 @@ async def test_find_pane_by_position_resolves_the_window_each_way(
     window = shared.new_window(current=True)
     _, index = window.split(":")
     shared.tmux("split-window", "-h", "-t", window)
-    shared.tmux("new-session", "-d", "-s", "other", "-x", "200", "-y", "50")
-    shared.tmux("split-window", "-v", "-t", "other:0")
+    other = f"other-{index}"  # a session of this test's own
+    shared.tmux("new-session", "-d", "-s", other, "-x", "200", "-y", "50")
+    shared.tmux("split-window", "-v", "-t", f"{other}:0")
     window_id = shared.tmux("display-message", "-p", "-t", window, "#{window_id}").strip()
     ours = shared.corners(window)
-    other0 = shared.corners("other:0")
-    session_id = shared.tmux("display-message", "-p", "-t", "other:", "#{session_id}").strip()
+    other0 = shared.corners(f"{other}:0")
+    session_id = shared.tmux("display-message", "-p", "-t", f"{other}:", "#{session_id}").strip()
     by_id = await client.ok(
         "find_pane_by_position", {"corner": "top-right", "window_id": window_id}
     )
@@ -78,7 +90,7 @@ async def test_find_pane_by_position_resolves_the_window_each_way(
     )
     assert by_session["pane_id"] == other0["bottom-left"]
     by_name = await client.ok(
-        "find_pane_by_position", {"corner": "top-left", "session_name": "other"}
+        "find_pane_by_position", {"corner": "top-left", "session_name": other}
     )
     assert by_name["pane_id"] == other0["top-left"]
     # Nothing named: the first session's active window (ours, made active last).
@@ -90,6 +102,9 @@ async def test_find_pane_by_position_resolves_the_window_each_way(
 async def test_find_pane_by_position_window_index_without_session_is_an_error(
     shared: TmuxServer, client: Client
 ) -> None:
+    mark = shared.mark()
+    await client.ok("find_pane_by_position", {"corner": "top-left"})
+    assert shared.sent_since(mark)  # the log sees this client's commands, remote or not
     mark = shared.mark()
     message = await client.error(
         "find_pane_by_position", {"corner": "top-left", "window_index": "0"}

@@ -1,17 +1,34 @@
 """select_pane in both profiles against a real 2x2 grid.
 
-One tmux server and one server per profile for the module; each test splits a
-window of its own into the grid, so what one selects no other test reads.
+One tmux server for the module, and one server per profile reaching it, once here and
+once through ssh (``shared_env``): the tests on the module's servers run both ways. Each
+test splits a window of its own into the grid, so what one selects no other test reads.
 """
 
 from __future__ import annotations
+
+from collections.abc import AsyncIterator
 
 import pytest
 
 from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
+from tests.conftest import ALL_TOOLSETS, ServerEnv
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+
+@pytest.fixture(scope="module")
+async def client(shared_env: ServerEnv) -> AsyncIterator[Client]:
+    async with open_client(shared_env(), "python") as opened:
+        yield opened
+
+
+@pytest.fixture(scope="module")
+async def rust_client(shared_env: ServerEnv) -> AsyncIterator[Client]:
+    async with open_client(shared_env(LIBTMUX_TOOLSETS=ALL_TOOLSETS), "rust") as opened:
+        yield opened
+
 
 # From each corner, the directions that have a pane drawn there, and that pane.
 NEIGHBOURS = {

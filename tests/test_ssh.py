@@ -17,6 +17,7 @@ import pytest
 
 from scripts.lab import processes
 from scripts.lab.client import COMMAND, Client, open_client
+from scripts.lab.overssh import connected_to
 from scripts.lab.sshd import SshServer, free_port
 from scripts.lab.tmuxserver import TmuxServer
 from tests.test_python_waiting import echoing, new_session, showing, wait_while
@@ -62,15 +63,15 @@ async def remote(shared: TmuxServer, sshd: SshServer) -> AsyncIterator[Client]:
 
 
 def ssh_processes(sshd: SshServer) -> dict[int, str]:
-    """ssh clients and masters (a master shows only its control path), and the lab
-    server's per-connection sshd processes: pid -> what it is."""
+    """ssh clients and masters of ``sshd`` (a master shows only its control path: it is
+    told by its connection), and the lab server's per-connection sshd processes."""
     found = {
         pid: " ".join(argv)
         for pid in processes.pids()
         if (argv := processes.cmdline(pid))
         and argv[0].startswith("ssh")
         and processes.alive(pid)
-        and any(str(sshd.port) in arg or "tmux-contract-mcp-ssh-" in arg for arg in argv)
+        and (any(str(sshd.port) in arg for arg in argv) or connected_to(pid, sshd.port))
     }
     return found | {pid: "sshd session" for pid in sshd.session_pids()}
 

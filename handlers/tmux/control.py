@@ -28,7 +28,7 @@ import anyio
 
 from .errors import CommandFailed, TmuxError, TmuxUnavailable, unrunnable
 from .quoting import command_line, unescape_output
-from .remote import tmux_command
+from .remote import remote_for, tmux_command
 from .sockets import Socket, process_environ
 from .transport import DEFAULT_TIMEOUT, SubprocessTransport
 
@@ -219,6 +219,7 @@ class ControlClient:
         self._reader_done = anyio.Event()
         self._ender: asyncio.Task[None] | None = None
         self._end_listeners: list[Callable[[], None]] = []
+        self._client_pid: int | None = None
 
     @classmethod
     async def start(
@@ -283,12 +284,21 @@ class ControlClient:
                 f"{socket}: {problem}",
                 sent=False,
             )
+        if remote_for(env) is not None:
+            await client._learn_remote_pid(timeout)
         return client
+
+    async def _learn_remote_pid(self, timeout: float) -> None:
+        """Over ssh the process here is ssh: ask tmux for its own client's pid, which is
+        what ``list-clients`` shows and what hiding our clients from reports needs."""
+        with anyio.move_on_after(timeout), contextlib.suppress(TmuxError, ValueError):
+            lines = await self.run(["display-message", "-p", "#{client_pid}"])
+            self._client_pid = int(lines[0]) if lines else None
 
     @property
     def pid(self) -> int:
         """The tmux client process, as ``#{client_pid}`` shows it in ``list-clients``."""
-        return self._process.get_pid()
+        return self._client_pid if self._client_pid is not None else self._process.get_pid()
 
     @property
     def session_id(self) -> str:

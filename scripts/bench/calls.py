@@ -145,6 +145,8 @@ ALL_ROWS = ("ping", *FAST_ROWS, "wait", "cold_start", "import_mcp")
 
 def choose(row: str, column: Column, conns: Sequence[Conn], lay: Layout) -> tuple[Call | None, str]:
     """The python-surface call when served, else the swift one, else why it is n/a."""
+    if not column.measures(row):
+        return None, "not measured on this row"
     if column.is_peer:
         options = [("peer", python_calls(lay))]
     else:
@@ -167,6 +169,8 @@ def choose(row: str, column: Column, conns: Sequence[Conn], lay: Layout) -> tupl
 
 def wait_call(column: Column, conns: Sequence[Conn]) -> tuple[Call | None, str]:
     """wait_for_text on the python surface, else swift capture_since with waitMs."""
+    if not column.measures("wait"):
+        return None, "not measured on this row"
     if column.is_peer:
         options = [("peer", "wait_for_text")]
     else:

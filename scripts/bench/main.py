@@ -33,6 +33,7 @@ from scripts.bench.servers import (
 )
 from scripts.bench.starting import bench_cold
 from scripts.bench.waiting import bench_wait
+from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
 
 
@@ -85,6 +86,19 @@ def private_tmux() -> Iterator[TmuxServer]:
         tmux.kill()
 
 
+@contextmanager
+def private_sshd(wanted: bool) -> Iterator[SshServer | None]:
+    """The lab's sshd on 127.0.0.1 for the remote column, killed at the end (None: not wanted)."""
+    if not wanted:
+        yield None
+        return
+    sshd = SshServer.start()
+    try:
+        yield sshd
+    finally:
+        sshd.kill()
+
+
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     doc = scripts.bench.__doc__ or ""
     p = argparse.ArgumentParser(prog="python -m scripts.bench", description=doc.splitlines()[0])
@@ -97,6 +111,11 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--rows", default=",".join(ALL_ROWS), help="comma list of rows to run")
     p.add_argument("--out", type=Path, default=OUT / "results.json", help="raw samples, JSON")
     p.add_argument("--peer-venv", type=Path, default=OUT / "peer-venv")
+    p.add_argument(
+        "--no-ssh",
+        action="store_true",
+        help="leave out ours over ssh (by default measured through a private sshd it starts)",
+    )
     p.add_argument(
         "--peer-as-shipped",
         action="store_true",
@@ -116,9 +135,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parse(argv)
     peer = ensure_peer(args.peer_venv)
     began = time.monotonic()
-    with private_tmux() as tmux:
+    with private_tmux() as tmux, private_sshd(not args.no_ssh) as sshd:
         lay = prepare_tmux(tmux)
-        columns = make_columns(tmux, peer, args.peer_as_shipped)
+        ssh = (sshd.target, sshd.client_config) if sshd is not None else None
+        columns = make_columns(tmux, peer, args.peer_as_shipped, ssh)
         results: Results = {row: {c.key: Cell() for c in columns} for row in args.rows}
         print(
             f"private tmux server {tmux.socket_path}: window {lay.window}, panes "

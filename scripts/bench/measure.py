@@ -87,7 +87,7 @@ def rotation(columns: Sequence[Column], i: int) -> list[Column]:
     follow each other column equally often; a plain rotation put the same column
     after the peer every time and charged that column alone for it.
     """
-    orders = list(itertools.permutations(columns))  # 24 at most: four columns
+    orders = list(itertools.permutations(columns))  # 120 at most: five columns
     return list(orders[i % len(orders)])
 
 
@@ -156,6 +156,9 @@ async def bench_ping(
         profile = "peer" if column.is_peer else "python"
         conn = conn_for(conns, column, profile)
         cell = results["ping"][column.key]
+        if not column.measures("ping"):
+            cell.status, cell.note = "n/a", "not measured on this row"
+            continue
         if conn is None or conn.session is None:
             cell.status, cell.note = "n/a", f"{profile}: server unavailable"
             continue

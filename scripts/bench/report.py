@@ -9,7 +9,7 @@ from typing import Any
 from scripts.bench.calls import FAST_ROWS, ROW_TITLES
 from scripts.bench.measure import Cell, Results
 from scripts.bench.peer import peer_mode
-from scripts.bench.servers import STUB_LABEL, Column, Conn
+from scripts.bench.servers import REMOTE_LABEL, REMOTE_ROWS, STUB_LABEL, Column, Conn
 
 TMUX_PART = "tmux + transport (control - no tmux, p50)"
 
@@ -41,6 +41,7 @@ def table(columns: Sequence[Column], rows: Sequence[str], results: Results) -> s
     The last column is what tmux and the control transport add to a call: only
     for the rows that send tmux commands the stub answers (not ping, waits, starts).
     """
+    columns = [c for c in columns if not c.is_remote]  # in the remote table
     ours = [c for c in columns if not c.is_peer and not c.is_stub]
     stub = next((c for c in columns if c.is_stub), None)
     header = ["row (ms: p50 / p95)", *(c.label for c in columns)]
@@ -56,6 +57,10 @@ def table(columns: Sequence[Column], rows: Sequence[str], results: Results) -> s
         if stub is not None:
             line.append(difference(cells["control"], cells[stub.key]) if row in FAST_ROWS else "")
         body.append(line)
+    return aligned(header, body)
+
+
+def aligned(header: list[str], body: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
     rule = "  ".join("-" * w for w in widths)
 
@@ -64,6 +69,29 @@ def table(columns: Sequence[Column], rows: Sequence[str], results: Results) -> s
         return "  ".join([first, *(v.rjust(w) for v, w in zip(r[1:], widths[1:], strict=True))])
 
     return "\n".join([render(header), rule, *(render(r) for r in body)])
+
+
+def remote_table(columns: Sequence[Column], rows: Sequence[str], results: Results) -> str:
+    """The remote rows: ours through ssh beside ours and the peer here, measured turn by
+    turn with them in the same run; ``ssh - control`` is what ssh adds to a call (p50s)."""
+    remote = [c for c in columns if c.is_remote]
+    shown = [row for row in rows if row in REMOTE_ROWS]
+    if not remote or not shown:
+        return ""
+    here = [c for c in columns if c.key in ("peer", "control")]
+    header = ["over ssh (ms: p50 / p95)", *(f"{c.label} (here)" for c in here)]
+    for column in remote:
+        header += [column.label, f"{column.key} - control (p50)", f"peer/{column.key}"]
+    body = []
+    for row in shown:
+        cells = results[row]
+        line = [ROW_TITLES[row], *(fmt(cells[c.key]) for c in here)]
+        for column in remote:
+            line.append(fmt(cells[column.key]))
+            line.append(difference(cells[column.key], cells["control"]))
+            line.append(ratio(cells["peer"], cells[column.key]))
+        body.append(line)
+    return aligned(header, body)
 
 
 def notes(columns: Sequence[Column], rows: Sequence[str], results: Results) -> list[str]:
@@ -81,13 +109,20 @@ def notes(columns: Sequence[Column], rows: Sequence[str], results: Results) -> l
 
 
 def header(args: argparse.Namespace) -> list[str]:
-    """What the table is: the peer's logging, what the stubbed column replaces, the sizes."""
-    return [
+    """What the table is: the peer's logging, what the stubbed column replaces, what the
+    remote column compares, the sizes."""
+    lines = [
         f"libtmux-mcp ran {peer_mode(args.peer_as_shipped)}",
         f"{STUB_LABEL}: ours over control with every tmux command (reads and writes) "
         "answered from answers recorded before timing; no tmux process, no control client",
-        "samples: " + ", ".join(samples(args)),
     ]
+    if not args.no_ssh and any(row in REMOTE_ROWS for row in args.rows):
+        lines.append(
+            f"{REMOTE_LABEL}: ours over control with --ssh to a private sshd on 127.0.0.1 "
+            "(loopback), reaching the same tmux server; on its rows it is compared with ours "
+            "and the peer here, measured turn by turn in the same run"
+        )
+    return [*lines, "samples: " + ", ".join(samples(args))]
 
 
 def samples(args: argparse.Namespace) -> list[str]:
@@ -127,6 +162,7 @@ def report(
             *header(args),
             "",
             table(columns, args.rows, results),
+            *(["", remote] if (remote := remote_table(columns, args.rows, results)) else []),
             "\nwhat each cell called (profile:tool):",
             *notes(columns, args.rows, results),
             f"\n{peer_stderr(conns)}",

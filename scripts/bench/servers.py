@@ -4,6 +4,7 @@ each is started, and one open session per profile."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,9 @@ OURS = str(Path(sys.executable).parent / "tmux-contract-mcp")
 STUB_LABEL = "no tmux, no transport"
 STUB_ANSWERS = OUT / "stub-answers"
 STUBBED = ("-m", "scripts.bench.stubbed")
+# The rows the remote column is measured on: a simple read, the batch, the wait.
+REMOTE_ROWS = ("list_sessions", "capture_pane", "batch_16", "wait")
+REMOTE_LABEL = "ours/ssh"
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,11 @@ class Column:
     cwd: Path | None = None
     is_peer: bool = False
     is_stub: bool = False  # ours with every tmux answer replayed: no tmux, no transport
+    rows: tuple[str, ...] | None = None  # the rows it is measured on (None: every row)
+    is_remote: bool = False  # ours reaching the tmux server through ssh
+
+    def measures(self, row: str) -> bool:
+        return self.rows is None or row in self.rows
 
     def args(self, profile: str) -> list[str]:
         if self.is_peer:
@@ -51,8 +60,15 @@ class Column:
         return [*self.launcher, "--profile", profile, *self.flags]
 
 
-def make_columns(tmux: TmuxServer, peer: Path, peer_as_shipped: bool) -> list[Column]:
-    """Every server gets the same socket path; ours its transport as a flag."""
+def make_columns(
+    tmux: TmuxServer, peer: Path, peer_as_shipped: bool, ssh: tuple[str, Path] | None = None
+) -> list[Column]:
+    """Every server gets the same socket path; ours its transport as a flag.
+
+    ``ssh`` (a target and its ssh config file) adds ours over control through ssh to that
+    target, where the same socket path names the same tmux server (the remote is this
+    machine), measured on the remote rows only.
+    """
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": os.environ.get("HOME", "/root"),
@@ -79,6 +95,20 @@ def make_columns(tmux: TmuxServer, peer: Path, peer_as_shipped: bool) -> list[Co
             is_stub=True,
         )
     )  # fmt: skip
+    if ssh is not None:
+        target, config = ssh
+        remote = {
+            **env,
+            "LIBTMUX_TMUX_BIN": shutil.which("tmux") or "tmux",
+            "TMUX_CONTRACT_MCP_SSH": target,
+            "TMUX_CONTRACT_MCP_SSH_CONFIG": str(config),
+        }
+        columns.append(
+            Column(
+                "ssh", REMOTE_LABEL, OURS, remote, surfaces, sys.executable,
+                ("--transport", "control"), rows=REMOTE_ROWS, is_remote=True,
+            )
+        )  # fmt: skip
     return columns
 
 

@@ -47,12 +47,15 @@ async def bench_cold(
     cold = "cold_start" in rows
     for column in columns:
         if column.is_stub:  # the stub replaces answers from tmux, not the start
-            for row in ("cold_start", "import_mcp"):
-                results[row][column.key].status = "n/a"
-                results[row][
-                    column.key
-                ].note = "not measured: the stub replaces tmux answers, not the start"
-    columns = [c for c in columns if not c.is_stub]
+            why = "not measured: the stub replaces tmux answers, not the start"
+        elif not column.measures("cold_start"):
+            why = "not measured on this row"
+        else:
+            continue
+        for row in ("cold_start", "import_mcp"):
+            if row in results:
+                results[row][column.key].status, results[row][column.key].note = "n/a", why
+    columns = [c for c in columns if not c.is_stub and c.measures("cold_start")]
     pythons = {c.python for c in columns} if "import_mcp" in rows else set()
     for column in columns:
         profile = "peer" if column.is_peer else "python"

@@ -86,7 +86,10 @@ class SshServer:
                     "MaxStartups 100",
                     # This machine's login shell runs ``pyenv rehash``, which can wait a
                     # minute on a stale lock: the lab's commands are not made to wait.
-                    "SetEnv PYENV_REHASH_TIMEOUT=0"
+                    # bash reads ~/.bashrc for a command ssh runs only as the outermost
+                    # shell (its SHLVL becoming 1); here that file's ``pyenv init`` costs
+                    # ~1 s a command, and the lab names tmux by absolute path: skip it.
+                    "SetEnv PYENV_REHASH_TIMEOUT=0 SHLVL=1"
                     + "".join(f" {name}={value}" for name, value in (environment or {}).items()),
                     "",
                 ]
