@@ -175,14 +175,18 @@ async def test_python_run_command_ends_on_its_wait_for_channel_through_ssh(
     )
     assert (ran["exit_status"], ran["output"], ran["timed_out"]) == (0, ["done"], False)
     assert ran["elapsed_seconds"] < DEADLINE / 2  # the channel woke it, not the timeout
-    # It slept on `tmux wait-for` run through ssh (the remote argv gets -u), woken by the
-    # pane's signal on the same channel, the run's own.
-    waits = [s.words for s in shared.sent_since(mark) if s.command == "wait-for"]
-    (channel,) = {words[-1] for words in waits}
+    # It slept on a `tmux wait-for` run through ssh (its command read from stdin by
+    # `source-file -`, the remote argv holding -u), woken by the pane's signal on the
+    # same channel, the run's own.
+    sent = shared.sent_since(mark)
+    waits = [s for s in sent if s.command == "wait-for"]
+    (channel,) = {s.words[-1] for s in waits}
     assert channel.startswith("tcm-"), waits
-    waiting, signalled = sorted(waits, key=lambda words: "-S" in words[-2:])
-    assert waiting[0] == "-u" and waiting[-2:] == ("--", channel), waits
-    assert signalled[-2:] == ("-S", channel), waits
+    waiting, signalled = sorted(waits, key=lambda s: "-S" in s.words[-2:])
+    assert waiting.kind == "control" and waiting.words == ("wait-for", "--", channel), waits
+    reader = [s.words for s in sent if s.kind == "argv" and s.pid == waiting.pid]
+    assert reader and reader[0][0] == "-u" and reader[0][-2:] == ("source-file", "-"), reader
+    assert signalled.words[-2:] == ("-S", channel), waits
 
 
 def response_line(result: Any) -> int:

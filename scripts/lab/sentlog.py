@@ -1,7 +1,8 @@
 """Reading back what servers under test sent to tmux, from the log ``tmux-logged`` writes.
 
 ``tmux-logged`` (next to this module) appends each tmux invocation's argv to
-``<log>/<pid>.argv`` and each line a control client was sent to ``<log>/<pid>.control``;
+``<log>/<pid>.argv`` and each line a control client (or a ``source-file -``) was sent to
+``<log>/<pid>.control``;
 a ``Mark`` is the size of every log file at one moment, and ``sent_since`` parses what
 was appended after it.
 """
@@ -21,7 +22,7 @@ class Sent:
     """One thing a server under test sent toward tmux.
 
     ``argv``: a tmux process it ran (``words`` is its argv after the binary);
-    ``control``: one line it wrote to a control client (``words`` is that command's
+    ``control``: one line it wrote to a control client or to ``source-file -`` (``words`` is that command's
     arguments, read back from tmux's quoting).
     """
 
