@@ -213,6 +213,9 @@ async def test_a_directory_of_the_remote_is_where_the_new_shell_starts(
     assert not os.path.isdir(given)  # locally, from our working directory, it is nowhere
     await python.ok("create_session", {"session_name": "there-py", "start_directory": given})
     await rust.ok("create_session", {"name": "there-rs", "start_directory": given})
+    await python.ok(
+        "create_session", {"session_name": "there-home", "start_directory": f"~/{given}"}
+    )
     # Without a directory the shell starts where tmux puts it there (the ssh login's
     # directory, the home), not in this process's working directory.
     await rust.ok("create_session", {"name": "home-rs"})
@@ -220,7 +223,7 @@ async def test_a_directory_of_the_remote_is_where_the_new_shell_starts(
         f"{HOME}\n"
     )
     shared.tmux("kill-session", "-t", "=home-rs")
-    for name in ("there-py", "there-rs"):
+    for name in ("there-py", "there-rs", "there-home"):
         assert shared.tmux("display-message", "-p", "-t", f"={name}:", "#{session_path}") == (
             f"{there}\n"
         )
