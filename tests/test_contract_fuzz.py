@@ -27,10 +27,14 @@ from scripts.fuzz.lab import Lab
 from scripts.fuzz.schemas import inline_refs
 from scripts.fuzz.targets import advertised, ours
 from scripts.fuzz.wire import Answer, descendants, processes_with
+from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TMUX
+from tests.test_ssh import sshd
 from tmux_contract_mcp.generated import PROFILES
 
 pytestmark = pytest.mark.e2e
+
+__all__ = ["sshd"]  # the sshd fixture of tests/test_ssh.py
 
 SEED = 20261201
 EXAMPLES = 4  # calls per tool (half for a tool that waits on its own clock) ...
@@ -218,3 +222,15 @@ def test_a_long_or_left_out_wait_in_seconds_is_cut_and_any_other_value_is_kept()
     for kept in ({"seconds": 0}, {"seconds": -5}, {"seconds": "x"}, {"seconds": True}):
         assert short_wait(kept, schema) == kept
     assert short_wait({"timeout": 60}, {"properties": {"timeout": {}}}) == {"timeout": 60}
+
+
+@pytest.mark.anyio
+async def test_the_engine_fuzzes_a_server_started_with_ssh(sshd: SshServer) -> None:
+    """``make fuzz FUZZ_ARGS=--ssh``: the same invariants, the server reaching tmux through ssh."""
+    wanted = {"list_servers", "list_sessions", "capture_pane"}
+    target = ours("python", sshd=sshd)
+    report = await fuzz(target, 2, SEED, only=wanted.__contains__)
+    assert target.label == "ours/python over ssh"
+    assert report.findings == [], "\n".join(str(f) for f in report.findings)
+    assert sorted(report.tools) == sorted(wanted)
+    assert report.succeeded > 0

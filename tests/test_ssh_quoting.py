@@ -9,6 +9,7 @@ takes that path (the control client already reads its commands from standard inp
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 from collections.abc import AsyncIterator
@@ -23,6 +24,7 @@ from scripts.lab.tmuxserver import TmuxServer
 from tests.test_ssh import remote_env, sshd
 from tmux_contract_mcp.handlers.tmux.quoting import command_line
 from tmux_contract_mcp.handlers.tmux.remote import Remote, SshTarget, tmux_invocation
+from tmux_contract_mcp.handlers.tmux.transport import run_fed
 
 pytestmark = [pytest.mark.anyio]
 
@@ -143,3 +145,22 @@ def test_no_agent_port_or_display_is_forwarded_whatever_the_ssh_configuration_sa
     assert said["forwardagent"] == "no"
     assert said["forwardx11"] == "no"
     assert said["clearallforwardings"] == "yes"
+
+
+@pytest.mark.e2e
+async def test_a_remote_tmux_that_finds_no_server_says_so_though_it_never_read_its_command(
+    shared: TmuxServer, one_shot: Client
+) -> None:
+    """tmux exits at once when nothing listens, before it reads the command on stdin."""
+    for _ in range(3):  # the race (exit before the write) is lost often, not always
+        message = await one_shot.error("list_sessions", {"socket_name": "nothing-listens-here"})
+        assert "no tmux server is running on" in message
+        assert "nothing-listens-here" in message
+
+
+async def test_a_process_that_exits_without_reading_its_stdin_is_answered_not_an_error() -> None:
+    """More than a pipe holds, so the write always meets a closed pipe."""
+    done = await run_fed(["sh", "-c", "echo gone >&2; exit 3"], b"x" * 1_000_000, dict(os.environ))
+    assert (done.returncode, done.stdout, done.stderr) == (3, b"", b"gone\n")
+    fed = await run_fed(["wc", "-c"], b"y" * 1_000_000, dict(os.environ))
+    assert (fed.returncode, fed.stdout.strip()) == (0, b"1000000")

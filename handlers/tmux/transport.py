@@ -7,11 +7,13 @@ that ends in ``;``, so such an argument is escaped before it is passed.
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 import anyio
+import anyio.abc
 
 from .errors import CommandFailed, TmuxUnavailable, is_no_server, no_server, unrunnable
 from .remote import remote_for, tmux_invocation
@@ -50,6 +52,41 @@ def split_lines(stdout: str) -> list[str]:
     return lines
 
 
+async def run_fed(
+    argv: Sequence[str], data: bytes | None, env: Mapping[str, str]
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``argv`` with ``data`` on its stdin (None: /dev/null) and collect its output.
+
+    A process may end without reading its stdin (a remote tmux that finds no server
+    exits before it reads its command): that is its answer, not a failure to write.
+    """
+    if data is None:
+        return await anyio.run_process(argv, stdin=subprocess.DEVNULL, check=False, env=env)
+    out: dict[str, bytes] = {}
+    async with await anyio.open_process(argv, env=env) as process:
+
+        async def read(name: str, stream: anyio.abc.ByteReceiveStream | None) -> None:
+            chunks: list[bytes] = []
+            if stream is not None:
+                async for chunk in stream:
+                    chunks.append(chunk)
+            out[name] = b"".join(chunks)
+
+        async def feed() -> None:
+            if process.stdin is None:
+                return
+            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await process.stdin.send(data)
+            await process.stdin.aclose()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(feed)
+            group.start_soon(read, "stdout", process.stdout)
+            group.start_soon(read, "stderr", process.stderr)
+        code = await process.wait()
+    return subprocess.CompletedProcess(list(argv), code, out["stdout"], out["stderr"])
+
+
 class SubprocessTransport:
     """One tmux process per command: simple, and works with no session to attach to."""
 
@@ -79,13 +116,7 @@ class SubprocessTransport:
         argv, data = tmux_invocation([self.tmux_bin, *tmux_args(self.socket)], args, self.env)
         try:
             with anyio.fail_after(self.timeout):
-                done = await anyio.run_process(
-                    argv,
-                    input=data,
-                    stdin=subprocess.DEVNULL if data is None else None,
-                    check=False,
-                    env=self.env,
-                )
+                done = await run_fed(argv, data, self.env)
         except OSError as exc:  # missing, not executable, a directory...
             raise unrunnable(self.tmux_bin, exc) from None
         except TimeoutError:

@@ -18,6 +18,7 @@ from scripts.fuzz.engine import Report, fuzz
 from scripts.fuzz.report import findings, summary, table
 from scripts.fuzz.targets import Target, named
 from scripts.lab.client import ROOT
+from scripts.lab.sshd import SshServer
 from tmux_contract_mcp.generated import PROFILES
 
 OUT = ROOT / "build" / "fuzz"
@@ -45,6 +46,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
         help="how our server reaches tmux (default control)",
     )
     parser.add_argument(
+        "--ssh",
+        action="store_true",
+        help="start our servers with --ssh through a private sshd on 127.0.0.1 (ours only)",
+    )
+    parser.add_argument(
         "--hang", type=float, default=15.0, help="seconds without an answer that make a hang"
     )
     parser.add_argument("--out", type=Path, default=OUT, help=f"where to write (default {OUT})")
@@ -52,9 +58,20 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 async def main(options: argparse.Namespace) -> int:
+    sshd = SshServer.start() if options.ssh else None
+    try:
+        return await fuzz_all(options, sshd)
+    finally:
+        if sshd is not None:
+            sshd.kill()
+
+
+async def fuzz_all(options: argparse.Namespace, sshd: SshServer | None) -> int:
     targets: list[Target] = [named("peer")] if options.compare else []
     targets += [
-        named(profile, options.transport) for profile in options.profiles.split(",") if profile
+        named(profile, options.transport, sshd)
+        for profile in options.profiles.split(",")
+        if profile
     ]
     wanted = {name for name in options.tools.split(",") if name}
     reports: list[Report] = []

@@ -17,6 +17,7 @@ from scripts.bench.peer import PEER_QUIET, PEER_VERSION, ensure_peer
 from scripts.fuzz.lab import Lab
 from scripts.fuzz.wire import Launch
 from scripts.lab.client import COMMAND, ROOT
+from scripts.lab.sshd import SshServer
 from tmux_contract_mcp.generated import PROFILES
 
 PEER_VENV = ROOT / "build" / "bench" / "peer-venv"
@@ -51,8 +52,9 @@ def advertised(profile: str) -> dict[str, dict[str, Any]]:
     return {tool["name"]: tool for tool in json.loads(path.read_text())["tools"]}
 
 
-def ours(profile: str, transport: str = "control") -> Target:
-    """Our server with every toolset of ``profile`` on, every tool from its registry."""
+def ours(profile: str, transport: str = "control", sshd: SshServer | None = None) -> Target:
+    """Our server with every toolset of ``profile`` on, every tool from its registry;
+    with ``sshd``, started with ``--ssh`` through it (the lab's socket named by path)."""
     entries = {entry.name: entry for entry in registry(profile).TOOLS}
     toolsets = ",".join(registry(profile).TOOLSETS)
 
@@ -64,11 +66,20 @@ def ours(profile: str, transport: str = "control") -> Target:
             "TMUX_CONTRACT_MCP_TRANSPORT": transport,
             "FUZZ_RUN": token,
         }
+        if sshd is not None:  # the lab's socket by path: its TMUX_TMPDIR is ours, not sshd's
+            del env["LIBTMUX_SOCKET"]
+            env |= {
+                "TMUX_CONTRACT_MCP_SSH": sshd.target,
+                "TMUX_CONTRACT_MCP_SSH_CONFIG": str(sshd.client_config),
+                "LIBTMUX_SOCKET_PATH": str(lab.socket_path),
+            }
         argv = (COMMAND, "--profile", profile)
         return Launch(argv, env, lab.work, lab.root / f"stderr-{profile}.log")
 
     return Target(
-        f"ours/{profile}" + ("" if transport == "control" else f" ({transport})"),
+        f"ours/{profile}"
+        + ("" if transport == "control" else f" ({transport})")
+        + ("" if sshd is None else " over ssh"),
         launch,
         OUR_INTERNAL,
         lambda tool: entries[tool.name].toolset if tool.name in entries else "",
@@ -104,9 +115,9 @@ def peer() -> Target:
     )
 
 
-def named(name: str, transport: str = "control") -> Target:
+def named(name: str, transport: str = "control", sshd: SshServer | None = None) -> Target:
     if name in PROFILES:
-        return ours(name, transport)
+        return ours(name, transport, sshd)
     if name == "peer":
         return peer()
     raise SystemExit(f"unknown target {name!r}: one of {', '.join((*PROFILES, 'peer'))}")
