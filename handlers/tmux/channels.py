@@ -30,9 +30,9 @@ import anyio.abc
 
 from ...errors import InvalidArgument
 from .errors import CommandFailed, NoServer, is_no_server, no_server, unrunnable
-from .remote import tmux_command
+from .remote import remote_for, tmux_command
 from .sockets import Socket, process_environ
-from .transport import SubprocessTransport, protect_argument
+from .transport import SSH_FAILED, ConnectionLost, SubprocessTransport, protect_argument
 
 STDERR_READ = 1.0  # seconds to read a finished wait's error text
 
@@ -92,7 +92,7 @@ async def wait_for(
 
     A tmux error (no server, a command tmux refuses) raises ``NoServer`` /
     ``CommandFailed``; a server that goes while the wait runs raises ``NoServer``
-    at once, saying so.
+    at once, saying so; an ssh connection that ends under it raises ``ConnectionLost``.
     """
     async with waiter(socket, tmux_bin, environ, channel) as process:
         with anyio.move_on_after(timeout):
@@ -100,6 +100,9 @@ async def wait_for(
         if process.returncode is None:
             return False
         stderr = "" if process.returncode == 0 else await _read_all(process)
+    remote = remote_for(process_environ(environ))
+    if remote is not None and process.returncode == SSH_FAILED:
+        raise ConnectionLost(f"Waiting for channel {channel!r} on {socket}: {remote.lost()}")
     if process.returncode == 0:
         if await _still_running(socket, tmux_bin, environ):
             return True

@@ -43,6 +43,10 @@ class Transport(Protocol):
         ...
 
 
+class ConnectionLost(TmuxUnavailable):
+    """The ssh connection to the remote host ended under a command or a wait."""
+
+
 def protect_argument(arg: str) -> str:
     """Keep tmux from reading a trailing ``;`` as a command separator."""
     return arg[:-1] + "\\;" if arg.endswith(";") else arg
