@@ -10,6 +10,7 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 
 from . import __version__
 from .handlers.services import StartupRefused
@@ -23,6 +24,7 @@ from .profiles import (
     load_profile,
     served_after_startup,
 )
+from .stopping import exiting_on_signals, serve_until_stopped
 from .toolsets import TOOLSETS_ENV, ToolsetConfigError
 
 PROFILE_ENV = "TMUX_CONTRACT_MCP_PROFILE"
@@ -106,6 +108,11 @@ def loading_for_good() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    with exiting_on_signals():  # a stop signal still runs the exit hooks
+        return run(argv)
+
+
+def run(argv: Sequence[str] | None) -> int:
     args = parser().parse_args(argv)
     name = args.profile or os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
     logging.basicConfig(
@@ -145,8 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tmux-contract-mcp: {exc}", file=sys.stderr)
         return 2
 
-    anyio.run(serve_stdio, served, handlers)
-    return 0
+    return anyio.run(serve_until_stopped, partial(serve_stdio, served, handlers))
 
 
 if __name__ == "__main__":
