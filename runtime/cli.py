@@ -10,7 +10,6 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from functools import partial
 
 from . import __version__
 from .handlers.services import StartupRefused
@@ -24,7 +23,7 @@ from .profiles import (
     load_profile,
     served_after_startup,
 )
-from .stopping import exiting_on_signals, serve_until_stopped
+from .stopping import exiting_on_signals, until_stopped
 from .toolsets import TOOLSETS_ENV, ToolsetConfigError
 
 PROFILE_ENV = "TMUX_CONTRACT_MCP_PROFILE"
@@ -152,7 +151,7 @@ def run(argv: Sequence[str] | None) -> int:
         print(f"tmux-contract-mcp: {exc}", file=sys.stderr)
         return 2
 
-    return anyio.run(serve_until_stopped, partial(serve_stdio, served, handlers))
+    return anyio.run(until_stopped(serve_stdio), served, handlers)
 
 
 if __name__ == "__main__":

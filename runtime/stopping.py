@@ -13,9 +13,12 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import ParamSpec
 
 import anyio
 import anyio.abc
+
+P = ParamSpec("P")
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
@@ -40,24 +43,27 @@ def exiting_on_signals() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-async def serve_until_stopped(serve: Callable[[], Awaitable[None]]) -> int:
-    """Run ``serve`` until it returns (0) or a stop signal cancels it (128 + the signal).
+def until_stopped(serve: Callable[P, Awaitable[None]]) -> Callable[P, Awaitable[int]]:
+    """``serve`` run until it returns (status 0) or a stop signal cancels it (128 + the
+    signal). A cancelled ``serve`` closes what it holds on its way out, as on the end of
+    input."""
 
-    A cancelled ``serve`` closes what it holds on its way out, as on the end of input.
-    """
-    stopped = 0
-    async with anyio.create_task_group() as group:
+    async def serving(*args: P.args, **kwargs: P.kwargs) -> int:
+        stopped = 0
+        async with anyio.create_task_group() as group:
 
-        async def watch(*, task_status: anyio.abc.TaskStatus[None]) -> None:
-            nonlocal stopped
-            with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
-                task_status.started()
-                async for signum in signals:
-                    stopped = exit_status(signum)
-                    group.cancel_scope.cancel()
-                    return
+            async def watch(*, task_status: anyio.abc.TaskStatus[None]) -> None:
+                nonlocal stopped
+                with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+                    task_status.started()
+                    async for signum in signals:
+                        stopped = exit_status(signum)
+                        group.cancel_scope.cancel()
+                        return
 
-        await group.start(watch)
-        await serve()
-        group.cancel_scope.cancel()
-    return stopped
+            await group.start(watch)
+            await serve(*args, **kwargs)
+            group.cancel_scope.cancel()
+        return stopped
+
+    return serving

@@ -13,7 +13,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,11 @@ def drop_connections(sshd: SshServer) -> list[int]:
     for pid in killed:
         os.kill(pid, signal.SIGKILL)
     return killed
+
+
+def stop_pid(pid: int) -> None:
+    with suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
 
 
 def wait_for_channel_process(channel: str) -> bool:
@@ -272,3 +277,36 @@ async def test_a_signal_mid_wait_stops_the_server_leaving_no_ssh_or_tmux_process
         await eventually(lambda: not ssh_of(sshd, tmp), "ssh and sshd sessions to go")
         assert not any(tmp.iterdir())
         await eventually(lambda: set(clients(shared)) <= others, "the remote tmux clients to go")
+
+
+async def test_a_signal_during_the_startup_check_still_stops_the_master(
+    shared: TmuxServer,
+) -> None:
+    with ExitStack() as stack:
+        sshd = SshServer.start()
+        stack.callback(sshd.kill)
+        tmp = stack.enter_context(private_tmpdir())
+        started = sshd.tmpdir / "slow-tmux-started"
+        slow = sshd.tmpdir / "slow-tmux"  # the remote is this machine: a tmux that hangs on -V
+        slow.write_text(f"#!/bin/sh\necho $$ > {started}\nexec sleep {WAIT}\n")
+        slow.chmod(0o755)
+        env = {**os.environ, **remote_env(shared, sshd), "TMPDIR": str(tmp)}
+        env |= {"LIBTMUX_TMUX_BIN": str(slow)}
+        env.pop("TMUX", None)
+        server = subprocess.Popen(
+            [COMMAND, "--profile", "python"],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        stack.callback(lambda: server.poll() is None and server.kill())
+        await eventually(lambda: started.exists() and bool(started.read_text()), "the check")
+        stack.callback(stop_pid, int(started.read_text()))  # the remote sleep
+        assert any("[mux]" in argv for argv in ssh_under(tmp).values())  # the master runs
+        server.send_signal(signal.SIGTERM)
+        with anyio.fail_after(DEADLINE):
+            status = await anyio.to_thread.run_sync(server.wait)
+        assert status == 128 + signal.SIGTERM
+        await eventually(lambda: not ssh_under(tmp), "ssh processes to go")
+        assert not any(tmp.iterdir())
