@@ -59,6 +59,12 @@ def stop_pid(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
+def kill_if_running(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+
+
 def wait_for_channel_process(channel: str) -> bool:
     """Whether a ``tmux wait-for`` on ``channel`` runs (on the "remote": this machine)."""
     return any(
@@ -300,7 +306,7 @@ async def test_a_signal_during_the_startup_check_still_stops_the_master(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        stack.callback(lambda: server.poll() is None and server.kill())
+        stack.callback(kill_if_running, server)
         await eventually(lambda: started.exists() and bool(started.read_text()), "the check")
         stack.callback(stop_pid, int(started.read_text()))  # the remote sleep
         assert any("[mux]" in argv for argv in ssh_under(tmp).values())  # the master runs
