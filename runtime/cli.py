@@ -23,6 +23,7 @@ from .profiles import (
     load_profile,
     served_after_startup,
 )
+from .stopping import exiting_on_signals, until_stopped
 from .toolsets import TOOLSETS_ENV, ToolsetConfigError
 
 PROFILE_ENV = "TMUX_CONTRACT_MCP_PROFILE"
@@ -106,6 +107,11 @@ def loading_for_good() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    with exiting_on_signals():  # a stop signal still runs the exit hooks
+        return run(argv)
+
+
+def run(argv: Sequence[str] | None) -> int:
     args = parser().parse_args(argv)
     name = args.profile or os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
     logging.basicConfig(
@@ -145,8 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tmux-contract-mcp: {exc}", file=sys.stderr)
         return 2
 
-    anyio.run(serve_stdio, served, handlers)
-    return 0
+    return anyio.run(until_stopped(serve_stdio), served, handlers)
 
 
 if __name__ == "__main__":

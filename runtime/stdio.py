@@ -60,8 +60,10 @@ HIGH_WATER = 1 << 20  # bytes buffered for the client before a writer waits for 
 
 
 def _is_pipe_like(fd: int) -> bool:
+    """A pipe, a socket or a terminal: what the event loop can poll (``/dev/null``, a
+    character device too, cannot be: epoll refuses it)."""
     mode = os.fstat(fd).st_mode
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
 
 
 Item = SessionMessage | Exception

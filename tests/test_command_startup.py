@@ -75,6 +75,7 @@ def serve(function, profile, handlers):
         "handlers tracked": any(o is type(handlers) for o in tracked),
         "made while serving tracked": any(o is made_now for o in gc.get_objects()),
     }
+    return 0  # serving's exit status
 
 if sys.argv[1] == "import":  # the control: the same load, collector on
     import tmux_contract_mcp.server

@@ -17,8 +17,7 @@ import pytest
 
 from scripts.lab import processes
 from scripts.lab.client import COMMAND, Client, open_client
-from scripts.lab.overssh import connected_to
-from scripts.lab.sshd import SshServer, free_port
+from scripts.lab.sshd import SshServer, free_port, private_tmpdir, ssh_under
 from scripts.lab.tmuxserver import TmuxServer
 from tests.test_python_waiting import echoing, new_session, showing, wait_while
 from tests.test_transports import clients, eventually
@@ -60,20 +59,6 @@ async def remote(shared: TmuxServer, sshd: SshServer) -> AsyncIterator[Client]:
     }
     async with open_client({**remote_env(shared, sshd), **caller}, "python") as opened:
         yield opened
-
-
-def ssh_processes(sshd: SshServer) -> dict[int, str]:
-    """ssh clients and masters of ``sshd`` (a master shows only its control path: it is
-    told by its connection), and the lab server's per-connection sshd processes."""
-    found = {
-        pid: " ".join(argv)
-        for pid in processes.pids()
-        if (argv := processes.cmdline(pid))
-        and argv[0].startswith("ssh")
-        and processes.alive(pid)
-        and (any(str(sshd.port) in arg for arg in argv) or connected_to(pid, sshd.port))
-    }
-    return found | {pid: "sshd session" for pid in sshd.session_pids()}
 
 
 def logins(sshd: SshServer) -> int:
@@ -219,14 +204,20 @@ async def leaves_nothing_running(shared: TmuxServer, sshd: SshServer) -> None:
     session, pane = new_session(shared, *echoing("before"))
     await showing(shared, pane, "before")
     others = set(clients(shared))  # the module client's
-    running = ssh_processes(sshd)  # the module client's master
-    async with open_client(remote_env(shared, sshd), "python") as opened:
-        await opened.ok("list_sessions")
-        arguments = {"pane_id": pane, "patterns": ["LEFT-MARK"], "timeout": 15}
-        await wait_while(opened, shared, session, arguments, "LEFT-MARK")
-        assert ssh_processes(sshd).keys() > running.keys()  # the check sees what runs
-    await eventually(lambda: set(clients(shared)) <= others, "the remote tmux clients to go")
-    await eventually(lambda: ssh_processes(sshd) == running, "ssh and sshd sessions to go")
+    with private_tmpdir() as tmp:  # this server's control directory: no other's is there
+        env = {**remote_env(shared, sshd), "TMPDIR": str(tmp)}
+        async with open_client(env, "python") as opened:
+            await opened.ok("list_sessions")
+            arguments = {"pane_id": pane, "patterns": ["LEFT-MARK"], "timeout": 15}
+            await wait_while(opened, shared, session, arguments, "LEFT-MARK")
+            # The check sees what runs: the master, and the session it logged in.
+            assert any("[mux]" in argv for argv in ssh_under(tmp).values())
+            assert sshd.session_pids()
+        await eventually(lambda: set(clients(shared)) <= others, "the remote tmux clients to go")
+        await eventually(
+            lambda: not ssh_under(tmp) and not sshd.session_pids(), "ssh and sshd sessions to go"
+        )
+        assert not any(tmp.iterdir())  # the control directory was removed
     server_pid = int(shared.tmux("display-message", "-p", "#{pid}").strip())
     expected = {server_pid, *(pid for pid, _ in others)}
     assert set(processes.tmux_processes(shared.name)) == expected

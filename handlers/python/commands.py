@@ -280,6 +280,9 @@ class Run:
     async def sleep(self, process: anyio.abc.Process) -> str:
         while True:
             if self.signalled and process.returncode not in (None, 0) and not self.count.ended:
+                channels.check_connection(
+                    process, self.tmux.environ, f"run_command in pane {self.pane_id}"
+                )
                 raise ToolError(
                     f"tmux wait-for ended with status {process.returncode} on "
                     f"{self.server.socket}: the tmux server may have stopped. Call "

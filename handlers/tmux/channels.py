@@ -30,9 +30,9 @@ import anyio.abc
 
 from ...errors import InvalidArgument
 from .errors import CommandFailed, NoServer, is_no_server, no_server, unrunnable
-from .remote import tmux_invocation
+from .remote import remote_for, tmux_invocation
 from .sockets import Socket, process_environ
-from .transport import SubprocessTransport
+from .transport import SSH_FAILED, ConnectionLost, SubprocessTransport
 
 STDERR_READ = 1.0  # seconds to read a finished wait's error text
 
@@ -54,7 +54,7 @@ async def waiter(
     """A ``tmux wait-for CHANNEL`` process for the block's duration; killed and reaped after.
 
     ``channel`` reaches tmux as one argv element after ``--`` (so a leading ``-`` is
-    not an option, and a trailing ``;`` is escaped); the process ends when the
+    not an option; a trailing ``;`` is escaped here and quoted through ssh); it ends when the
     channel is signalled.
     """
     env = process_environ(environ)
@@ -85,6 +85,14 @@ async def waiter(
             await process.aclose()  # waits for the exit: no zombie is left
 
 
+def check_connection(process: anyio.abc.Process, environ: Mapping[str, str], what: str) -> None:
+    """Raise ``ConnectionLost`` when ``process`` (a wait-for run through ssh) ended because
+    the ssh connection did: ssh's own status, 255."""
+    remote = remote_for(process_environ(environ))
+    if remote is not None and process.returncode == SSH_FAILED:
+        raise ConnectionLost(f"{what}: {remote.lost()}")
+
+
 async def wait_for(
     socket: Socket,
     tmux_bin: str,
@@ -96,7 +104,7 @@ async def wait_for(
 
     A tmux error (no server, a command tmux refuses) raises ``NoServer`` /
     ``CommandFailed``; a server that goes while the wait runs raises ``NoServer``
-    at once, saying so.
+    at once, saying so; an ssh connection that ends under it raises ``ConnectionLost``.
     """
     async with waiter(socket, tmux_bin, environ, channel) as process:
         with anyio.move_on_after(timeout):
@@ -104,6 +112,7 @@ async def wait_for(
         if process.returncode is None:
             return False
         stderr = "" if process.returncode == 0 else await _read_all(process)
+    check_connection(process, environ, f"Waiting for channel {channel!r} on {socket}")
     if process.returncode == 0:
         if await _still_running(socket, tmux_bin, environ):
             return True

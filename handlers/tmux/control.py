@@ -28,9 +28,9 @@ import anyio
 
 from .errors import CommandFailed, TmuxError, TmuxUnavailable, unrunnable
 from .quoting import command_line, unescape_output
-from .remote import remote_for, tmux_command
+from .remote import Remote, remote_for, tmux_command
 from .sockets import Socket, process_environ
-from .transport import DEFAULT_TIMEOUT, SubprocessTransport
+from .transport import DEFAULT_TIMEOUT, SSH_FAILED, ConnectionLost, SubprocessTransport
 
 log = logging.getLogger(__name__)
 
@@ -197,8 +197,11 @@ class ControlClient:
         process: asyncio.SubprocessTransport,
         pipes: _Pipes,
         session_id: str,
+        remote: Remote | None = None,
     ) -> None:
         self.socket = socket
+        self.remote = remote
+        self.lost: str | None = None  # set when the ssh connection under it ended
         self._process = process
         self._pipes = pipes
         stdin = process.get_pipe_transport(0)
@@ -249,6 +252,7 @@ class ControlClient:
         for command in then:
             argv += [";", *command]
         argv = tmux_command(argv, env)
+        remote = remote_for(env)
         loop = asyncio.get_running_loop()
         try:
             process, pipes = await loop.subprocess_exec(
@@ -261,7 +265,7 @@ class ControlClient:
             )
         except OSError as exc:
             raise unrunnable(tmux_bin, exc) from None
-        client = cls(socket, process, pipes, session_id)
+        client = cls(socket, process, pipes, session_id, remote)
         pipes.client = client
         for fd, data in pipes.early:
             if data is None:
@@ -276,6 +280,9 @@ class ControlClient:
             raise TmuxUnavailable(
                 f"a tmux control client did not attach within {timeout:g}s on {socket}"
             )
+        if client.lost is not None:
+            await client.aclose()
+            raise ConnectionLost(client.lost)
         problem = client._attach_error or client._gone_reason
         if problem is not None:
             await client.aclose()
@@ -427,8 +434,11 @@ class ControlClient:
         try:
             with anyio.move_on_after(STDERR_WAIT):
                 await self._pipes.stderr_closed  # the client's last words, if any
+                if self.remote is not None:
+                    await self._pipes.exited  # ssh's status tells a lost connection
             stderr = bytes(self._pipes.stderr).decode("utf-8", "replace").strip()
-            self._die(self._exit_line or stderr or reason)
+            self.lost = self._connection_lost(stderr)
+            self._die(self.lost or self._exit_line or stderr or reason)
             await self._reap()
         finally:
             self._reader_done.set()
@@ -438,6 +448,15 @@ class ControlClient:
                 except Exception:
                     log.exception("tmux control end listener failed")
             self._end_listeners.clear()
+
+    def _connection_lost(self, stderr: str) -> str | None:
+        """What ssh's own failure (status 255) under this client means: the host could not be
+        reached (before the attach's reply) or the connection was lost (after it)."""
+        if self.remote is None or self._process.get_returncode() != SSH_FAILED:
+            return None
+        if not self._ready.is_set():
+            return self.remote.failure(stderr)
+        return self.remote.lost()
 
     def _dispatch(self, raw: bytes) -> None:
         if self._block is not None:

@@ -73,6 +73,9 @@ SOCKETS_SCRIPT = (
 )
 # A private file with stdin's text, its path printed (removed with ``rm -f``).
 TEMPORARY_FILE_SCRIPT = 'umask 077 && f=$(mktemp) && cat > "$f" && printf "%s\\n" "$f"'
+CONNECT_TIMEOUT = 8  # seconds to reach the host: below the 10 s a tmux command gets
+ALIVE_INTERVAL = 5  # seconds of silence before ssh asks the host whether it is there
+ALIVE_COUNT = 2  # unanswered asks after which ssh gives the connection up
 
 _USER = re.compile(r"[A-Za-z0-9._][A-Za-z0-9._-]*\Z")
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
@@ -173,11 +176,23 @@ class Remote:
         return self._dir
 
     def options(self) -> list[str]:
-        """The ssh options every invocation shares (the master is shared through them)."""
+        """The ssh options every invocation shares (the master is shared through them).
+
+        A host that does not answer fails a connect after ``CONNECT_TIMEOUT`` (8 s); a
+        connection that goes silent (the peer gone without a word) is given up after at
+        most ``ALIVE_INTERVAL * (ALIVE_COUNT + 1)`` (15 s), which ends every command and
+        control client on it with ssh's status 255; the next command connects anew.
+        """
         options = [
             *(("-F", self.config) if self.config else ()),
             "-o",
             "BatchMode=yes",
+            "-o",
+            f"ConnectTimeout={CONNECT_TIMEOUT}",
+            "-o",
+            f"ServerAliveInterval={ALIVE_INTERVAL}",
+            "-o",
+            f"ServerAliveCountMax={ALIVE_COUNT}",
             "-o",
             "ControlMaster=auto",
             "-o",
@@ -299,6 +314,14 @@ class Remote:
         lines = [line.strip() for line in stderr.splitlines() if line.strip()]
         said = lines[-1] if lines else "no message"
         return f"ssh to {self.target} failed: {said}"
+
+    def lost(self) -> str:
+        """What to say when an established connection ends under a command (ssh exits 255
+        without a word of its own: the master lost the host)."""
+        return (
+            f"the ssh connection to {self.target} was lost; the next call connects again, "
+            "so check that the host is reachable and retry"
+        )
 
     def close(self) -> None:
         """Stop the master (``ssh -O exit``) and remove the control directory."""

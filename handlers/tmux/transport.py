@@ -45,6 +45,10 @@ class Transport(Protocol):
         ...
 
 
+class ConnectionLost(TmuxUnavailable):
+    """The ssh connection to the remote host ended under a command or a wait."""
+
+
 def split_lines(stdout: str) -> list[str]:
     lines = stdout.split("\n")
     if lines and lines[-1] == "":

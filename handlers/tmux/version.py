@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .errors import TmuxError
-from .remote import remote_for, tmux_command
+from .remote import CONNECT_TIMEOUT, remote_for, tmux_command
 from .sockets import default_socket, tmux_binary
 
 log = logging.getLogger(__name__)
@@ -86,6 +86,9 @@ def check_tmux(environ: Mapping[str, str]) -> VersionCheck:
     with contextlib.suppress(TmuxError):
         argv = [binary, "-S", default_socket(environ).path, "-V"]
     remote = remote_for(environ)
+    # Over ssh the probe also makes the connection: ssh gives up on the host first, so a
+    # host that does not answer is reported in ssh's words rather than as a slow tmux.
+    timeout = PROBE_TIMEOUT + (CONNECT_TIMEOUT if remote is not None else 0)
     try:
         done = subprocess.run(
             tmux_command(argv, env),
@@ -94,7 +97,7 @@ def check_tmux(environ: Mapping[str, str]) -> VersionCheck:
             errors="replace",
             env=env,
             stdin=subprocess.DEVNULL,
-            timeout=PROBE_TIMEOUT,
+            timeout=timeout,
             check=False,
         )
     except OSError as exc:
@@ -106,7 +109,10 @@ def check_tmux(environ: Mapping[str, str]) -> VersionCheck:
             ),
         )
     except subprocess.TimeoutExpired:
-        return VersionCheck(None, warning=f"'{binary} -V' did not answer within {PROBE_TIMEOUT:g}s")
+        where = f" on {remote.target}" if remote is not None else ""
+        return VersionCheck(
+            None, warning=f"'{binary} -V'{where} did not answer within {timeout:g}s"
+        )
     if remote is not None and done.returncode == SSH_FAILED:
         return VersionCheck(None, warning=remote.failure(done.stderr))
     version = parse_version(done.stdout)

@@ -31,6 +31,7 @@ from .control import ControlClient, ControlClientGone, output_event
 from .errors import NoServer, TmuxError, UnknownTarget, is_no_server
 from .formats import PaneRow
 from .sockets import Socket
+from .transport import ConnectionLost
 
 if TYPE_CHECKING:
     from .core import Server
@@ -127,6 +128,8 @@ class Watch:
         """Return once the pane has printed, or may have gone or died, since the last call
         (or since the watch began): the caller reads the pane again to know which."""
         await self._event.wait()
+        if self._lost and self.client.lost is not None:
+            raise ConnectionLost(f"Waiting on pane {self.pane_id}: {self.client.lost}")
         if self._lost:
             raise WatchLost(f"the tmux client watching {self.pane_id} ended")
         self._event = anyio.Event()

@@ -8,8 +8,6 @@ that runs ``tmux-logged`` with that server's log, since ssh passes no variable o
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shlex
 from pathlib import Path
 
@@ -42,23 +40,3 @@ def remote_env(tmux: TmuxServer, sshd: SshServer, **extra: str) -> dict[str, str
         "TMUX_CONTRACT_MCP_SSH_CONFIG": str(sshd.client_config),
         **extra,
     }
-
-
-def connected_to(pid: int, port: int) -> bool:
-    """Whether ``pid`` holds a TCP connection to 127.0.0.1:``port``: how an ssh master of
-    one lab sshd is told from another's (a master's argv names only its control path)."""
-    peer = f"0100007F:{port:04X}"
-    sockets = {
-        f"socket:[{fields[9]}]"
-        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]
-        if (fields := line.split())[2] == peer
-    }
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return False
-    for fd in fds:
-        with contextlib.suppress(OSError):
-            if os.readlink(f"/proc/{pid}/fd/{fd}") in sockets:
-                return True
-    return False

@@ -15,7 +15,8 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -145,3 +146,30 @@ class SshServer:
         self.process.kill()
         self.process.wait()
         shutil.rmtree(self.tmpdir, ignore_errors=True)
+
+
+@contextmanager
+def private_tmpdir() -> Iterator[Path]:
+    """A TMPDIR for one server under test: its ssh control directory is made there, where
+    no other server's is, so what it leaves behind can be told from what others run.
+    Short: ssh's control socket path (with a suffix ssh adds) must fit in 104 bytes."""
+    tmp = Path(tempfile.mkdtemp(prefix="s", dir="/tmp"))
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def ssh_under(tmp: Path) -> dict[int, str]:
+    """The ssh clients and master (which shows only its control path) of the server whose
+    TMPDIR is ``tmp``: pid -> its command line."""
+    from scripts.lab import processes
+
+    return {
+        pid: " ".join(argv)
+        for pid in processes.pids()
+        if (argv := processes.cmdline(pid))
+        and argv[0].startswith("ssh")
+        and processes.alive(pid)
+        and any(str(tmp) in arg for arg in argv)
+    }
