@@ -126,7 +126,7 @@ async def test_a_dropped_connection_ends_the_wait_with_an_error_and_the_next_cal
                 group.start_soon(wait)
                 if pane_field is None or tool == "run_command":
                     await eventually(
-                        lambda: wait_for_processes(shared) - earlier, "the call's wait-for"
+                        lambda: bool(wait_for_processes(shared) - earlier), "the call's wait-for"
                     )
                 else:
                     await waiting_on(shared, session)
