@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
+import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -164,3 +166,26 @@ async def test_a_process_that_exits_without_reading_its_stdin_is_answered_not_an
     assert (done.returncode, done.stdout, done.stderr) == (3, b"", b"gone\n")
     fed = await run_fed(["wc", "-c"], b"y" * 1_000_000, dict(os.environ))
     assert (fed.returncode, fed.stdout.strip()) == (0, b"1000000")
+
+
+def test_the_control_socket_fits_in_a_socket_path_even_under_a_long_tmpdir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ssh refuses a ControlPath longer than a unix socket path can be."""
+    deep = tmp_path / ("d" * 70)
+    deep.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    made = remote()
+    try:
+        assert os.path.dirname(made.control_dir) == "/tmp"
+        assert len(os.path.join(made.control_dir, "c" * 40)) + 18 < 104
+    finally:
+        made.close()
+    short = Path(tempfile.mkdtemp(prefix="s", dir="/tmp"))  # a short TMPDIR is kept
+    try:
+        monkeypatch.setattr(tempfile, "tempdir", str(short))
+        made = remote()
+        assert made.control_dir.startswith(f"{short}/tcm-ssh-")
+        made.close()
+    finally:
+        shutil.rmtree(short, ignore_errors=True)

@@ -77,6 +77,21 @@ CONNECT_TIMEOUT = 8  # seconds to reach the host: below the 10 s a tmux command 
 ALIVE_INTERVAL = 5  # seconds of silence before ssh asks the host whether it is there
 ALIVE_COUNT = 2  # unanswered asks after which ssh gives the connection up
 
+CONTROL_PREFIX = "tcm-ssh-"  # mkdtemp adds 8 characters
+SOCKET_PATH_MAX = 104  # bytes of a unix socket path on macOS and the BSDs (108 on Linux)
+# What ssh adds to the control directory: "/", %C (40 hex digits), and the suffix of the
+# socket it makes first (".XXXXXXXXXXXXXXXX"), with the terminating NUL.
+CONTROL_PATH_TAIL = 1 + 40 + 17 + 1
+
+
+def control_base() -> str:
+    """The temporary directory (``TMPDIR``), or ``/tmp`` when the control socket's path
+    would not fit under it (a long ``TMPDIR``, as on macOS, makes ssh fail)."""
+    base = tempfile.gettempdir()
+    longest = len(base) + 1 + len(CONTROL_PREFIX) + 8 + CONTROL_PATH_TAIL
+    return base if longest <= SOCKET_PATH_MAX else "/tmp"
+
+
 _USER = re.compile(r"[A-Za-z0-9._][A-Za-z0-9._-]*\Z")
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 _HOSTNAME = re.compile(rf"{_LABEL}(?:\.{_LABEL})*\.?\Z")
@@ -172,7 +187,7 @@ class Remote:
     @property
     def control_dir(self) -> str:
         if self._dir is None:  # mkdtemp makes it 0700: no other user can reach the master
-            self._dir = tempfile.mkdtemp(prefix="tmux-contract-mcp-ssh-")
+            self._dir = tempfile.mkdtemp(prefix=CONTROL_PREFIX, dir=control_base())
         return self._dir
 
     def options(self) -> list[str]:
