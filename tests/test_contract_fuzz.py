@@ -29,12 +29,10 @@ from scripts.fuzz.targets import advertised, ours
 from scripts.fuzz.wire import Answer, descendants, processes_with
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TMUX
-from tests.test_ssh import sshd
 from tmux_contract_mcp.generated import PROFILES
 
 pytestmark = pytest.mark.e2e
 
-__all__ = ["sshd"]  # the sshd fixture of tests/test_ssh.py
 
 SEED = 20261201
 EXAMPLES = 4  # calls per tool (half for a tool that waits on its own clock) ...

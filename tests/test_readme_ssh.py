@@ -16,12 +16,10 @@ from scripts.lab.client import open_client
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
 from tests.test_readme_profiles import README, section, table_rows
-from tests.test_ssh import remote_env, sshd
+from tests.test_ssh import remote_env
 from tmux_contract_mcp.cli import parser
 from tmux_contract_mcp.handlers.tmux.remote import parse_target
 from tmux_contract_mcp.handlers.tmux.version import MINIMUM_TEXT
-
-__all__ = ["sshd"]  # the module's sshd fixture, shared with tests/test_ssh.py
 
 SECTION = section("Remote tmux over ssh")
 

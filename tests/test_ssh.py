@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -26,15 +26,6 @@ from tmux_contract_mcp.handlers.tmux.remote import BadSshTarget, SshTarget, pars
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 TMUX = shutil.which("tmux") or "tmux"
-
-
-@pytest.fixture(scope="module")
-def sshd() -> Iterator[SshServer]:
-    server = SshServer.start()
-    try:
-        yield server
-    finally:
-        server.kill()
 
 
 def remote_env(tmux: TmuxServer, sshd: SshServer, target: str | None = None) -> dict[str, str]:

@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import Any
@@ -33,15 +32,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 WAIT = 60  # a wait's own timeout: the dropped connection must end it long before
 DROP_NOTICED = 5.0  # seconds within which a wait hears its connection went (it takes ~0.02)
 DEADLINE = 30.0
-
-
-@pytest.fixture(scope="module")
-def sshd() -> Iterator[SshServer]:
-    server = SshServer.start()
-    try:
-        yield server
-    finally:
-        server.kill()
 
 
 def drop_connections(sshd: SshServer) -> list[int]:

@@ -23,14 +23,13 @@ import pytest
 from scripts.lab.client import Client, open_client
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_ssh import remote_env, sshd
+from tests.test_ssh import remote_env
 from tmux_contract_mcp.handlers.tmux.quoting import command_line
 from tmux_contract_mcp.handlers.tmux.remote import Remote, SshTarget, tmux_invocation
 from tmux_contract_mcp.handlers.tmux.transport import run_fed
 
 pytestmark = [pytest.mark.anyio]
 
-__all__ = ["sshd"]  # the module's sshd fixture, shared with tests/test_ssh.py
 
 VALUE = "v'a\"l\\u$(touch x)`e`;! ~ %"
 
