@@ -14,7 +14,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import anyio
@@ -35,24 +35,34 @@ VALUE = "v'a\"l\\u$(touch x)`e`;! ~ %"
 
 
 def remote() -> Remote:
+    """A Remote to build command lines with; ``close`` removes its control directory."""
     return Remote(SshTarget("build-1.example.com", "deploy", 2222), None)
 
 
-def test_the_remote_command_line_holds_no_value_of_a_call() -> None:
+@pytest.fixture
+def made() -> Iterator[Remote]:
+    one = remote()
+    try:
+        yield one
+    finally:
+        one.close()
+
+
+def test_the_remote_command_line_holds_no_value_of_a_call(made: Remote) -> None:
     command = ["rename-session", "-t", "$1", "--", VALUE]
-    argv, data = remote().invocation(["tmux", "-S", "/run/tmux/sock"], command)
+    argv, data = made.invocation(["tmux", "-S", "/run/tmux/sock"], command)
     assert argv[-2:] == ["--", "tmux -u -S /run/tmux/sock source-file -"]
     assert not any("touch" in word or "rename" in word for word in argv)
     assert data == command_line(command)  # the control client's quoting, one line
 
 
-def test_a_command_that_starts_a_server_starts_it_before_reading_its_line() -> None:
-    argv, data = remote().invocation(["tmux", "-S", "/s"], ["new-session", "-d", "-s", VALUE])
+def test_a_command_that_starts_a_server_starts_it_before_reading_its_line(made: Remote) -> None:
+    argv, data = made.invocation(["tmux", "-S", "/s"], ["new-session", "-d", "-s", VALUE])
     started = ["tmux", "-u", "-S", "/s", "start-server", ";", "source-file", "-"]
     assert shlex.split(argv[-1]) == started
     assert data is not None and data.startswith(b'"new-session" "-d" "-s" ')
     # -N forbids starting a server, and then none is started.
-    argv, _ = remote().invocation(["tmux", "-N", "-S", "/s"], ["new-session", "-d"])
+    argv, _ = made.invocation(["tmux", "-N", "-S", "/s"], ["new-session", "-d"])
     assert "start-server" not in argv[-1]
 
 
@@ -188,7 +198,7 @@ def test_the_control_socket_fits_in_a_socket_path_even_under_a_long_tmpdir(
     try:
         monkeypatch.setattr(tempfile, "tempdir", str(short))
         made = remote()
-        assert made.control_dir.startswith(f"{short}/tcm-ssh-")
+        assert made.control_dir.startswith(f"{short}/tcm-mux-")
         made.close()
     finally:
         shutil.rmtree(short, ignore_errors=True)

@@ -77,7 +77,7 @@ CONNECT_TIMEOUT = 8  # seconds to reach the host: below the 10 s a tmux command 
 ALIVE_INTERVAL = 5  # seconds of silence before ssh asks the host whether it is there
 ALIVE_COUNT = 2  # unanswered asks after which ssh gives the connection up
 
-CONTROL_PREFIX = "tcm-ssh-"  # mkdtemp adds 8 characters
+CONTROL_PREFIX = "tcm-mux-"  # mkdtemp adds 8 characters
 SOCKET_PATH_MAX = 104  # bytes of a unix socket path on macOS and the BSDs (108 on Linux)
 # What ssh adds to the control directory: "/", %C (40 hex digits), and the suffix of the
 # socket it makes first (".XXXXXXXXXXXXXXXX"), with the terminating NUL.

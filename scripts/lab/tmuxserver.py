@@ -8,8 +8,10 @@ anything at all.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -21,6 +23,9 @@ from scripts.lab import sentlog
 from scripts.lab.sentlog import LOGGED_TMUX, Mark, Sent
 
 TMUX = shutil.which("tmux") or "tmux"
+
+
+KILL_GRACE = 2.0  # seconds a server gets to leave after kill-server
 
 
 @dataclass
@@ -207,6 +212,33 @@ class TmuxServer:
         raise AssertionError("no active pane")
 
     def kill(self) -> None:
-        self.tmux("kill-server", check=False)
+        """``kill-server``, and SIGKILL for a server still there a moment later.
+
+        tmux 3.3a can wedge in its exit, waiting on a control client whose pipes lost
+        both ends (what a killed sshd leaves on the remote side): it then answers no one
+        and would outlive the test run."""
+        pid = self.server_pid()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.tmux("kill-server", check=False)
+        if pid is not None:
+            deadline = time.monotonic() + KILL_GRACE
+            while self.is_server(pid) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            if self.is_server(pid):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
         if self.owns_tmpdir:
             shutil.rmtree(self.tmpdir, ignore_errors=True)
+
+    def server_pid(self) -> int | None:
+        with contextlib.suppress(subprocess.TimeoutExpired, ValueError):
+            return int(self.tmux("display-message", "-p", "#{pid}", check=False).strip())
+        return None
+
+    def is_server(self, pid: int) -> bool:
+        """Whether ``pid`` is still this server (not a process that took its pid since)."""
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            return False
+        return self.name.encode() in argv
