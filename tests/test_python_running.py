@@ -454,6 +454,16 @@ async def test_a_command_typed_as_the_shell_starts_comes_back_clean(
     assert (await run(client, pane, "echo early"))["output"] == ["early"]
 
 
+async def test_a_pane_whose_program_is_still_tmuxs_own_copy_is_waited_for_not_refused(
+    shared: TmuxServer, client: Client
+) -> None:
+    # A new pane runs a copy of tmux until it becomes the shell: here that moment is
+    # stretched to 0.4 s by a process named "tmux" that then becomes sh.
+    pane = window(shared, "bash", "-c", "exec -a tmux bash -c 'sleep 0.4; exec sh'")
+    assert current_command(shared, pane) == "tmux"
+    assert (await run(client, pane, "echo started"))["output"] == ["started"]
+
+
 async def test_the_command_reaches_the_shell_as_written(
     shared: TmuxServer, client: Client, marker: Path
 ) -> None:
