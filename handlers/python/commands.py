@@ -39,6 +39,7 @@ from ..tmux.control import ControlClient
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import NoServer
 from ..tmux.formats import PANE_FIELDS, PaneRow, format_of, parse_rows
+from ..tmux.shell import settled
 from ..tmux.waits import died, effective_timeout, server_went, went_away
 from .keys import key_commands
 from .markers import Markers, OutputCount
@@ -61,10 +62,6 @@ BASH_SHELLS = frozenset({"bash", "rbash"})
 ZSH_SHELLS = frozenset({"zsh"})
 
 
-STARTING = 1.0  # seconds a new pane's program gets to replace tmux's forked copy
-STARTING_STEP = 0.02
-
-
 class RunCommandTools:
     """run_command; ``runs`` holds the panes a call of this process is running a command in."""
 
@@ -81,7 +78,9 @@ class RunCommandTools:
         limit = effective_timeout(timeout, self.tmux.environ)
         max_lines = positive("max_lines", params.max_lines)
         server, pane_id = await aim(self.tmux, params)
-        pane = await started(server, pane_id)
+        pane = await settled(lambda: pane_state(server, pane_id))
+        if pane is None:
+            raise no_pane(server, pane_id)
         flavour = shell_of(server, pane)
         key = (server.socket.path, pane_id)
         if key in self.runs:
@@ -103,21 +102,6 @@ async def pane_state(server: Server, pane_id: str) -> PaneRow | None:
     )
     # display-message does not fail for a missing pane: it expands with no pane.
     return PaneRow(rows[0]) if rows and rows[0]["pane_id"] == pane_id else None
-
-
-async def started(server: Server, pane_id: str) -> PaneRow:
-    """The pane's state once its program has started: a pane just made runs a copy of
-    tmux itself for a moment, until that copy becomes the shell (``exec``). Read again
-    for up to ``STARTING`` seconds while it does; then the state is what it is."""
-    deadline = anyio.current_time() + STARTING
-    while True:
-        pane = await pane_state(server, pane_id)
-        if pane is None:
-            raise no_pane(server, pane_id)
-        name = os.path.basename(pane["pane_current_command"].lstrip("-"))
-        if name != "tmux" or anyio.current_time() >= deadline:
-            return pane
-        await anyio.sleep(STARTING_STEP)
 
 
 def shell_of(server: Server, pane: PaneRow) -> str:

@@ -31,6 +31,7 @@ import os
 import re
 import secrets
 import shlex
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -78,6 +79,24 @@ def quoted_command(command: str, builtin: str = "command") -> str:
 
 def shell_name(command: str) -> str:
     return os.path.basename(command.lstrip("-"))
+
+
+STARTING = 1.0  # seconds a new pane's program gets to replace tmux's forked copy
+STARTING_STEP = 0.02
+
+
+async def settled(read: Callable[[], Awaitable[PaneRow | None]]) -> PaneRow | None:
+    """The pane's state (``read``) once its program has started: a pane just made runs
+    a copy of tmux itself for a moment, until that copy becomes the shell (``exec``).
+    Read again for up to ``STARTING`` seconds while it does; then it is what it is."""
+    deadline = anyio.current_time() + STARTING
+    while True:
+        pane = await read()
+        if pane is None or shell_name(pane["pane_current_command"]) != "tmux":
+            return pane
+        if anyio.current_time() >= deadline:
+            return pane
+        await anyio.sleep(STARTING_STEP)
 
 
 def flavour_of(pane: PaneRow) -> str | None:
@@ -372,7 +391,7 @@ async def start_run(
     await checks.check(
         server, pane_id, tool=tool, field=field, amplify=True, alone=True, force=force
     )
-    pane = await pane_now(server, pane_id)
+    pane = await settled(lambda: pane_now(server, pane_id))
     if pane is None:
         raise missing(server, pane_id)
     flavour = flavour_of(pane)
