@@ -458,9 +458,9 @@ async def test_a_pane_whose_program_is_still_tmuxs_own_copy_is_waited_for_not_re
     shared: TmuxServer, client: Client
 ) -> None:
     # A new pane runs a copy of tmux until it becomes the shell: here that moment is
-    # stretched to 0.4 s by a process named "tmux" that then becomes sh.
-    pane = window(shared, "bash", "-c", "exec -a tmux bash -c 'sleep 0.4; exec sh'")
-    assert current_command(shared, pane) == "tmux"
+    # stretched to 0.6 s by a process named "tmux" that then becomes sh.
+    pane = window(shared, "bash", "-c", "exec -a tmux bash -c 'sleep 0.6; exec sh'")
+    await until(lambda: current_command(shared, pane) == "tmux", "the copy named tmux")
     assert (await run(client, pane, "echo started"))["output"] == ["started"]
 
 

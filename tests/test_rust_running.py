@@ -232,13 +232,13 @@ async def test_wait_for_text_sees_only_new_output_and_stop_wins(
 async def test_a_pane_whose_program_is_still_tmuxs_own_copy_is_waited_for_not_no_shell(
     shared: TmuxServer, rust_client: Client
 ) -> None:
-    # A new pane runs a copy of tmux until it becomes the shell: stretched here to 0.4 s
-    # by a process named "tmux" that then becomes sh.
+    # A new pane runs a copy of tmux until it becomes the shell: stretched here
+    # by a process named "tmux" that then becomes sh (0.6 s).
     window = shared.new_window()
     pane = shared.tmux("display-message", "-p", "-t", window, "#{pane_id}").strip()
     shared.tmux(
-        "respawn-pane", "-k", "-t", pane, "bash", "-c", "exec -a tmux bash -c 'sleep 0.4; exec sh'"
+        "respawn-pane", "-k", "-t", pane, "bash", "-c", "exec -a tmux bash -c 'sleep 0.6; exec sh'"
     )
-    assert command_of(shared, pane) == "tmux"
+    until_running(shared, pane, "tmux")
     ran = await rust_client.ok("run_shell_command", {"pane": pane, "command": "echo started"})
     assert (ran["outcome"], ran["output"]) == ("completed", "started\n"), ran
