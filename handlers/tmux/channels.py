@@ -30,9 +30,9 @@ import anyio.abc
 
 from ...errors import InvalidArgument
 from .errors import CommandFailed, NoServer, is_no_server, no_server, unrunnable
-from .remote import remote_for, tmux_invocation
+from .remote import SSH_FAILED, remote_for, tmux_invocation
 from .sockets import Socket, process_environ
-from .transport import SSH_FAILED, ConnectionLost, SubprocessTransport
+from .transport import ConnectionLost, SubprocessTransport, feed
 
 STDERR_READ = 1.0  # seconds to read a finished wait's error text
 
@@ -72,10 +72,8 @@ async def waiter(
     except OSError as exc:
         raise unrunnable(tmux_bin, exc) from None
     try:
-        if data is not None and process.stdin is not None:
-            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-                await process.stdin.send(data)
-            await process.stdin.aclose()  # source-file reads to the end before it runs
+        if data is not None:
+            await feed(process, data)  # source-file reads to the end before it runs
         yield process
     finally:
         with anyio.CancelScope(shield=True):

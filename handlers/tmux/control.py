@@ -28,9 +28,9 @@ import anyio
 
 from .errors import CommandFailed, TmuxError, TmuxUnavailable, unrunnable
 from .quoting import command_line, unescape_output
-from .remote import Remote, remote_for, tmux_command
+from .remote import SSH_FAILED, Remote, remote_for, tmux_command
 from .sockets import Socket, process_environ
-from .transport import DEFAULT_TIMEOUT, SSH_FAILED, ConnectionLost, SubprocessTransport
+from .transport import DEFAULT_TIMEOUT, ConnectionLost, SubprocessTransport
 
 log = logging.getLogger(__name__)
 

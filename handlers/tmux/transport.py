@@ -16,11 +16,10 @@ import anyio
 import anyio.abc
 
 from .errors import CommandFailed, TmuxUnavailable, is_no_server, no_server, unrunnable
-from .remote import remote_for, tmux_invocation
+from .remote import SSH_FAILED, remote_for, tmux_invocation
 from .sockets import Socket, process_environ, tmux_args
 
 DEFAULT_TIMEOUT = 10.0
-SSH_FAILED = 255  # ssh's own failure (tmux exits 1)
 
 
 class Transport(Protocol):
@@ -56,6 +55,16 @@ def split_lines(stdout: str) -> list[str]:
     return lines
 
 
+async def feed(process: anyio.abc.Process, data: bytes) -> None:
+    """Write ``data`` to the process's stdin and close it; a process that ended without
+    reading it (a remote tmux that found no server) leaves nothing to write to."""
+    if process.stdin is None:
+        return
+    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await process.stdin.send(data)
+    await process.stdin.aclose()
+
+
 async def run_fed(
     argv: Sequence[str], data: bytes | None, env: Mapping[str, str]
 ) -> subprocess.CompletedProcess[bytes]:
@@ -76,15 +85,8 @@ async def run_fed(
                     chunks.append(chunk)
             out[name] = b"".join(chunks)
 
-        async def feed() -> None:
-            if process.stdin is None:
-                return
-            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-                await process.stdin.send(data)
-            await process.stdin.aclose()
-
         async with anyio.create_task_group() as group:
-            group.start_soon(feed)
+            group.start_soon(feed, process, data)
             group.start_soon(read, "stdout", process.stdout)
             group.start_soon(read, "stderr", process.stderr)
         code = await process.wait()
