@@ -327,11 +327,12 @@ async def test_capture_since_says_missed_and_closed(
 async def test_capture_since_says_missed_when_lines_scrolled_out_before_they_were_read(
     shared: TmuxServer, rust_client: Client
 ) -> None:
-    channel = f"c{uuid.uuid4().hex[:8]}"
+    ready, channel = f"r{uuid.uuid4().hex[:8]}", f"c{uuid.uuid4().hex[:8]}"
     pane = shared.tmux(
         "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:",
-        f"echo start; read go; seq 2500; tmux wait-for -S {channel}; exec cat",
+        f"echo start; tmux wait-for -S {ready}; read go; seq 2500; tmux wait-for -S {channel}; exec cat",
     ).strip()  # fmt: skip
+    shared.tmux("wait-for", ready)  # the cursor is anchored on "start", not on an empty pane
     opened = await rust_client.ok("capture_since", {"pane": pane})
     shared.tmux("send-keys", "-t", pane, "Enter")
     shared.tmux("wait-for", channel)
