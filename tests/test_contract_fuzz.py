@@ -213,12 +213,15 @@ def test_a_process_left_by_the_server_is_found_by_its_token() -> None:
         child.wait()
 
 
-def test_a_long_or_left_out_wait_in_seconds_is_cut_and_any_other_value_is_kept() -> None:
+def test_a_long_left_out_or_null_wait_in_seconds_is_cut_and_any_other_value_is_kept() -> None:
     schema = {"properties": {"seconds": {"type": ["integer", "null"]}, "pane": {}}}
     assert short_wait({"pane": "%1"}, schema) == {"pane": "%1", "seconds": 1}
     assert short_wait({"seconds": 600}, schema) == {"seconds": 1}
+    assert short_wait({"seconds": None}, schema) == {"seconds": 1}  # null: the default wait
     for kept in ({"seconds": 0}, {"seconds": -5}, {"seconds": "x"}, {"seconds": True}):
         assert short_wait(kept, schema) == kept
+    not_null = {"properties": {"seconds": {"type": "integer"}}}
+    assert short_wait({"seconds": None}, not_null) == {"seconds": None}  # invalid: kept
     assert short_wait({"timeout": 60}, {"properties": {"timeout": {}}}) == {"timeout": 60}
 
 

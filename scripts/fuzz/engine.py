@@ -397,11 +397,14 @@ SHORT_WAIT = 1
 
 
 def short_wait(arguments: Any, schema: Any) -> Any:
-    """``arguments`` with a wait in ``seconds`` cut to ``SHORT_WAIT`` (given longer, or left
-    out where the schema offers it); any other value there, valid or not, is kept."""
+    """``arguments`` with a wait in ``seconds`` cut to ``SHORT_WAIT`` (given longer, left
+    out, or null where the schema takes null for the default wait); any other value there,
+    valid or not, is kept."""
     if not isinstance(arguments, dict) or WAIT_FIELD not in schema.get("properties", {}):
         return arguments
     given = arguments.get(WAIT_FIELD, SHORT_WAIT + 1)
+    if given is None and compile_schema(schema["properties"][WAIT_FIELD]).is_valid(None):
+        given = SHORT_WAIT + 1
     if isinstance(given, bool) or not isinstance(given, int | float) or given <= SHORT_WAIT:
         return arguments
     return {**arguments, WAIT_FIELD: SHORT_WAIT}
