@@ -25,6 +25,7 @@ from scripts.lab.sshd import SshServer, free_port, keygen, private_tmpdir, ssh_u
 from scripts.lab.tmuxserver import TmuxServer
 from tests.test_python_waiting import echoing, new_session, showing, waiting_on
 from tests.test_ssh import logins, remote_env
+from tests.test_stdio import INITIALIZE, INITIALIZED
 from tests.test_transports import clients, eventually
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -222,17 +223,8 @@ def start_waiting(server: subprocess.Popen[bytes], pane: str) -> None:
     """Initialize by hand and start a wait that nothing will end."""
     assert server.stdin is not None
     for message in (
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "signal-test", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        INITIALIZE,
+        INITIALIZED,
         {
             "jsonrpc": "2.0",
             "id": 2,
