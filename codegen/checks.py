@@ -98,6 +98,9 @@ def check_tool(tool: Tool) -> None:
     if unknown_annotations:
         raise ContractError(f"{where}: unknown annotations {sorted(unknown_annotations)}")
     _check_cut_to_served(tool)
+    notes = tool.metadata.get("notes", [])
+    if not isinstance(notes, list) or not all(isinstance(n, str) and n.strip() for n in notes):
+        raise ContractError(f"{where}: {METADATA_KEY}.notes must be a list of paragraphs")
 
 
 def _check_cut_to_served(tool: Tool) -> None:

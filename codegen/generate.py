@@ -266,6 +266,7 @@ def render_profile(profile: Profile, out: Path, env: jinja2.Environment) -> None
         limits |= used
         write(f"models/{tool.module}.py", code)
         write(f"docs/{tool.name}.md", env.get_template("page.md.j2").render(tool=tool))
+    write("docs/index.md", env.get_template("index.md.j2").render(context))
     if limits:
         functions = [(model_rules.limit_function(n), n) for n in sorted(limits)]
         write("limits.py", env.get_template("limits.py.j2").render(context, functions=functions))

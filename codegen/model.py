@@ -117,6 +117,12 @@ class Tool:
         return self.description.split("\n\n", 1)[0].replace("\n", " ")
 
     @property
+    def notes(self) -> tuple[str, ...]:
+        """Paragraphs for people, shown on the reference page and never advertised: what
+        the description leaves out so that the model reads few words."""
+        return tuple(str(note) for note in self.metadata.get("notes", []))
+
+    @property
     def input_schema(self) -> dict[str, Any]:
         return dict(self.contract["inputSchema"])
 
@@ -219,6 +225,12 @@ class Profile:
     def instructions(self) -> tuple[str, ...]:
         """The server instructions' lines, ``{placeholders}`` unfilled."""
         return tuple(str(line) for line in self.description.get("instructions", ()))
+
+    @property
+    def reference(self) -> tuple[str, ...]:
+        """Paragraphs for people on the profile's reference index: the conventions the
+        instructions state in few words (targets, sockets), said at length once."""
+        return tuple(str(line) for line in self.description.get("reference", ()))
 
     @property
     def package(self) -> str:

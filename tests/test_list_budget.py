@@ -1,0 +1,103 @@
+"""What every conversation pays to read this server stays within its budget.
+
+The advertised tool list is read by the model at the start of every conversation, so its
+size is a cost, held here in bytes as a client reads them off stdio (a size, never a time).
+Each description must still tell the model what the tool returns."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import NamedTuple
+
+import pytest
+
+from codegen.contract_file import METADATA_KEY
+from scripts.lab.client import COMMAND, ROOT, contracts
+from scripts.lab.tmuxserver import TmuxServer
+from scripts.lab.wiresize import raw_server
+
+GENERATED = ROOT / "generated"
+EVERY_TOOLSET = "inspect,manage,execute,teardown"
+KB = 1000
+
+
+class Budget(NamedTuple):
+    test_id: str
+    profile: str
+    toolsets: str | None  # None: the profile's default
+    most: int  # bytes of the raw tools/list answer
+
+
+BUDGETS = (
+    Budget("python-every-toolset", "python", EVERY_TOOLSET, 110 * KB),
+    Budget("python-default", "python", None, 95 * KB),
+    Budget("rust-every-toolset", "rust", EVERY_TOOLSET, 80 * KB),
+    Budget("swift-every-toolset", "swift", EVERY_TOOLSET, 70 * KB),
+)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("budget", BUDGETS, ids=[b.test_id for b in BUDGETS])
+def test_tools_list_stays_within_its_budget(tmux: TmuxServer, budget: Budget) -> None:
+    extra = {"LIBTMUX_TOOLSETS": budget.toolsets} if budget.toolsets else {}
+    with raw_server([COMMAND, "--profile", budget.profile], tmux.server_env(**extra)) as peer:
+        line = peer.request("tools/list")
+    assert '"tools":[' in line.replace(" ", "")
+    assert len(line.encode()) <= budget.most, (
+        f"{budget.profile} tools/list is {len(line.encode())} bytes, over {budget.most}"
+    )
+
+
+# A description says what the tool gives back: "Returns …" (or, for a tool whose answer is
+# only its outcome, what that outcome is), in the tool's own words.
+RETURNS = re.compile(r"\bReturns\b")
+
+# The seed documents fix these descriptions word for word.
+VENDORED = {("python", "select_pane"), ("python", "find_pane_by_position")}
+VENDORED |= {("rust", "select_pane"), ("swift", "call_read_tools_batch")}
+
+
+def described_tools() -> list[tuple[str, str]]:
+    return [
+        (profile, name)
+        for profile in ("python", "rust", "swift")
+        for name in sorted(contracts(profile))
+        if (profile, name) not in VENDORED
+    ]
+
+
+@pytest.mark.parametrize(("profile", "name"), described_tools())
+def test_each_description_says_what_the_tool_returns(profile: str, name: str) -> None:
+    description = contracts(profile)[name]["description"]
+    assert RETURNS.search(description), f"{profile} {name}: {description!r}"
+
+
+@pytest.mark.parametrize(("profile", "name"), described_tools())
+def test_notes_reach_the_reference_page_and_never_the_list(profile: str, name: str) -> None:
+    """Notes are the long explanations, for people: rendered on the tool's reference page,
+    never part of what a client is sent."""
+    contract = contracts(profile)[name]
+    notes = contract.get(METADATA_KEY, {}).get("notes", [])
+    page = (GENERATED / profile / "docs" / f"{name}.md").read_text(encoding="utf-8")
+    listed = (GENERATED / profile / "tools.json").read_text(encoding="utf-8")
+    for note in notes:
+        assert note in page
+        assert json.dumps(note, ensure_ascii=False)[1:-1] not in listed
+
+
+# The python family's targeting arguments: how they resolve is said once, in the server
+# instructions; on a tool an argument says at most what is particular to that tool.
+TARGETING = ("socket_name", "pane_id", "session_name", "session_id", "window_id", "window_index")
+FEW_WORDS = 80  # characters
+
+
+@pytest.mark.parametrize("name", [n for p, n in described_tools() if p == "python"])
+def test_python_targeting_arguments_say_only_what_is_particular(name: str) -> None:
+    properties = contracts("python")[name]["inputSchema"].get("properties", {})
+    long = {
+        argument: properties[argument]["description"]
+        for argument in TARGETING
+        if len(properties.get(argument, {}).get("description", "")) > FEW_WORDS
+    }
+    assert long == {}
