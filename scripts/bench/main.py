@@ -31,6 +31,7 @@ from scripts.bench.servers import (
     open_all,
     recorder,
 )
+from scripts.bench.sizes import sizes_report
 from scripts.bench.starting import bench_cold
 from scripts.bench.waiting import bench_wait
 from scripts.lab.sshd import SshServer
@@ -117,6 +118,11 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help="leave out ours over ssh (by default measured through a private sshd it starts)",
     )
     p.add_argument(
+        "--no-sizes",
+        action="store_true",
+        help="leave out what each answer costs an agent to read (bytes and tokens)",
+    )
+    p.add_argument(
         "--peer-as-shipped",
         action="store_true",
         help="run the peer with its default logging, a stderr line per request "
@@ -149,6 +155,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         versions = tool_versions(peer)
     seconds = time.monotonic() - began
     print(report(args, columns, conns, results, versions, seconds))
+    if not args.no_sizes:
+        print("\n" + sizes_report(peer))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(
         json.dumps(raw(args, columns, conns, results, versions, seconds), indent=1) + "\n"
