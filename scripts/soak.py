@@ -2,7 +2,7 @@
 
 One server per profile runs over stdio (the real MCP client, scripts/lab) against a private
 tmux server. After a warm-up, the server's resident memory, open file descriptors, threads,
-child processes (from /proc) and the tmux server's client count are taken; then the calls
+child processes and the tmux server's client count are taken; then the calls
 run, a few at a time, in a fixed mix of reads, writes, waits that end quickly and batches;
 then the same figures are taken again. It exits non-zero when a call fails or a figure grew
 past its bound (``Bounds``): a leak shows as growth that repeats with every call.
@@ -18,11 +18,11 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import anyio
 
+from scripts.lab import processes
 from scripts.lab.client import COMMAND, Client, error_text, open_client
 from scripts.lab.tmuxserver import TmuxServer
 
@@ -69,42 +69,10 @@ def problems(start: Snapshot, end: Snapshot, bounds: Bounds) -> list[str]:
     return found
 
 
-def status(pid: int) -> dict[str, str]:
-    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
-    return dict(line.split(":\t", 1) for line in lines if ":\t" in line)
-
-
-def child_pids(parent: int) -> list[int]:
-    """The processes whose parent is ``parent`` (every /proc entry's stat is read)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # gone meanwhile
-            continue
-        # The command name is in parentheses and may hold spaces: fields follow the last ")".
-        if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
-            found.append(int(entry.name))
-    return found
-
-
-def comm(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return "?"
-
-
 def server_pid() -> int:
     """The installed command running as a child of this process (the client spawned it)."""
-    for pid in child_pids(os.getpid()):
-        try:
-            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if any(os.fsdecode(arg).endswith(os.path.basename(COMMAND)) for arg in argv[:2]):
+    for pid in processes.children(os.getpid()):
+        if any(arg.endswith(os.path.basename(COMMAND)) for arg in processes.cmdline(pid)[:2]):
             return pid
     raise RuntimeError("the server process was not found among this process's children")
 
@@ -124,12 +92,12 @@ def settled(pid: int, tmux: TmuxServer, within: float = 3.0) -> Snapshot:
 
 
 def snapshot(pid: int, tmux: TmuxServer) -> Snapshot:
-    held = status(pid)
+    rss_kib, fds, threads = processes.resources_of(pid)
     return Snapshot(
-        rss_kib=int(held["VmRSS"].split()[0]),
-        fds=len(os.listdir(f"/proc/{pid}/fd")),
-        threads=int(held["Threads"]),
-        children=tuple(sorted(comm(child) for child in child_pids(pid))),
+        rss_kib=rss_kib,
+        fds=fds,
+        threads=threads,
+        children=tuple(sorted(processes.name_of(child) for child in processes.children(pid))),
         tmux_clients=len(tmux.lines("list-clients")),
     )
 

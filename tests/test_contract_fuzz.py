@@ -26,7 +26,8 @@ from scripts.fuzz.engine import Report, Run, fuzz, short_wait
 from scripts.fuzz.lab import Lab
 from scripts.fuzz.schemas import inline_refs
 from scripts.fuzz.targets import advertised, ours
-from scripts.fuzz.wire import Answer, descendants, processes_with
+from scripts.fuzz.wire import Answer
+from scripts.lab.processes import descendants, processes_with
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TMUX
 from tmux_contract_mcp.generated import PROFILES

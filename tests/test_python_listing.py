@@ -23,6 +23,7 @@ import anyio
 import pytest
 
 from scripts.lab.client import Client, open_client
+from scripts.lab.processes import cmdline, pids
 from scripts.lab.tmuxserver import TMUX, TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -190,17 +191,11 @@ async def test_list_servers_finds_live_and_dead_sockets_without_hanging(
 
 def tmux_clients_of(path: str) -> list[int]:
     """Running tmux processes whose argv names ``path``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if argv and Path(argv[0].decode()).name == "tmux" and path.encode() in argv:
-            found.append(int(entry.name))
-    return found
+    return [
+        pid
+        for pid in pids()
+        if (argv := cmdline(pid)) and Path(argv[0]).name == "tmux" and path in argv
+    ]
 
 
 async def test_list_servers_gives_up_on_a_socket_that_never_answers(

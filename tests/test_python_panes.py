@@ -20,6 +20,7 @@ import anyio.to_thread
 import pytest
 
 from scripts.lab.client import Client, open_client
+from scripts.lab.processes import children, cmdline, environ_of, pids
 from scripts.lab.tmuxserver import TMUX, TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -106,31 +107,6 @@ def socket_label(tmux: TmuxServer) -> str:
     return tmux.name
 
 
-def cmdline(pid: int) -> list[str]:
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return []
-    return [arg.decode("utf-8", "replace") for arg in raw.split(b"\0") if arg]
-
-
-def pids() -> list[int]:
-    return [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
-
-
-def parent_of(pid: int) -> int | None:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return int(stat.rpartition(")")[2].split()[1])
-
-
-def children(parent: int) -> list[int]:
-    """Child processes of ``parent``, zombies included."""
-    return sorted(pid for pid in pids() if parent_of(pid) == parent)
-
-
 def tmux_processes(tmux: TmuxServer) -> list[int]:
     """tmux processes whose argv names this server's socket."""
     found = []
@@ -156,13 +132,10 @@ def mcp_server_pid(tmux: TmuxServer, transport: str) -> int:
     for pid in pids():
         if not any(arg.endswith("tmux-contract-mcp") for arg in cmdline(pid)):
             continue
-        try:
-            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
+        environ = environ_of(pid)
         if (
-            f"LIBTMUX_SOCKET={tmux.name}".encode() in environ
-            and f"TMUX_CONTRACT_MCP_TRANSPORT={transport}".encode() in environ
+            environ.get("LIBTMUX_SOCKET") == tmux.name
+            and environ.get("TMUX_CONTRACT_MCP_TRANSPORT") == transport
         ):
             found.append(pid)
     assert len(found) == 1, found

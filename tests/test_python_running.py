@@ -23,8 +23,9 @@ import mcp.types as types
 import pytest
 
 from scripts.lab.client import Client, error_text, open_client
+from scripts.lab.processes import children
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_transports import children, eventually, mcp_server_pid, tmux_processes
+from tests.test_transports import eventually, mcp_server_pid, tmux_processes
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

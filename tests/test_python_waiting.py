@@ -18,9 +18,9 @@ import mcp.types as types
 import pytest
 
 from scripts.lab.client import Client, error_text, open_client
+from scripts.lab.processes import children
 from scripts.lab.tmuxserver import TmuxServer
 from tests.test_transports import (
-    children,
     clients,
     eventually,
     mcp_server_pid,

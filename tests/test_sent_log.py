@@ -14,11 +14,11 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
 from scripts.lab.client import open_client
+from scripts.lab.processes import alive, children
 from scripts.lab.sentlog import LOGGED_TMUX, Sent, control_words
 from scripts.lab.tmuxserver import TmuxServer
 
@@ -32,29 +32,6 @@ def commands(sent: list[Sent], kind: str) -> list[str]:
 def logged_env(tmux: TmuxServer) -> dict[str, str]:
     """The environment the wrapper sees when a server under test runs it."""
     return {**os.environ, **tmux.server_env()}
-
-
-def children(parent: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        if int(stat.rpartition(")")[2].split()[1]) == parent:
-            found.append(int(entry.name))
-    return found
-
-
-def running(pid: int) -> bool:
-    """True while ``pid`` exists and is not a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 def until(check: Callable[[], bool], what: str) -> None:
@@ -245,4 +222,4 @@ def test_a_killed_control_client_leaves_no_client_and_no_process_behind(
     until(lambda: attached_pids(tmux) == [], "tmux to drop the client")
     assert control_client.stdin is not None
     control_client.stdin.close()  # what the owner of a killed client does next
-    until(lambda: not running(copier), "the stdin copier to end")
+    until(lambda: not alive(copier), "the stdin copier to end")

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
 from scripts.lab.client import Client, open_client
+from scripts.lab.processes import cmdline, pids
 from scripts.lab.tmuxserver import TmuxServer
 from tests.test_swift_tools import new_session, new_window, show, tag
 from tmux_contract_mcp.handlers.tmux.core import is_read
@@ -54,17 +54,7 @@ async def refused(
 
 def waiters(channel: str) -> list[int]:
     """Pids of the processes waiting on ``channel`` (``tmux wait-for CHANNEL``)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"wait-for" in argv and channel.encode() in argv:
-            found.append(int(entry.name))
-    return found
+    return [pid for pid in pids() if "wait-for" in (argv := cmdline(pid)) and channel in argv]
 
 
 def placements(shared: TmuxServer, window: str) -> list[str]:

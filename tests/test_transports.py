@@ -24,6 +24,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from scripts.lab.client import contracts, error_text, open_client
+from scripts.lab.processes import children, cmdline, environ_of, parent_of, pids
 from scripts.lab.tmuxserver import TMUX, TmuxServer
 from tmux_contract_mcp.handlers.tmux.core import TRANSPORTS
 from tmux_contract_mcp.toolspec import ToolEntry
@@ -60,18 +61,6 @@ async def eventually(check: Callable[[], bool], what: str, deadline: float = DEA
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def cmdline(pid: int) -> list[str]:
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return []
-    return [arg.decode("utf-8", "replace") for arg in raw.split(b"\0") if arg]
-
-
-def pids() -> list[int]:
-    return [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
-
-
 def tmux_processes(tmux: TmuxServer) -> list[int]:
     """tmux processes whose argv names this server's socket (-L name or -S path)."""
     found = []
@@ -82,31 +71,13 @@ def tmux_processes(tmux: TmuxServer) -> list[int]:
     return sorted(found)
 
 
-def parent_of(pid: int) -> int | None:
-    """The parent pid (from /proc/PID/stat: zombies keep theirs until reaped)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return int(stat.rpartition(")")[2].split()[1])
-
-
-def children(parent: int) -> list[int]:
-    """Child processes of ``parent``, zombies included."""
-    return sorted(pid for pid in pids() if parent_of(pid) == parent)
-
-
 def mcp_server_pid(tmux: TmuxServer) -> int:
     """The MCP server process talking to ``tmux`` (found by its command and environment)."""
     found = []
     for pid in pids():
         if not any(arg.endswith("tmux-contract-mcp") for arg in cmdline(pid)):
             continue
-        try:
-            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if f"LIBTMUX_SOCKET={tmux.name}".encode() in environ:
+        if environ_of(pid).get("LIBTMUX_SOCKET") == tmux.name:
             found.append(pid)
     assert len(found) == 1, found
     return found[0]

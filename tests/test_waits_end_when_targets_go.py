@@ -25,9 +25,9 @@ import mcp.types as types
 import pytest
 
 from scripts.lab.client import Client, error_text, open_client
-from scripts.lab.processes import end_session
+from scripts.lab.processes import cmdline, end_session
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_transports import clients, cmdline, eventually, start_again, tmux_processes
+from tests.test_transports import clients, eventually, start_again, tmux_processes
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -45,13 +45,11 @@ from scripts.fuzz.wire import (
     Answer,
     alive,
     call,
-    command_line,
     connected,
-    descendants,
-    processes_with,
 )
+from scripts.lab.processes import command_line, descendants, processes_with
 from tmux_contract_mcp.text_rule import printable
-from tmux_contract_mcp.validation import compile_schema, json_path
+from tmux_contract_mcp.validation import Schema, json_path
 
 MARKER_DELAY = 0.05  # seconds a call holding an injection string gets to run it
 
@@ -163,7 +161,7 @@ class Run:
         self.markers: dict[str, tuple[Case, dict[str, Any]]] = {}  # marker -> its call
         self.seen_markers: set[str] = set()
         self.verdicts: dict[str, Verdict] = {}
-        self.outputs: dict[str, Any] = {}
+        self.outputs: dict[str, Schema] = {}
         self.read_only: dict[str, bool] = {}
         self.listed: list[types.Tool] = []
         self.runners: list[int] = []  # the calls of tools that run commands by design
@@ -180,7 +178,7 @@ class Run:
             schema = inline_refs(tool.input_schema)
             self.verdicts[tool.name] = Verdict(schema)
             if tool.output_schema is not None:
-                self.outputs[tool.name] = compile_schema(tool.output_schema)
+                self.outputs[tool.name] = Schema(tool.output_schema)
             self.read_only[tool.name] = self.target.toolset(tool) == READS_ONLY
         return sorted(listed, key=lambda tool: tool.name)
 
@@ -264,8 +262,8 @@ class Run:
         elif not result.is_error:
             checker = self.outputs.get(case.tool)
             structured = result.structured_content
-            if checker is not None and (structured is None or not checker.is_valid(structured)):
-                errors = [] if structured is None else list(checker.iter_errors(structured))[:2]
+            if checker is not None and (structured is None or not checker.accepts(structured)):
+                errors = [] if structured is None else checker.problems(structured)[:2]
                 self.find(
                     "breaks output schema", case, arguments, f"{errors} in {shown(structured)}"
                 )
@@ -403,7 +401,7 @@ def short_wait(arguments: Any, schema: Any) -> Any:
     if not isinstance(arguments, dict) or WAIT_FIELD not in schema.get("properties", {}):
         return arguments
     given = arguments.get(WAIT_FIELD, SHORT_WAIT + 1)
-    if given is None and compile_schema(schema["properties"][WAIT_FIELD]).is_valid(None):
+    if given is None and Schema(schema["properties"][WAIT_FIELD]).accepts(None):
         given = SHORT_WAIT + 1
     if isinstance(given, bool) or not isinstance(given, int | float) or given <= SHORT_WAIT:
         return arguments

@@ -10,7 +10,6 @@ so that a crash (the process gone) is told apart from a hang (no answer in time)
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
@@ -147,49 +146,3 @@ async def alive(session: ClientSession, process: Process, wait: float = 5.0) -> 
     except (TimeoutError, MCPError, anyio.ClosedResourceError, anyio.BrokenResourceError):
         return False
     return True
-
-
-def descendants(pid: int) -> set[int]:
-    """Every process below ``pid`` (from /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(entry))
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def processes_with(variable: str, value: str) -> set[int]:
-    """Every process whose environment holds ``variable=value``."""
-    needle = f"{variable}={value}".encode()
-    found: set[int] = set()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as environ:
-                if needle in environ.read().split(b"\0"):
-                    found.add(int(entry))
-        except OSError:
-            continue
-    return found
-
-
-def command_line(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-            return cmdline.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
-    except OSError:
-        return "?"

@@ -1,7 +1,8 @@
-"""What runs, read from /proc: for tests that must see a process left behind, or end one.
+"""What runs, read through psutil: for tests that must see a process left behind, or end one.
 
-Linux only, like the rest of the lab. Nothing here touches a process it was not
-pointed at: callers name the pid, the session or the tmux server.
+Nothing here touches a process it was not pointed at: callers name the pid, the session,
+the environment or the tmux server. A process that ends while it is read is simply not
+found.
 """
 
 from __future__ import annotations
@@ -9,43 +10,54 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from pathlib import Path
+
+import psutil
+
+GONE = (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess)
 
 
 def pids() -> list[int]:
-    return [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
-
-
-def _stat(pid: int) -> list[str] | None:
-    """The fields of /proc/PID/stat after the command name (state first), or None if gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat.rpartition(")")[2].split()
+    return list(psutil.pids())
 
 
 def parent_of(pid: int) -> int | None:
     """The parent pid (zombies keep theirs until reaped)."""
-    fields = _stat(pid)
-    return int(fields[1]) if fields else None
+    try:
+        return int(psutil.Process(pid).ppid())
+    except GONE:
+        return None
 
 
 def session_of(pid: int) -> int | None:
     """The session id (``setsid``) a process belongs to."""
-    fields = _stat(pid)
-    return int(fields[3]) if fields else None
+    try:
+        return os.getsid(pid)
+    except OSError:
+        return None
 
 
 def children(parent: int) -> list[int]:
     """Child processes of ``parent``, zombies included."""
-    return sorted(pid for pid in pids() if parent_of(pid) == parent)
+    try:
+        return sorted(child.pid for child in psutil.Process(parent).children())
+    except GONE:
+        return []
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid``."""
+    try:
+        return {child.pid for child in psutil.Process(pid).children(recursive=True)}
+    except GONE:
+        return set()
 
 
 def alive(pid: int) -> bool:
     """Whether ``pid`` exists and is not a zombie."""
-    fields = _stat(pid)
-    return fields is not None and fields[0] != "Z"
+    try:
+        return bool(psutil.Process(pid).status() != psutil.STATUS_ZOMBIE)
+    except GONE:
+        return False
 
 
 def end_session(leader: int) -> list[int]:
@@ -63,19 +75,34 @@ def end_session(leader: int) -> list[int]:
 
 def cmdline(pid: int) -> list[str]:
     try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
+        return list(psutil.Process(pid).cmdline())
+    except GONE:
         return []
-    return [arg.decode("utf-8", "replace") for arg in raw.split(b"\0") if arg]
+
+
+def command_line(pid: int) -> str:
+    """The command line as one string (``?`` for a process gone)."""
+    return " ".join(cmdline(pid)) or "?"
+
+
+def name_of(pid: int) -> str:
+    """The process's name as the kernel has it (``comm``; ``?`` for a process gone)."""
+    try:
+        return str(psutil.Process(pid).name())
+    except GONE:
+        return "?"
 
 
 def environ_of(pid: int) -> dict[str, str]:
     try:
-        raw = Path(f"/proc/{pid}/environ").read_bytes()
-    except OSError:
+        return dict(psutil.Process(pid).environ())
+    except GONE:
         return {}
-    pairs = (item.decode("utf-8", "replace").partition("=") for item in raw.split(b"\0") if item)
-    return {name: value for name, _, value in pairs}
+
+
+def processes_with(variable: str, value: str) -> set[int]:
+    """Every process whose environment holds ``variable=value``."""
+    return {pid for pid in pids() if environ_of(pid).get(variable) == value}
 
 
 def mcp_servers(socket_name: str) -> dict[int, str]:
@@ -103,3 +130,9 @@ def tmux_processes(socket_name: str) -> list[int]:
         and any(socket_name in arg for arg in argv[1:])
         and alive(pid)
     )
+
+
+def resources_of(pid: int) -> tuple[int, int, int]:
+    """Resident memory (KiB), open descriptors and threads of ``pid``."""
+    process = psutil.Process(pid)
+    return process.memory_info().rss // 1024, process.num_fds(), process.num_threads()

@@ -19,7 +19,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scripts.lab import sentlog
+from scripts.lab import processes, sentlog
 from scripts.lab.sentlog import LOGGED_TMUX, Mark, Sent
 
 TMUX = shutil.which("tmux") or "tmux"
@@ -237,8 +237,4 @@ class TmuxServer:
 
     def is_server(self, pid: int) -> bool:
         """Whether ``pid`` is still this server (not a process that took its pid since)."""
-        try:
-            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            return False
-        return self.name.encode() in argv
+        return self.name in processes.cmdline(pid)
