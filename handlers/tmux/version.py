@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .errors import TmuxError
-from .remote import CONNECT_TIMEOUT, remote_for, tmux_command
+from .remote import CONNECT_TIMEOUT, SSH_FAILED, remote_for, tmux_command
 from .sockets import default_socket, tmux_binary
 
 log = logging.getLogger(__name__)
@@ -26,7 +26,6 @@ log = logging.getLogger(__name__)
 MINIMUM = (3, 2)
 MINIMUM_TEXT = "3.2"
 PROBE_TIMEOUT = 5.0
-SSH_FAILED = 255  # ssh's own failure, as opposed to the remote command's
 
 # "tmux 3.3a", "tmux 3.4-rc", "tmux next-3.6" (a build between releases): the first two numbers.
 _RELEASE = re.compile(r"^tmux (?:next-)?(\d+)\.(\d+)\S*$")
