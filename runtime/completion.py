@@ -19,7 +19,6 @@ from .surfaces import Prompt, Resource
 
 log = logging.getLogger(__name__)
 
-INVALID_PARAMS = -32602
 MAX_VALUES = 100  # what one completion answer may carry
 
 
@@ -33,7 +32,7 @@ def _kind(
         prompt = prompts.get(ref.name)
         if prompt is None:
             raise MCPError(
-                code=INVALID_PARAMS,
+                code=types.INVALID_PARAMS,
                 message=f"Unknown prompt {ref.name!r}: this server's prompts are "
                 f"{', '.join(prompts) or 'none'}",
             )
@@ -42,7 +41,7 @@ def _kind(
         if resource.entry.uri == ref.uri:
             return resource.entry.complete.get(argument)
     raise MCPError(
-        code=INVALID_PARAMS,
+        code=types.INVALID_PARAMS,
         message=f"Unknown resource template {ref.uri!r}: this server's templates are "
         f"{', '.join(r.entry.uri for r in resources.values()) or 'none'}",
     )

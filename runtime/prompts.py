@@ -18,12 +18,9 @@ from pydantic import ValidationError
 
 from .errors import InvalidArgument, ToolError, shown
 from .surfaces import Prompt
-from .validation import argument_errors, json_path
+from .validation import json_path
 
 log = logging.getLogger(__name__)
-
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 
 
 def _fail(code: int, message: str) -> NoReturn:
@@ -42,7 +39,7 @@ def decoded(prompt: Prompt, arguments: Mapping[str, str]) -> dict[str, Any]:
             values[name] = json.loads(text)
         except ValueError:
             _fail(
-                INVALID_PARAMS,
+                types.INVALID_PARAMS,
                 f"Invalid arguments for prompt {prompt.entry.name}: `{name}`: {shown(text)} is "
                 f"not a JSON value ({prompt.arguments_schema['properties'][name].get('type')} "
                 "expected, e.g. 30). Fix the argument and ask again.",
@@ -55,10 +52,10 @@ async def get_prompt(
 ) -> types.GetPromptResult:
     name = prompt.entry.name
     values = decoded(prompt, arguments or {})
-    problems = [] if prompt.check(values) else argument_errors(prompt.validator, values)
+    problems = [] if prompt.arguments.accepts(values) else prompt.arguments.problems(values)
     if problems:
         _fail(
-            INVALID_PARAMS,
+            types.INVALID_PARAMS,
             f"Invalid arguments for prompt {name}: "
             + "; ".join(problems)
             + ". Fix the arguments (see the prompt's arguments) and ask again.",
@@ -67,24 +64,24 @@ async def get_prompt(
         params = prompt.arguments_model.model_validate(values, strict=True)
     except ValidationError as exc:
         fields = "; ".join(f"`{json_path(e['loc'])}`: {e['msg']}" for e in exc.errors())
-        _fail(INVALID_PARAMS, f"Invalid arguments for prompt {name}: {fields}.")
+        _fail(types.INVALID_PARAMS, f"Invalid arguments for prompt {name}: {fields}.")
     try:
         text = await getattr(handlers, prompt.entry.method)(params)
     except InvalidArgument as exc:
-        _fail(INVALID_PARAMS, exc.message)
+        _fail(types.INVALID_PARAMS, exc.message)
     except ToolError as exc:
-        _fail(INTERNAL_ERROR, exc.message)
+        _fail(types.INTERNAL_ERROR, exc.message)
     except MCPError:
         raise
     except Exception as exc:
         log.exception("rendering prompt %s failed", name)
         _fail(
-            INTERNAL_ERROR,
+            types.INTERNAL_ERROR,
             f"Rendering {name} failed inside the server ({type(exc).__name__}: {exc}).",
         )
     if not isinstance(text, str):
         log.error("%s answered %r, not text", prompt.entry.method, type(text))
-        _fail(INTERNAL_ERROR, f"Rendering {name} produced no text; this is a server bug.")
+        _fail(types.INTERNAL_ERROR, f"Rendering {name} produced no text; this is a server bug.")
     log.debug("rendered prompt %s", name)
     return types.GetPromptResult(
         description=prompt.contract.get("description"),

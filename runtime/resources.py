@@ -1,10 +1,11 @@
 """resources/read: match the URI to a contract, check its variables, run the handler.
 
 Nothing runs in tmux before the URI has matched a resource and its variables
-have passed that resource's JSON Schema. Failures are JSON-RPC errors, as MCP
-has it for resources: an unknown resource or target is -32002 (resource not
-found), a URI whose variables break the contract is -32602 (invalid params),
-and each message names the URI and the part that is wrong.
+have passed that resource's JSON Schema. Failures are JSON-RPC errors: an
+unknown resource or target, and a URI whose variables break the contract, are
+-32602 (invalid params), as the SDK answers them (it lists -32002, the older
+"resource not found", as retired); the message says which it is and names the
+URI and the part that is wrong, and ``data.uri`` carries the URI.
 """
 
 from __future__ import annotations
@@ -22,13 +23,9 @@ from pydantic import BaseModel, ValidationError
 from .errors import InvalidArgument, NotFound, ToolError
 from .surfaces import Resource
 from .uritemplate import BadUri
-from .validation import argument_errors, json_path
+from .validation import json_path
 
 log = logging.getLogger(__name__)
-
-RESOURCE_NOT_FOUND = -32002
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 
 
 def _fail(code: int, message: str, uri: str, **data: Any) -> NoReturn:
@@ -37,14 +34,14 @@ def _fail(code: int, message: str, uri: str, **data: Any) -> NoReturn:
 
 
 def match(resources: Iterable[Resource], uri: str) -> tuple[Resource, dict[str, str]]:
-    """The resource ``uri`` names and its variables; raises -32002 or -32602."""
+    """The resource ``uri`` names and its variables; raises -32602 naming what is wrong."""
     served = list(resources)
     for resource in served:
         try:
             variables = resource.template.match(uri, resource.accepts)
         except BadUri as exc:
             _fail(
-                INVALID_PARAMS,
+                types.INVALID_PARAMS,
                 f"Invalid resource URI {uri}: {exc.message}. Nothing was read.",
                 uri,
                 field=exc.field,
@@ -53,7 +50,7 @@ def match(resources: Iterable[Resource], uri: str) -> tuple[Resource, dict[str, 
             return resource, variables
     shapes = ", ".join(resource.entry.uri for resource in served) or "none"
     _fail(
-        RESOURCE_NOT_FOUND,
+        types.INVALID_PARAMS,
         f"Resource not found: no resource of this server has the URI {uri}. "
         f"The resources it serves: {shapes}.",
         uri,
@@ -67,13 +64,11 @@ async def read_resource(
     resource, variables = match(resources, uri)
     name = resource.entry.name
     problems = (
-        []
-        if resource.variables_check(variables)
-        else argument_errors(resource.variables_validator, variables)
+        [] if resource.variables.accepts(variables) else resource.variables.problems(variables)
     )
     if problems:
         _fail(
-            INVALID_PARAMS,
+            types.INVALID_PARAMS,
             f"Invalid resource URI {uri} ({resource.entry.uri}): "
             + "; ".join(problems)
             + ". Nothing was read; fix the URI and read it again.",
@@ -83,22 +78,22 @@ async def read_resource(
         params = resource.variables_model.model_validate(variables, strict=True)
     except ValidationError as exc:
         fields = "; ".join(f"`{json_path(e['loc'])}`: {e['msg']}" for e in exc.errors())
-        _fail(INVALID_PARAMS, f"Invalid resource URI {uri}: {fields}. Nothing was read.", uri)
+        _fail(types.INVALID_PARAMS, f"Invalid resource URI {uri}: {fields}. Nothing was read.", uri)
 
     try:
         answer = await getattr(handlers, resource.entry.method)(params)
     except NotFound as exc:
-        _fail(RESOURCE_NOT_FOUND, f"Resource not found: {exc.message}", uri)
+        _fail(types.INVALID_PARAMS, f"Resource not found: {exc.message}", uri)
     except InvalidArgument as exc:
-        _fail(INVALID_PARAMS, exc.message, uri, field=exc.field)
+        _fail(types.INVALID_PARAMS, exc.message, uri, field=exc.field)
     except ToolError as exc:
-        _fail(INTERNAL_ERROR, exc.message, uri)
+        _fail(types.INTERNAL_ERROR, exc.message, uri)
     except MCPError:
         raise
     except Exception as exc:  # a bug: say so, keep the server up
         log.exception("reading %s failed", uri)
         _fail(
-            INTERNAL_ERROR,
+            types.INTERNAL_ERROR,
             f"Reading {uri} failed inside the server ({type(exc).__name__}: {exc}).",
             uri,
         )
@@ -119,23 +114,23 @@ def _text(resource: Resource, answer: Any, uri: str) -> str:
     if model is None:
         if not isinstance(answer, str):
             log.error("%s answered %r, not text", resource.entry.method, type(answer))
-            _fail(INTERNAL_ERROR, f"Reading {uri} produced no text; this is a server bug.", uri)
+            _fail(
+                types.INTERNAL_ERROR, f"Reading {uri} produced no text; this is a server bug.", uri
+            )
         return answer
     if not isinstance(answer, BaseModel) or not isinstance(answer, model):
         log.error("%s answered %r, not %s", resource.entry.method, type(answer), model.__name__)
         _fail(
-            INTERNAL_ERROR,
+            types.INTERNAL_ERROR,
             f"Reading {uri} produced a result of the wrong type; this is a server bug.",
             uri,
         )
     value = answer.model_dump(mode="json", by_alias=True)
-    broken = (
-        [] if resource.result_check(value) else argument_errors(resource.result_validator, value)
-    )
+    broken = [] if resource.result.accepts(value) else resource.result.problems(value)
     if broken:
         log.error("%s result breaks its schema: %s", uri, broken)
         _fail(
-            INTERNAL_ERROR,
+            types.INTERNAL_ERROR,
             f"Reading {uri} produced a result that breaks its schema ({'; '.join(broken)}); "
             "this is a server bug.",
             uri,

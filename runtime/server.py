@@ -29,8 +29,6 @@ from .resources import read_resource
 from .toolsets import EXCLUDE_TOOLS_ENV, TOOLS_ENV, TOOLSETS_ENV
 from .wire import Outgoing, answering
 
-INVALID_PARAMS = -32602
-
 
 def unknown_tool(profile: Profile, name: str) -> MCPError:
     """The protocol error for a tool this process does not serve: a tool the selection
@@ -48,7 +46,7 @@ def unknown_tool(profile: Profile, name: str) -> MCPError:
     data = None
     if profile.error_text == "envelope":
         data = envelope_data("invalid_input")
-    return MCPError(code=INVALID_PARAMS, message=message, data=data)
+    return MCPError(code=types.INVALID_PARAMS, message=message, data=data)
 
 
 def build_server(
@@ -119,7 +117,7 @@ def add_resources_and_prompts(server: Server[Any], profile: Profile, handlers: A
         prompt = profile.prompts.get(params.name)
         if prompt is None:
             raise MCPError(
-                code=INVALID_PARAMS,
+                code=types.INVALID_PARAMS,
                 message=f"Unknown prompt: {params.name!r}; this server's prompts are "
                 f"{', '.join(profile.prompts) or 'none'}",
             )

@@ -2,7 +2,7 @@
 
 Every resource template is filled with real ids, read, checked against its
 result schema and compared with what the matching tool answers at that moment.
-A missing target is resource-not-found (-32002) naming it; a bad variable is
+A missing target is -32602 (the SDK retired -32002), the message saying it is not found and naming it; a bad variable is
 invalid params (-32602) naming it, and nothing runs in tmux (the server's
 command hooks count). Completion offers live ids, names and indexes.
 """
@@ -192,7 +192,8 @@ async def test_a_missing_target_is_resource_not_found_naming_it_and_the_socket(
     client: Client, shared: TmuxServer, uri: str, named: str
 ) -> None:
     error = await error_of(client, uri)
-    assert error.code == -32002
+    assert error.code == types.INVALID_PARAMS
+    assert error.message.startswith("Resource not found")
     assert named in error.message
     assert shared.name in error.message  # the socket it was looked for on
     assert error.data == {"uri": uri}
@@ -200,7 +201,8 @@ async def test_a_missing_target_is_resource_not_found_naming_it_and_the_socket(
 
 async def test_a_socket_without_a_server_is_resource_not_found_naming_it(client: Client) -> None:
     error = await error_of(client, "tmux://sessions?socket_name=nobody-here")
-    assert error.code == -32002
+    assert error.code == types.INVALID_PARAMS
+    assert error.message.startswith("Resource not found")
     assert "nobody-here" in error.message
 
 
@@ -208,7 +210,8 @@ async def test_a_uri_no_template_matches_is_resource_not_found_listing_the_templ
     client: Client,
 ) -> None:
     error = await error_of(client, "tmux://panes/%1/contents")
-    assert error.code == -32002
+    assert error.code == types.INVALID_PARAMS
+    assert error.message.startswith("Resource not found")
     assert "tmux://panes/%1/contents" in error.message
     for resource in resource_contracts("python").values():
         assert resource.uri in error.message
