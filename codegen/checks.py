@@ -15,10 +15,8 @@ from jsonschema.exceptions import SchemaError
 from codegen.contract_file import METADATA_KEY
 from codegen.model import Profile, Tool
 from codegen.model_rules import patterns
-from tmux_contract_mcp.ecma import UnsupportedPattern, translate
+from codegen.patterns import PatternDiffers, check_pattern
 from tmux_contract_mcp.pointers import PointerError, resolve, steps
-
-DIALECTS = ("re", "regex-crate")  # every engine a pattern must mean the same in
 
 ALLOWED_KEYS = {
     "name",
@@ -78,11 +76,10 @@ def check_tool(tool: Tool) -> None:
                 f"{where}: {key} is not valid JSON Schema 2020-12: {exc.message}"
             ) from exc
         for pattern in patterns(schema):
-            for dialect in DIALECTS:
-                try:
-                    translate(pattern, dialect)
-                except UnsupportedPattern as exc:
-                    raise ContractError(f"{where}: {key}: {exc}") from None
+            try:
+                check_pattern(pattern)
+            except PatternDiffers as exc:
+                raise ContractError(f"{where}: {key}: {exc}") from None
         for path, default, subschema in _defaults(schema, key):
             if path.endswith("/properties/default"):
                 continue  # a property named "default", not a default value

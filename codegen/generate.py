@@ -58,11 +58,9 @@ def model_source(tool: Tool) -> tuple[str, set[int]]:
     (see ``model_rules``): one pass finds the limited fields, a second adds
     their validators.
     """
-    input_schema, input_titles = naming.titled(
-        model_rules.for_models(model_rules.inline_defaulted_refs(tool.input_schema))
-    )
+    input_schema, input_titles = naming.titled(model_rules.inline_defaulted_refs(tool.input_schema))
     output_schema, output_titles = naming.titled(
-        model_rules.for_models(model_rules.inline_defaulted_refs(tool.output_schema))
+        model_rules.inline_defaulted_refs(tool.output_schema)
     )
     mcp_tool = {
         "name": tool.name,

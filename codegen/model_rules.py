@@ -1,11 +1,10 @@
 """What a generated model must check the way the contract does, beyond the model generator's reach.
 
 The strict models are one of the checkers a call passes, so they must agree
-with the schema on every value. Two keywords need help for that:
+with the schema on every value. Patterns reach the models as written: the
+generator refuses any pattern the two engines could read differently
+(``codegen.patterns``). One keyword needs help:
 
-- ``pattern`` is ECMA-262; pydantic hands it to Rust's regex crate, whose
-  ``\\d``, ``\\w`` and ``.`` mean other things. The models get each pattern in
-  the crate's dialect of its ECMA-262 meaning (``tmux_contract_mcp.ecma``).
 - ``x-libtmux-max-utf8-bytes`` is ours; the generator only records it. Each
   field it limits gets a validator from the profile's generated ``limits``
   module, which counts bytes as the schema checkers do.
@@ -18,32 +17,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from codegen import naming
-from tmux_contract_mcp.ecma import translate
 from tmux_contract_mcp.validation import UTF8_KEYWORD
 
 _DATA = frozenset({"const", "enum", "default", "examples"})  # values, not schemas
 _SCHEMA_MAPS = frozenset({"properties", "$defs", "dependentSchemas"})  # name -> schema
-
-
-def for_models(node: Any) -> Any:
-    """``node`` (a schema) with every pattern in the regex crate's dialect."""
-    if isinstance(node, list):
-        return [for_models(item) for item in node]
-    if not isinstance(node, Mapping):
-        return node
-    copy: dict[str, Any] = {}
-    for key, value in node.items():
-        if key in _DATA:
-            copy[key] = value
-        elif key == "pattern" and isinstance(value, str):
-            copy[key] = translate(value, "regex-crate")
-        elif key == "patternProperties" and isinstance(value, Mapping):
-            copy[key] = {translate(p, "regex-crate"): for_models(sub) for p, sub in value.items()}
-        elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
-            copy[key] = {name: for_models(sub) for name, sub in value.items()}
-        else:
-            copy[key] = for_models(value)
-    return copy
 
 
 def inline_defaulted_refs(schema: Any) -> Any:

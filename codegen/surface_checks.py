@@ -17,6 +17,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from codegen.checks import ContractError, _defaults
+from codegen.model_rules import patterns
+from codegen.patterns import PatternDiffers, check_pattern
 from codegen.surfaces import Prompt, Resource, template_variables
 
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
@@ -50,6 +52,11 @@ def _schema(where: str, label: str, schema: Any) -> None:
         raise ContractError(
             f"{where}: {label} is not valid JSON Schema 2020-12: {exc.message}"
         ) from exc
+    for pattern in patterns(schema):
+        try:
+            check_pattern(pattern)
+        except PatternDiffers as exc:
+            raise ContractError(f"{where}: {label}: {exc}") from None
     for path, default, subschema in _defaults(schema, label):
         local = {k: v for k, v in subschema.items() if k != "default"}
         errors = list(Draft202012Validator(local).iter_errors(default))

@@ -11,14 +11,16 @@ never be judged differently.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
 from .integral import integral
-from .profiles import Tool
 from .text_rule import text_problems
-from .validation import argument_errors, json_path
+
+if TYPE_CHECKING:
+    from .profiles import Tool
+from .validation import json_path
 
 
 class ArgumentsRefused(Exception):
@@ -27,19 +29,6 @@ class ArgumentsRefused(Exception):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("; ".join(problems))
         self.problems = problems
-
-
-def unexplained(prefix: Sequence[str | int] = ()) -> str:
-    """The line for a value the compiled check refused and the full validator did not.
-
-    Both read the same schema, so this is a server bug; the value is refused
-    all the same rather than let through on the word of the more lenient one.
-    """
-    where = f"`{json_path(prefix)}`" if prefix else "the value"
-    return (
-        f"{where}: the contract's compiled check refused it, but the full validator names no "
-        "broken rule (rule: one verdict); this is a server bug, please report it with the call"
-    )
 
 
 def model_errors(exc: ValidationError, prefix: Sequence[str | int] = ()) -> list[str]:
@@ -60,10 +49,9 @@ def check_arguments(
     problems = text_problems(value, prefix)
     if problems:
         raise ArgumentsRefused(problems)
+    if not tool.checks.input.accepts(value):
+        raise ArgumentsRefused(tool.checks.input.problems(value, prefix))
     value = integral(value)
-    if not tool.input_check(value):
-        errors = argument_errors(tool.input_validator, value, prefix)
-        raise ArgumentsRefused(errors or [unexplained(prefix)])
     try:
         params: BaseModel = tool.input_model.model_validate(value, strict=True)
     except ValidationError as exc:

@@ -19,12 +19,11 @@ import mcp.types as types
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
-from .arguments import ArgumentsRefused, check_arguments, unexplained
+from .arguments import ArgumentsRefused, check_arguments
 from .errors import ToolError, envelope_data
 from .handlers import services
 from .profiles import Profile, Tool
 from .reply import Reply
-from .validation import argument_errors
 from .wire import ESCAPE_FACTOR, LINE_CAP, line_bound, response_line_bytes
 
 log = logging.getLogger(__name__)
@@ -74,33 +73,28 @@ def invalid_arguments(name: str, problems: list[str]) -> str:
 async def call_tool(
     tool: Tool, handlers: Any, arguments: Mapping[str, Any] | None
 ) -> types.CallToolResult:
-    """The call's result; logged (errors at info, every answer at debug) for a client that
-    asked for the server's log (logging/setLevel)."""
-    if not log.isEnabledFor(logging.INFO):
-        return await _call_tool(tool, handlers, arguments)
+    """One call, top-down: check the arguments, run the handler, check the result, reply.
+
+    Logged for a client that asked for the server's log (logging/setLevel): errors at
+    info, every answer's time at debug.
+    """
     started = time.perf_counter()
-    result = await _call_tool(tool, handlers, arguments)
-    if result.is_error:
-        text = " ".join(c.text for c in result.content if isinstance(c, types.TextContent))
-        log.info("%s answered with an error: %s", tool.entry.name, text)
-    else:
-        log.debug("%s answered in %.1f ms", tool.entry.name, (time.perf_counter() - started) * 1000)
-    return result
-
-
-async def _call_tool(
-    tool: Tool, handlers: Any, arguments: Mapping[str, Any] | None
-) -> types.CallToolResult:
     try:
         params = check_arguments(tool, arguments)
     except ArgumentsRefused as exc:
-        return error_result(invalid_arguments(tool.entry.name, exc.problems), tool, "invalid_input")
-    return await run_checked(tool, handlers, params)
+        result = error_result(
+            invalid_arguments(tool.entry.name, exc.problems), tool, "invalid_input"
+        )
+    else:
+        result = await run_checked(tool, handlers, params)
+    if log.isEnabledFor(logging.INFO):
+        _log_answer(tool, result, started)
+    return result
 
 
 async def run_checked(tool: Tool, handlers: Any, params: BaseModel) -> types.CallToolResult:
-    """Run a call whose arguments ``check_arguments`` admitted; check what it answers."""
-    name = tool.entry.name
+    """Run a call whose arguments ``check_arguments`` admitted, check what it answers, and
+    reply; a batch runs its admitted operations through here too."""
     try:
         output = await getattr(handlers, tool.entry.method)(params)
     except ToolError as exc:
@@ -108,29 +102,51 @@ async def run_checked(tool: Tool, handlers: Any, params: BaseModel) -> types.Cal
     except MCPError:  # a handler's deliberate protocol-level answer
         raise
     except Exception as exc:  # a bug: tell the agent, keep the server up
-        log.exception("%s failed", name)
-        return error_result(f"{name} failed inside the server ({type(exc).__name__}: {exc}).", tool)
+        log.exception("%s failed", tool.entry.name)
+        return error_result(
+            f"{tool.entry.name} failed inside the server ({type(exc).__name__}: {exc}).", tool
+        )
+    try:
+        structured, text = checked_result(tool, output)
+    except BrokenResult as exc:
+        return error_result(str(exc), tool)
+    return success_result(structured, text)
 
+
+class BrokenResult(Exception):
+    """A handler's answer the contract refuses: a server bug, never sent."""
+
+
+def checked_result(tool: Tool, output: object) -> tuple[dict[str, Any], str]:
+    """The structured result and its text, once the output model and schema admit them."""
+    name = tool.entry.name
     text: str | None = None
     if isinstance(output, Reply):
-        output, text = output.model, output.text
+        text = output.text
+        output = output.model
     if not isinstance(output, BaseModel) or not isinstance(output, tool.output_model):
         log.error("%s returned %r, not %s", name, type(output), tool.entry.output_model)
-        return error_result(
-            f"{name} produced a result of the wrong type; this is a server bug.", tool
-        )
+        raise BrokenResult(f"{name} produced a result of the wrong type; this is a server bug.")
     structured = output.model_dump(mode="json", by_alias=True)
-    if not tool.output_check(structured):
-        broken = argument_errors(tool.output_validator, structured) or [unexplained()]
+    if not tool.checks.output.accepts(structured):
+        broken = tool.checks.output.problems(structured)
         log.error("%s result breaks its output schema: %s", name, broken)
-        return error_result(
+        raise BrokenResult(
             f"{name} produced a result that breaks its output schema ({'; '.join(broken)}); "
-            "this is a server bug.",
-            tool,
+            "this is a server bug."
         )
     if text is None:  # a handler's own text (a Reply) wins over the profile's rule
         text = structured_text(structured, tool.text_key)
-    return success_result(structured, text)
+    return structured, text
+
+
+def _log_answer(tool: Tool, result: types.CallToolResult, started: float) -> None:
+    if result.is_error:
+        text = " ".join(c.text for c in result.content if isinstance(c, types.TextContent))
+        log.info("%s answered with an error: %s", tool.entry.name, text)
+    else:
+        elapsed = (time.perf_counter() - started) * 1000
+        log.debug("%s answered in %.1f ms", tool.entry.name, elapsed)
 
 
 class ServedRuntime:

@@ -2,7 +2,8 @@
 
 Everything here is generic: profiles and their tools are looked up by the
 names the generated code gives (``generated.PROFILES`` and each registry).
-Contracts load once, validators and models on a tool's first call.
+Contracts load and their schemas compile once, when the profile loads; models load on a
+tool's first call.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
@@ -22,7 +23,7 @@ from .pointers import cut_lists
 from .surfaces import Prompt, Resource
 from .toolsets import Toolsets, visible
 from .toolspec import EnvironmentEntry, ToolEntry
-from .validation import compile_check, compile_schema
+from .validation import Schema
 
 if TYPE_CHECKING:
     import mcp.types as types
@@ -36,12 +37,25 @@ class ProfileUnavailable(RuntimeError):
     """The profile cannot be served (unknown, or a tool has no handler)."""
 
 
+@dataclass(frozen=True)
+class Checks:
+    """A tool's input and output schemas, compiled once, when its profile loads."""
+
+    input: Schema
+    output: Schema
+
+    @classmethod
+    def of(cls, contract: Mapping[str, Any]) -> Checks:
+        return cls(Schema(contract["inputSchema"]), Schema(contract["outputSchema"]))
+
+
 @dataclass
 class Tool:
-    """One tool of the served profile: its entry, its contract, lazily its checks."""
+    """One tool of the served profile: its entry, its contract, its compiled checks."""
 
     entry: ToolEntry
     contract: dict[str, Any]
+    checks: Checks
     unwraps: str | None = None  # the profile's TEXT_UNWRAPS
     error_text: str = "message"  # the profile's ERROR_TEXT
 
@@ -79,22 +93,6 @@ class Tool:
             else None,
             _meta=contract.get("_meta"),
         )
-
-    @cached_property
-    def input_validator(self) -> Any:
-        return compile_schema(self.contract["inputSchema"])
-
-    @cached_property
-    def input_check(self) -> Callable[[Any], bool]:
-        return compile_check(self.contract["inputSchema"])
-
-    @cached_property
-    def output_validator(self) -> Any:
-        return compile_schema(self.contract["outputSchema"])
-
-    @cached_property
-    def output_check(self) -> Callable[[Any], bool]:
-        return compile_check(self.contract["outputSchema"])
 
     @cached_property
     def _models(self) -> Any:
@@ -214,7 +212,9 @@ def load_profile(name: str) -> Profile:
     unwraps = getattr(registry, "TEXT_UNWRAPS", None)
     error_text = getattr(registry, "ERROR_TEXT", "message")
     tools = {
-        entry.name: Tool(entry, by_name[entry.name], unwraps, error_text)
+        entry.name: Tool(
+            entry, by_name[entry.name], Checks.of(by_name[entry.name]), unwraps, error_text
+        )
         for entry in registry.TOOLS
     }
     toolsets = Toolsets(tuple(registry.TOOLSETS), tuple(registry.DEFAULT_TOOLSETS))

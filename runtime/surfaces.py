@@ -1,4 +1,4 @@
-"""A profile's resources and prompts at run time: registry entry, contract, lazily checks.
+"""A profile's resources and prompts at run time: registry entry, contract, compiled checks.
 
 Like tools, they are looked up by the names and URIs the generated registry
 gives; nothing here knows any of them.
@@ -7,14 +7,13 @@ gives; nothing here knows any of them.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .toolspec import PromptEntry, ResourceEntry
 from .uritemplate import UriTemplate
-from .validation import compile_check, compile_schema
+from .validation import Schema
 
 if TYPE_CHECKING:
     import mcp.types as types
@@ -50,31 +49,16 @@ class Resource:
     def template(self) -> UriTemplate:
         return UriTemplate.parse(self.entry.uri)
 
-    @cached_property
-    def variable_checks(self) -> dict[str, Callable[[Any], bool]]:
-        """One check per variable, so a bare ``%`` can be told from an escape."""
+    def __post_init__(self) -> None:
         properties = self.variables_schema.get("properties", {})
-        return {name: compile_check(schema) for name, schema in properties.items()}
+        # One check per variable, so a bare ``%`` can be told from an escape.
+        self.variable_checks = {name: Schema(schema) for name, schema in properties.items()}
+        self.variables = Schema(self.variables_schema)
+        self.result = Schema(self.result_schema or {})
 
     def accepts(self, name: str, value: str) -> bool:
         check = self.variable_checks.get(name)
-        return check is not None and check(value)
-
-    @cached_property
-    def variables_validator(self) -> Any:
-        return compile_schema(self.variables_schema)
-
-    @cached_property
-    def variables_check(self) -> Callable[[Any], bool]:
-        return compile_check(self.variables_schema)
-
-    @cached_property
-    def result_validator(self) -> Any:
-        return compile_schema(self.result_schema or {})
-
-    @cached_property
-    def result_check(self) -> Callable[[Any], bool]:
-        return compile_check(self.result_schema or {})
+        return check is not None and check.accepts(value)
 
     @cached_property
     def _models(self) -> Any:
@@ -111,13 +95,8 @@ class Prompt:
         properties = self.arguments_schema.get("properties", {})
         return frozenset(name for name, schema in properties.items() if not _admits_string(schema))
 
-    @cached_property
-    def validator(self) -> Any:
-        return compile_schema(self.arguments_schema)
-
-    @cached_property
-    def check(self) -> Callable[[Any], bool]:
-        return compile_check(self.arguments_schema)
+    def __post_init__(self) -> None:
+        self.arguments = Schema(self.arguments_schema)
 
     @property
     def arguments_model(self) -> Any:

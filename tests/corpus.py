@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from tmux_contract_mcp.ecma import search
-from tmux_contract_mcp.validation import UTF8_KEYWORD
+from tmux_contract_mcp.validation import UTF8_KEYWORD, Schema
 
 WRONG_VALUES: tuple[Any, ...] = ("x", "", 0, -1, 1.5, True, None, [], [1], {}, {"a": 1})
 NUMBERS: tuple[Any, ...] = (5.0, -0.0, 1e2, 2.5, False, 2**70)
@@ -65,7 +64,9 @@ class Corpus:
             return False
         if kind == "string":
             if "pattern" in schema:
-                return next(s for s in PATTERN_SAMPLES if search(schema["pattern"], s))
+                return next(
+                    s for s in PATTERN_SAMPLES if Schema({"pattern": schema["pattern"]}).accepts(s)
+                )
             return "a" * schema.get("minLength", 1)
         return None
 

@@ -80,33 +80,35 @@ def test_a_nested_integral_float_reaches_the_operations_model_as_an_int() -> Non
     assert type(arguments["maxLines"]) is int and arguments["maxLines"] == 5
 
 
-# --- a fast check that disagrees refuses ----------------------------------------------------
+# --- one schema engine: what it refuses reaches no handler, and is never sent -----------------
 
 
-async def test_a_call_the_compiled_check_refuses_and_the_validator_accepts_is_refused() -> None:
+async def test_a_call_the_schema_refuses_reaches_no_handler() -> None:
     handlers = Recorder(fail)
     tool = served("python", "capture_pane")
-    tool.__dict__["input_check"] = lambda value: False  # the injected fault
-    result = await call_tool(tool, handlers, {"max_lines": 5})
+    result = await call_tool(tool, handlers, {"max_lines": "5"})
     assert result.is_error
     message = error_text(result)
     assert "Invalid arguments for capture_pane" in message
-    assert "rule: one verdict" in message and "Nothing was run" in message
+    assert "`max_lines`" in message and "(rule: type)" in message and "Nothing was run" in message
     assert handlers.calls == []
 
 
-async def test_a_result_the_compiled_check_refuses_and_the_validator_accepts_is_not_sent() -> None:
+async def test_a_result_that_breaks_its_output_schema_is_not_sent() -> None:
     tool = served("swift", "get_tmux_variables")
     output = tool.output_model.model_validate({"values": {"pane_id": "%1"}})
     handlers = Recorder(lambda: output)
     arguments = {"names": ["pane_id"]}
     sent = await call_tool(tool, handlers, arguments)
     assert not sent.is_error and sent.structured_content == {"values": {"pane_id": "%1"}}
-    tool.__dict__["output_check"] = lambda value: False  # the injected fault
-    result = await call_tool(tool, handlers, arguments)
+    broken = tool.output_model.model_construct(values={"pane_id": 5})  # the injected fault
+    handlers.answer = lambda: broken
+    with pytest.warns(UserWarning, match="serializ"):  # pydantic notices the fault too
+        result = await call_tool(tool, handlers, arguments)
     assert result.is_error and result.structured_content is None
     message = error_text(result)
-    assert "breaks its output schema" in message and "rule: one verdict" in message
+    assert "breaks its output schema" in message
+    assert "`values.pane_id`" in message and "(rule: type)" in message
 
 
 # --- a batch judges every operation before the first one runs -------------------------------

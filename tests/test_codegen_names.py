@@ -20,7 +20,6 @@ from tests.corpus import instances
 from tmux_contract_mcp.arguments import ArgumentsRefused, check_arguments
 from tmux_contract_mcp.integral import integral
 from tmux_contract_mcp.profiles import PROFILES, Tool, load_profile
-from tmux_contract_mcp.validation import argument_errors
 
 COUNT = 100_000
 TOOLS = [(profile, tool) for profile in PROFILES for tool in load_profile(profile).tools.values()]
@@ -62,10 +61,10 @@ def test_no_broken_result_report_names_a_generated_class(profile: str, tool: Too
     classes = model_classes(tool)
     broken = 0
     for value in instances(tool.contract["outputSchema"], COUNT):
-        if tool.output_check(integral(value)):
+        if tool.checks.output.accepts(integral(value)):
             continue
         broken += 1
-        for line in argument_errors(tool.output_validator, value):
+        for line in tool.checks.output.problems(value):
             assert not naming(classes, line), line
     assert broken
 

@@ -1,15 +1,15 @@
 """One verdict: every checker a call passes judges every instance of every contract alike.
 
-Arguments are judged by the schema compiled to Python, by the full validator,
-and by the strict generated model (which reads them with integral floats made
+Arguments are judged by the contract's schema (one engine, jsonschema-rs) and
+by the strict generated model (which reads them with integral floats made
 ints, as ``check_arguments`` hands them over). Results are judged by the same
-three. From every contract of every profile, instances are built that sit
+two. From every contract of every profile, instances are built that sit
 where such checkers tend to disagree (see ``tests.corpus``); each must get one
-verdict from all three, ``check_arguments`` must give that verdict too, and no
+verdict from both, ``check_arguments`` must give that verdict too, and no
 checker may change what it checks. Text holding NUL or a lone surrogate is
-refused by the text rule before any checker reads it (pydantic cannot read a
-lone surrogate where a length bound applies), so there the schema checkers
-must agree and ``check_arguments`` must refuse by that rule.
+refused by the text rule before any checker reads it (neither the engine nor
+pydantic can read a lone surrogate everywhere), so there ``check_arguments``
+must refuse by that rule.
 """
 
 from __future__ import annotations
@@ -64,22 +64,20 @@ def test_every_checker_gives_each_argument_instance_of_the_contract_one_verdict(
         if value is None:
             continue  # a call's arguments left out (null) are no arguments, tested elsewhere
         before = repr(value)
-        fast = tool.input_check(value)
-        full = bool(tool.input_validator.is_valid(value))
         refusal = arguments_refusal(tool, value)
-        assert fast == full, f"{value!r}: compiled check {fast}, full validator {full}"
         if text_problems(value):
             # Refused before any checker: the model could not even read some of these.
             broke_text_rule += 1
             assert refusal, f"{value!r} was admitted"
             assert all(f"(rule: {RULE})" in line for line in refusal), refusal
         else:
+            full = tool.checks.input.accepts(value)
             model = model_accepts(tool.input_model, value)
             assert full == model == (refusal is None), (
                 f"{value!r}: schema {full}, model {model}, check_arguments {refusal}"
             )
+            verdicts.add(full)
         assert repr(value) == before, "a check changed what it checked"
-        verdicts.add(full)
     assert verdicts == {True, False}, "the corpus must hold valid and invalid instances"
     assert broke_text_rule, "the corpus must hold text the rule refuses"
 
@@ -91,13 +89,12 @@ def test_every_checker_gives_each_result_instance_of_the_contract_one_verdict(
     tool = tool_of(profile, name)
     verdicts = set()
     for value in instances(tool.contract["outputSchema"], COUNT):
+        if text_problems(value):
+            continue  # no handler makes such text: tmux's own output cannot hold it
         before = repr(value)
-        fast = tool.output_check(value)
-        full = bool(tool.output_validator.is_valid(value))
+        full = tool.checks.output.accepts(value)
         model = model_accepts(tool.output_model, value)
         assert repr(value) == before, "a check changed what it checked"
-        assert fast == full == model, (
-            f"{value!r}: compiled check {fast}, full validator {full}, model {model}"
-        )
+        assert full == model, f"{value!r}: schema {full}, model {model}"
         verdicts.add(full)
     assert verdicts == {True, False}

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tmux_contract_mcp.validation import UTF8_KEYWORD, argument_errors, compile_schema, json_path
+from tmux_contract_mcp.validation import UTF8_KEYWORD, Schema, json_path
 
 PATTERN_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -49,11 +49,11 @@ BATCH_SCHEMA: dict[str, Any] = {
 
 
 def pattern_errors(pattern: str) -> list[str]:
-    return argument_errors(compile_schema(PATTERN_SCHEMA), {"pattern": pattern})
+    return Schema(PATTERN_SCHEMA).problems({"pattern": pattern})
 
 
 def batch_errors(arguments: dict[str, Any]) -> list[str]:
-    return argument_errors(compile_schema(BATCH_SCHEMA), arguments)
+    return Schema(BATCH_SCHEMA).problems(arguments)
 
 
 def only(errors: list[str]) -> str:
@@ -90,7 +90,7 @@ def test_utf8_limit_counts_an_emoji_as_four_bytes() -> None:
 
 def test_utf8_limit_ignores_non_strings() -> None:
     schema = {"type": "object", "properties": {"n": {UTF8_KEYWORD: 1}}}
-    assert argument_errors(compile_schema(schema), {"n": 123456}) == []
+    assert Schema(schema).problems({"n": 123456}) == []
 
 
 def test_error_names_the_nested_path_and_the_rule() -> None:
@@ -114,7 +114,7 @@ def test_each_missing_required_field_is_named_once() -> None:
         "properties": {"corner": {}, "pane_id": {}, "window_id": {}},
         "required": ["corner", "pane_id", "window_id"],
     }
-    errors = argument_errors(compile_schema(schema), {"pane_id": "%1"})
+    errors = Schema(schema).problems({"pane_id": "%1"})
     assert len(errors) == len(set(errors)), errors
     for field in ("corner", "window_id"):
         assert sum(f"`{field}`" in line for line in errors) == 1, (field, errors)
@@ -166,16 +166,16 @@ def nullable(*branches: dict[str, Any]) -> dict[str, Any]:
     ids=["enum-then-null", "null-then-enum", "typed-enum-then-null", "null-then-typed-enum"],
 )
 def test_nullable_enum_error_is_about_the_enum_not_about_null(schema: dict[str, Any]) -> None:
-    validator = compile_schema(schema)
-    message = only(argument_errors(validator, {"mode": "rainbow"}))
+    validator = Schema(schema)
+    message = only(validator.problems({"mode": "rainbow"}))
     assert message == "`mode`: 'rainbow' is not one of 'plain', 'ansi' (rule: enum)"
-    assert argument_errors(validator, {"mode": None}) == []
-    assert argument_errors(validator, {"mode": "ansi"}) == []
+    assert validator.problems({"mode": None}) == []
+    assert validator.problems({"mode": "ansi"}) == []
 
 
 def test_nullable_enum_wrong_type_is_not_blamed_on_null() -> None:
-    validator = compile_schema(nullable(NULL, TYPED_MODE))
-    message = only(argument_errors(validator, {"mode": 7}))
+    validator = Schema(nullable(NULL, TYPED_MODE))
+    message = only(validator.problems({"mode": 7}))
     assert message == "`mode`: 7 is not of type 'string' (rule: type)"
 
 

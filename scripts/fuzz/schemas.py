@@ -10,7 +10,7 @@ from functools import cache
 from typing import Any
 
 from tmux_contract_mcp.text_rule import text_problems
-from tmux_contract_mcp.validation import compile_schema
+from tmux_contract_mcp.validation import Schema
 
 Path = tuple[str | int, ...]
 
@@ -38,15 +38,15 @@ class Verdict:
     byte limit ``x-libtmux-max-utf8-bytes`` (``runtime/validation.py``)."""
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
-        self.validator = compile_schema(schema)
+        self.validator = Schema(schema)
 
     def valid(self, value: Any) -> bool:
-        return not text_problems(value) and bool(self.validator.is_valid(value))
+        return not text_problems(value) and self.validator.accepts(value)
 
 
 @cache
-def _branch_validator(key: str) -> Any:
-    return compile_schema(json.loads(key))
+def _branch_validator(key: str) -> Schema:
+    return Schema(json.loads(key))
 
 
 def matches(schema: Any, value: Any) -> bool:
@@ -54,7 +54,7 @@ def matches(schema: Any, value: Any) -> bool:
     if not isinstance(schema, Mapping):
         return True
     try:
-        return bool(_branch_validator(json.dumps(schema, sort_keys=True)).is_valid(value))
+        return _branch_validator(json.dumps(schema, sort_keys=True)).accepts(value)
     except (TypeError, ValueError):
         return False
 
