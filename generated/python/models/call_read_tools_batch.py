@@ -14,33 +14,18 @@ class CallReadToolsBatchInputOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    tool: Annotated[
-        str,
-        Field(description="Name of the inspect tool to call, e.g. `list_panes` or `capture_pane`."),
-    ]
-    arguments: Annotated[
-        dict[str, Any] | MISSING,
-        Field(
-            description="Arguments for that tool, exactly as a direct call would take them. Omit it for a tool called without arguments."
-        ),
-    ] = MISSING
+    tool: str
+    arguments: dict[str, Any] | MISSING = MISSING
 
 
 class CallReadToolsBatchInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    operations: Annotated[
-        list[CallReadToolsBatchInputOperation],
-        Field(
-            description="The calls to make, in order. Each item names one inspect tool in `tool` and passes its arguments in `arguments`. call_read_tools_batch itself and self-bounded tools such as wait_for_text are refused."
-        ),
-    ]
+    operations: list[CallReadToolsBatchInputOperation]
     on_error: Annotated[
         Literal["stop", "continue"],
-        Field(
-            description="What to do when an operation fails: `stop` (the default) skips the remaining operations and reports where it stopped in stopped_at; `continue` runs every operation and reports each outcome."
-        ),
+        Field(description="stop: end at the first failure; continue: run every operation"),
     ] = "stop"
 
 

@@ -14,54 +14,14 @@ class CapturePaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the pane to target, such as `%3`. Default null: the active pane of the window or session given by the other target fields, or of the first session's active window when none is given. Ids are unique per tmux server only, so pair it with the same socket_name that listed it."
-        ),
-    ] = None
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session to target. Default null. Use it, or session_id, when you know the session but no window or pane id; given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session to target, such as `$1`. Default null. Prefer it over session_name when you have it: ids do not change when a session is renamed."
-        ),
-    ] = None
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the window to target, such as `@2`. Default null. The most precise way to name a window; it takes precedence over window_index and the session fields."
-        ),
-    ] = None
-    start: Annotated[
-        int | None,
-        Field(
-            description="First line to capture, as tmux capture-pane -S: 0 is the top line of the visible screen and negative numbers reach back into the scrollback (-100 starts 100 lines above the screen). Default null: the top of the visible screen."
-        ),
-    ] = None
-    end: Annotated[
-        int | None,
-        Field(
-            description="Last line to capture, as tmux capture-pane -E, numbered like start. Default null: the bottom of the visible screen."
-        ),
-    ] = None
-    max_lines: Annotated[
-        int | None,
-        Field(
-            description="Keep at most this many lines, the newest ones. Default 500; null disables the cap. When lines are dropped the text starts with one header line `[... truncated K lines ...]`."
-        ),
-    ] = 500
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    pane_id: str | None = None
+    session_name: str | None = None
+    session_id: str | None = None
+    window_id: str | None = None
+    start: int | None = None
+    end: int | None = None
+    max_lines: int | None = 500
+    socket_name: str | None = None
 
 
 class CapturePaneOutput(BaseModel):

@@ -14,60 +14,15 @@ class CreateWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session to add the window to (matched exactly). Default null: the session given by session_id, else the server's first session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session to add the window to, such as `$1`. Default null. When session_name is given too, both must name the same session."
-        ),
-    ] = None
-    window_name: Annotated[
-        str | None,
-        Field(
-            description="Name for the new window, stored literally (tmux then stops renaming it automatically). Default null: tmux names it after the command running in it."
-        ),
-    ] = None
-    start_directory: Annotated[
-        str | None,
-        Field(
-            description="Existing directory to start the new window's pane in. `~` expands and a relative path resolves against the MCP server's working directory; a path that is not a directory is an error. Default null: tmux's default for a command run from outside tmux, which is the MCP server's working directory."
-        ),
-    ] = None
-    attach: Annotated[
-        bool,
-        Field(
-            description="true makes the new window the session's current window. Default false: it is created in the background."
-        ),
-    ] = False
-    direction: Annotated[
-        Literal["before", "after"] | None,
-        Field(
-            description="`after` or `before`: insert the new window right after or right before the session's current window, moving the windows behind it up one index. Default null: the first free index at the end of the session."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
-    environment: Annotated[
-        dict[str, str] | str | None,
-        Field(
-            description="Extra environment variables for the new pane's first process only (tmux new-window -e); the session environment is not changed. An object mapping names to string values, or the same object encoded as a JSON string. Names may not be empty or contain `=`, whitespace or control characters; values are passed literally. Values can be read from the process environment, so pass references to secrets, not secrets. Default null: none."
-        ),
-    ] = None
-    suppress_persistent_history: Annotated[
-        bool,
-        Field(
-            description="true asks the new shell not to save its command history to disk: HISTFILE and fish_history are set empty, fish_private_mode to 1, and ignorespace is added to HISTCONTROL, for this window's shell only. Best effort: shell startup files may override it; an environment entry that contradicts these values is an error. Default false."
-        ),
-    ] = False
+    session_name: str | None = None
+    session_id: str | None = None
+    window_name: str | None = None
+    start_directory: str | None = None
+    attach: bool = False
+    direction: Literal["before", "after"] | None = None
+    socket_name: str | None = None
+    environment: dict[str, str] | str | None = None
+    suppress_persistent_history: bool = False
 
 
 class CreateWindowOutput(BaseModel):

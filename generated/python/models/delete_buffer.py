@@ -14,18 +14,8 @@ class DeleteBufferInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    buffer_name: Annotated[
-        str,
-        Field(
-            description="Exact name of the paste buffer to delete, e.g. `buffer0` or a name load_buffer returned. Matched literally, never as a pattern."
-        ),
-    ]
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    buffer_name: str
+    socket_name: str | None = None
 
 
 class DeleteBufferOutput(BaseModel):

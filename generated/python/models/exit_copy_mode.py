@@ -14,36 +14,11 @@ class ExitCopyModeInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the pane to take out of copy mode, such as `%3`. Default null: the active pane of the window or session given by the other target fields, or of the first session's active window when none is given. It wins over the other target fields. Ids are unique per tmux server only, so pair it with the same socket_name that listed it."
-        ),
-    ] = None
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session whose active pane to use (matched exactly). Default null. Ignored when pane_id or window_id is given; given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session whose active pane to use, such as `$1`. Default null."
-        ),
-    ] = None
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the window whose active pane to use, such as `@2`. Default null. It wins over the session fields."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    pane_id: str | None = None
+    session_name: str | None = None
+    session_id: str | None = None
+    window_id: str | None = None
+    socket_name: str | None = None
 
 
 class ExitCopyModeOutput(BaseModel):

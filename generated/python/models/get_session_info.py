@@ -14,24 +14,9 @@ class GetSessionInfoInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session to describe, such as `$1`. Default null: the session named by session_name, else the first session of the server."
-        ),
-    ] = None
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session to describe. Default null: the first session of the server unless session_id is given. Given with session_id, both must name the same session."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    session_id: str | None = None
+    session_name: str | None = None
+    socket_name: str | None = None
 
 
 class GetSessionInfoOutput(BaseModel):

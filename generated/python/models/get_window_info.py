@@ -14,36 +14,11 @@ class GetWindowInfoInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the window to describe, such as `@2`. Default null: the window named by window_index in the given session, else the active window of that session (or of the first session)."
-        ),
-    ] = None
-    window_index: Annotated[
-        str | None,
-        Field(
-            description='Index of the window within its session, as a string such as `"1"`. Default null. Only meaningful together with session_name or session_id.'
-        ),
-    ] = None
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session to target. Default null. Use it, or session_id, when you know the session but no window or pane id; given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session to target, such as `$1`. Default null. Prefer it over session_name when you have it: ids do not change when a session is renamed."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    window_id: str | None = None
+    window_index: str | None = None
+    session_name: str | None = None
+    session_id: str | None = None
+    socket_name: str | None = None
 
 
 class GetWindowInfoOutput(BaseModel):

@@ -14,18 +14,8 @@ class KillPaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane_id: Annotated[
-        str,
-        Field(
-            description="Id of the pane to kill, such as `%5` (list_panes shows them). Required."
-        ),
-    ]
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    pane_id: str
+    socket_name: str | None = None
 
 
 class KillPaneOutput(BaseModel):

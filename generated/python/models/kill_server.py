@@ -14,12 +14,7 @@ class KillServerInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket. This is the server that is killed."
-        ),
-    ] = None
+    socket_name: str | None = None
 
 
 class KillServerOutput(BaseModel):

@@ -14,24 +14,9 @@ class KillSessionInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Exact name of the session to kill (not a prefix or pattern). Default null; give it or session_id. When both are given they must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session to kill, such as `$1`. Default null; give it or session_name. Prefer it when you have it: ids do not change when a session is renamed."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    session_name: str | None = None
+    session_id: str | None = None
+    socket_name: str | None = None
 
 
 class KillSessionOutput(BaseModel):

@@ -14,18 +14,8 @@ class KillWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    window_id: Annotated[
-        str,
-        Field(
-            description="Id of the window to kill, such as `@3` (list_windows shows them). Required."
-        ),
-    ]
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    window_id: str
+    socket_name: str | None = None
 
 
 class KillWindowOutput(BaseModel):

@@ -14,40 +14,15 @@ class ListPanesInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="List the panes of this session only. Default null. Without any scope field every pane of the server is listed. Given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="List the panes of this session only, such as `$1`. Default null. Without any scope field every pane of the server is listed."
-        ),
-    ] = None
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="List the panes of this window only, such as `@2`. Default null. It takes precedence over window_index and the session fields."
-        ),
-    ] = None
-    window_index: Annotated[
-        str | None,
-        Field(
-            description='Index of the window whose panes to list, as a string such as `"1"`. Default null. Only meaningful together with session_name or session_id.'
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    session_name: str | None = None
+    session_id: str | None = None
+    window_id: str | None = None
+    window_index: str | None = None
+    socket_name: str | None = None
     filters: Annotated[
         dict[str, str] | str | None,
         Field(
-            description='Keep only the rows whose tmux fields match. Either an object mapping a field of the returned rows to the value it must equal, e.g. `{"session_name": "build"}` (a key may carry a lookup suffix such as `__contains`, `__startswith` or `__regex` instead of an exact match), or the same object encoded as a JSON string, for clients that cannot send nested objects. Several keys must all match. Default null: no filtering.'
+            description='All must match, e.g. {"session_name": "build"}; a key may end in __contains, __regex...'
         ),
     ] = None
 

@@ -14,12 +14,7 @@ class ListServersInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    extra_socket_paths: Annotated[
-        list[str] | None,
-        Field(
-            description="Further socket paths to probe besides the sockets found in the tmux socket directory, for servers started with tmux -S elsewhere. Default null: only the socket directory is searched."
-        ),
-    ] = None
+    extra_socket_paths: list[str] | None = None
 
 
 class ListServersOutputResultItem(BaseModel):

@@ -14,16 +14,11 @@ class ListSessionsInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    socket_name: str | None = None
     filters: Annotated[
         dict[str, str] | str | None,
         Field(
-            description='Keep only the rows whose tmux fields match. Either an object mapping a field of the returned rows to the value it must equal, e.g. `{"session_name": "build"}` (a key may carry a lookup suffix such as `__contains`, `__startswith` or `__regex` instead of an exact match), or the same object encoded as a JSON string, for clients that cannot send nested objects. Several keys must all match. Default null: no filtering.'
+            description='All must match, e.g. {"session_name": "build"}; a key may end in __contains, __regex...'
         ),
     ] = None
 

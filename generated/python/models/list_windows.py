@@ -14,28 +14,13 @@ class ListWindowsInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session whose windows to list. Default null: the windows of every session on the server. Given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session whose windows to list, such as `$1`. Default null: the windows of every session on the server."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    session_name: str | None = None
+    session_id: str | None = None
+    socket_name: str | None = None
     filters: Annotated[
         dict[str, str] | str | None,
         Field(
-            description='Keep only the rows whose tmux fields match. Either an object mapping a field of the returned rows to the value it must equal, e.g. `{"session_name": "build"}` (a key may carry a lookup suffix such as `__contains`, `__startswith` or `__regex` instead of an exact match), or the same object encoded as a JSON string, for clients that cannot send nested objects. Several keys must all match. Default null: no filtering.'
+            description='All must match, e.g. {"session_name": "build"}; a key may end in __contains, __regex...'
         ),
     ] = None
 

@@ -14,48 +14,13 @@ class MoveWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the window to move, such as `@2`. Default null: the window at window_index in the given session, else the current window of that session (or of the first session)."
-        ),
-    ] = None
-    window_index: Annotated[
-        str | None,
-        Field(
-            description='Index of the window to move within its session, as a string such as `"1"`. Default null. Needs session_name or session_id.'
-        ),
-    ] = None
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Exact name of the session holding the window. Default null. Given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session holding the window, such as `$1`. Default null. Prefer it over session_name: ids do not change when a session is renamed."
-        ),
-    ] = None
-    destination_index: Annotated[
-        str,
-        Field(
-            description='Index to move the window to, as a string of digits such as `"3"`. Default `""`: the first free index of the destination session. An index in use is an error; the window\'s own index changes nothing.'
-        ),
-    ] = ""
-    destination_session: Annotated[
-        str | None,
-        Field(
-            description="Session to move the window into: its id (such as `$2`) or its exact name. Default null: the session the window is in."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    window_id: str | None = None
+    window_index: str | None = None
+    session_name: str | None = None
+    session_id: str | None = None
+    destination_index: str = ""
+    destination_session: str | None = None
+    socket_name: str | None = None
 
 
 class MoveWindowOutput(BaseModel):

@@ -14,48 +14,13 @@ class PasteBufferInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    buffer_name: Annotated[
-        str,
-        Field(
-            description="Name of the buffer to paste, e.g. one created by load_buffer; matched exactly."
-        ),
-    ]
-    pane_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the pane to paste into, such as `%3`. Default null: the active pane of the window given by window_id (or by window_index with a session), else of the active window of the given session, else of the first session's active window. It wins over the other target fields. Ids are unique per tmux server only, so pair it with the socket_name that listed it."
-        ),
-    ] = None
-    bracket: Annotated[
-        bool,
-        Field(
-            description="true (default) wraps the text in bracketed-paste sequences when the program in the pane has turned bracketed paste on (tmux paste-buffer -p); false sends the bare text."
-        ),
-    ] = True
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session whose active window's active pane to paste into (matched exactly). Default null: the session given by session_id, else the server's first session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session whose active window's active pane to paste into, such as `$1`. Default null. When session_name is given too, both must name the same session."
-        ),
-    ] = None
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the window whose active pane to paste into, such as `@2`. Default null. It wins over the session fields."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    buffer_name: str
+    pane_id: str | None = None
+    bracket: bool = True
+    session_name: str | None = None
+    session_id: str | None = None
+    window_id: str | None = None
+    socket_name: str | None = None
 
 
 class PasteBufferOutput(BaseModel):

@@ -14,48 +14,13 @@ class PasteTextInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    text: Annotated[
-        str,
-        Field(
-            description="The text to paste, exactly as given: newlines, tabs, quotes, `;` and `#{…}` reach the pane unchanged (tmux interprets nothing in it)."
-        ),
-    ]
-    pane_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the pane to paste into, such as `%3`. Default null: the active pane of the window or session given by the other target fields, or of the first session's active window when none is given. Ids are unique per tmux server only, so pair it with the same socket_name that listed it."
-        ),
-    ] = None
-    bracket: Annotated[
-        bool,
-        Field(
-            description="Wrap the paste in bracketed-paste markers (tmux paste-buffer -p) if the program in the pane turned bracketed paste mode on. Default true. false pastes bare, as if typed: a shell then runs each complete line."
-        ),
-    ] = True
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session whose active pane to use. Default null. Use it, or session_id, when you know the session but no window or pane id; given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session whose active pane to use, such as `$1`. Default null. Prefer it over session_name when you have it: ids do not change when a session is renamed."
-        ),
-    ] = None
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the window whose active pane to use, such as `@2`. Default null. It takes precedence over the session fields."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    text: str
+    pane_id: str | None = None
+    bracket: bool = True
+    session_name: str | None = None
+    session_id: str | None = None
+    window_id: str | None = None
+    socket_name: str | None = None
 
 
 class PasteTextOutput(BaseModel):

@@ -14,48 +14,13 @@ class PipePaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the pane to pipe, such as `%3`. Default null: the active pane of the window given by window_id (or by window_index with a session), else of the active window of the given session, else of the first session's active window. It wins over the other target fields. Ids are unique per tmux server only, so pair it with the socket_name that listed it."
-        ),
-    ] = None
-    output_path: Annotated[
-        str | None,
-        Field(
-            description="File to copy the pane's output into. `~` expands and a relative path resolves against the MCP server's working directory; its directory must exist. Starting a new pipe replaces the pane's current one. Default null: stop piping the pane."
-        ),
-    ] = None
-    append: Annotated[
-        bool,
-        Field(
-            description="true (default) adds to the end of the file; false empties the file first."
-        ),
-    ] = True
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session whose active window's active pane to pipe (matched exactly). Default null: the session given by session_id, else the server's first session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session whose active window's active pane to pipe, such as `$1`. Default null. When session_name is given too, both must name the same session."
-        ),
-    ] = None
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the window whose active pane to pipe, such as `@2`. Default null. It wins over the session fields."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    pane_id: str | None = None
+    output_path: str | None = None
+    append: bool = True
+    session_name: str | None = None
+    session_id: str | None = None
+    window_id: str | None = None
+    socket_name: str | None = None
 
 
 class PipePaneOutput(BaseModel):

@@ -14,30 +14,10 @@ class RenameSessionInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    new_name: Annotated[
-        str,
-        Field(
-            description="The new name, not empty. Taken literally: no format or shell expansion. tmux stores `:` and `.` as `_`, and control characters, `\\` and a `$` starting a variable name with a backslash escape (a newline as `\\n`)."
-        ),
-    ]
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Exact current name of the session to rename. Default null. Given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session to rename, such as `$1`. Default null; with neither field the first session of the server is renamed."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    new_name: str
+    session_name: str | None = None
+    session_id: str | None = None
+    socket_name: str | None = None
 
 
 class RenameSessionOutput(BaseModel):

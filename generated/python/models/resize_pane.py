@@ -14,54 +14,14 @@ class ResizePaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the pane to resize, such as `%3`. Default null: the active pane of the window or session given by the other target fields, or of the first session's active window when none is given. It wins over the other target fields. Ids are unique per tmux server only, so pair it with the same socket_name that listed it."
-        ),
-    ] = None
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session whose active pane to use (matched exactly). Default null. Ignored when pane_id or window_id is given; given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session whose active pane to use, such as `$1`. Default null."
-        ),
-    ] = None
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the window whose active pane to use, such as `@2`. Default null. It wins over the session fields."
-        ),
-    ] = None
-    height: Annotated[
-        int | None,
-        Field(
-            description="New height in rows (1 to 10000). Default null: the height is left alone. Cannot be combined with zoom."
-        ),
-    ] = None
-    width: Annotated[
-        int | None,
-        Field(
-            description="New width in columns (1 to 10000). Default null: the width is left alone. Cannot be combined with zoom."
-        ),
-    ] = None
-    zoom: Annotated[
-        bool | None,
-        Field(
-            description="true zooms the pane to fill its window (making it the window's active pane; a window zoomed on another pane is unzoomed first), false unzooms its window; either is a no-op when already so, and a pane alone in its window already fills it, so tmux does not zoom it. Default null: no zoom change. Cannot be combined with width or height."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    pane_id: str | None = None
+    session_name: str | None = None
+    session_id: str | None = None
+    window_id: str | None = None
+    height: int | None = None
+    width: int | None = None
+    zoom: bool | None = None
+    socket_name: str | None = None
 
 
 class ResizePaneOutput(BaseModel):

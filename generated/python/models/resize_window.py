@@ -14,44 +14,13 @@ class ResizeWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the window to resize, such as `@2`. Default null: the window at window_index in the given session, else the current window of that session (or of the first session)."
-        ),
-    ] = None
-    window_index: Annotated[
-        str | None,
-        Field(
-            description='Index of the window to resize within its session, as a string such as `"1"`. Default null. Needs session_name or session_id.'
-        ),
-    ] = None
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Exact name of the session holding the window. Default null. Given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session holding the window, such as `$1`. Default null. Prefer it over session_name: ids do not change when a session is renamed."
-        ),
-    ] = None
-    height: Annotated[
-        int | None,
-        Field(description="New height in rows, 1 to 10000. Default null: the height stays."),
-    ] = None
-    width: Annotated[
-        int | None,
-        Field(description="New width in columns, 1 to 10000. Default null: the width stays."),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    window_id: str | None = None
+    window_index: str | None = None
+    session_name: str | None = None
+    session_id: str | None = None
+    height: int | None = None
+    width: int | None = None
+    socket_name: str | None = None
 
 
 class ResizeWindowOutput(BaseModel):

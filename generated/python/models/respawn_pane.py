@@ -14,48 +14,13 @@ class RespawnPaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane_id: Annotated[
-        str,
-        Field(
-            description="Id of the pane to restart, such as `%5` (list_panes shows them). Required: there is no fallback to an active pane."
-        ),
-    ]
-    kill: Annotated[
-        bool,
-        Field(
-            description="Kill the pane's running process first (tmux respawn-pane -k). Default true. With false the call fails while that process is still running; it restarts only a pane whose program has already exited (kept open by remain-on-exit)."
-        ),
-    ] = True
-    shell: Annotated[
-        str | None,
-        Field(
-            description="Command to start instead of the pane's original one; tmux hands it to the default shell as `sh -c` would. Default null: the pane's original command starts again."
-        ),
-    ] = None
-    start_directory: Annotated[
-        str | None,
-        Field(
-            description="Working directory for the new process; it must be an existing directory. `~` expands to the home directory, and a relative path is taken from the MCP server's own working directory. Passed on literally (never expanded as a tmux format). Default null: the directory the pane was first started in."
-        ),
-    ] = None
-    environment: Annotated[
-        dict[str, str] | str | None,
-        Field(
-            description="Environment variables for the new process: an object mapping names to string values (each becomes one tmux `-e NAME=VALUE`), or that object encoded as a JSON string for clients that cannot send nested objects. Names must be non-empty and contain no `=`. Default null: none added."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
-    suppress_persistent_history: Annotated[
-        bool,
-        Field(
-            description="Keep common shells from writing the new process's command history to disk: sets HISTFILE and fish_history to empty, fish_private_mode to 1, and adds `ignorespace` to HISTCONTROL. Best effort: shell startup files can undo it. Default false. An `environment` entry that contradicts these is an error."
-        ),
-    ] = False
+    pane_id: str
+    kill: bool = True
+    shell: str | None = None
+    start_directory: str | None = None
+    environment: dict[str, str] | str | None = None
+    socket_name: str | None = None
+    suppress_persistent_history: bool = False
 
 
 class RespawnPaneOutput(BaseModel):

@@ -14,39 +14,12 @@ class SelectWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the window to select, such as `@2`. Default null. Give window_id, window_index or direction."
-        ),
-    ] = None
-    window_index: Annotated[
-        str | None,
-        Field(
-            description='Index of the window to select, as a string such as `"1"`. Default null. Needs session_name or session_id.'
-        ),
-    ] = None
-    direction: Annotated[
-        Literal["next", "previous", "last"] | None,
-        Field(
-            description="`next`, `previous` or `last` (the window that was current before), counted from the current window of the session named by session_id or session_name (default: the first session). Default null. Not combined with window_id or window_index; fails when the session has no such window (a single window, or nothing selected before)."
-        ),
-    ] = None
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Exact name of the session to work in. Default null. Given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None, Field(description="Id of the session to work in, such as `$1`. Default null.")
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    window_id: str | None = None
+    window_index: str | None = None
+    direction: Literal["next", "previous", "last"] | None = None
+    session_name: str | None = None
+    session_id: str | None = None
+    socket_name: str | None = None
 
 
 class SelectWindowOutput(BaseModel):

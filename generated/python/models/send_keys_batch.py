@@ -14,84 +14,24 @@ class SendKeysBatchInputOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    keys: Annotated[
-        str,
-        Field(
-            description="What to type. With literal false (the default) a value that is one tmux key name (`Enter`, `C-c`, `Escape`, `M-x`, `Up`, `F1`…) sends that key and any other value is typed as text; with literal true it is always typed as text. It reaches the pane as given: tmux expands nothing in it (`#{…}`, `;` and quotes are typed as they are), and a newline in it is a line feed, which a shell takes as Enter. An empty value types nothing (useful with enter to press only Enter)."
-        ),
-    ]
-    pane_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the pane this operation types into, such as `%3`. Default null: the active pane of the window or session given by the operation's other target fields, or of the first session's active window."
-        ),
-    ] = None
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session whose active pane to use. Default null. Use it, or session_id, when you know the session but no window or pane id; given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session whose active pane to use, such as `$1`. Default null. Prefer it over session_name when you have it: ids do not change when a session is renamed."
-        ),
-    ] = None
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the window whose active pane to use, such as `@2`. Default null. It takes precedence over the session fields."
-        ),
-    ] = None
-    enter: Annotated[
-        bool,
-        Field(
-            description="Press Enter after the keys. Default true; pass false to type without submitting, or when keys is itself a key such as `C-c`."
-        ),
-    ] = True
-    literal: Annotated[
-        bool,
-        Field(
-            description="Type keys as text even when the value spells a key name (`Enter` then types the five letters). Default false."
-        ),
-    ] = False
-    suppress_history: Annotated[
-        bool,
-        Field(
-            description="Type one space before the keys: shells set to ignore lines that start with a space (bash HISTCONTROL=ignorespace or ignoreboth, zsh HIST_IGNORE_SPACE) then leave the line out of their history. Default false."
-        ),
-    ] = False
+    keys: str
+    pane_id: str | None = None
+    session_name: str | None = None
+    session_id: str | None = None
+    window_id: str | None = None
+    enter: bool = True
+    literal: bool = False
+    suppress_history: bool = False
 
 
 class SendKeysBatchInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    operations: Annotated[
-        list[SendKeysBatchInputOperation],
-        Field(
-            description="The operations, run one after another in this order. Each holds the arguments of one send_keys call (keys, its target, enter, literal, suppress_history); all of them target the batch's socket. A malformed id in any of them refuses the whole batch before anything is typed."
-        ),
-    ]
-    on_error: Annotated[
-        Literal["stop", "continue"],
-        Field(
-            description="What a failed operation does to the rest: `stop` (default) ends the batch there; `continue` runs the remaining operations and reports each failure in its row."
-        ),
-    ] = "stop"
-    timeout: Annotated[
-        float | None,
-        Field(
-            description="Seconds the whole batch may take. Default null: no limit beyond each tmux command's own. An operation that cannot finish in the time left fails with a timeout error and ends the batch whatever on_error says; the operations after it are not run. Must be more than 0."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    operations: list[SendKeysBatchInputOperation]
+    on_error: Literal["stop", "continue"] = "stop"
+    timeout: float | None = None
+    socket_name: str | None = None
 
 
 class SendKeysBatchOutputResult(BaseModel):

@@ -14,33 +14,11 @@ class SetEnvironmentInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[
-        str,
-        Field(
-            description="Variable name. It may not be empty or contain `=`, whitespace or control characters."
-        ),
-    ]
-    value: Annotated[
-        str, Field(description="Value to set, passed literally (no expansion of any kind).")
-    ]
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Set the variable in this session's environment (matched exactly). Default null: the global environment (tmux set-environment -g) unless session_id is given."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Set the variable in this session's environment, such as `$1`. Default null: the global environment unless session_name is given. When both are given they must name the same session."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    name: str
+    value: str
+    session_name: str | None = None
+    session_id: str | None = None
+    socket_name: str | None = None
 
 
 class SetEnvironmentOutput(BaseModel):

@@ -14,24 +14,9 @@ class ShowBufferInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    buffer_name: Annotated[
-        str,
-        Field(
-            description="Name of the paste buffer to read, e.g. `buffer0` or a name given to load_buffer."
-        ),
-    ]
-    max_lines: Annotated[
-        int | None,
-        Field(
-            description="Keep at most this many lines of content, the newest ones; truncated_lines counts the older ones left out. Default 500; null disables the cap."
-        ),
-    ] = 500
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    buffer_name: str
+    max_lines: int | None = 500
+    socket_name: str | None = None
 
 
 class ShowBufferOutput(BaseModel):

@@ -14,24 +14,9 @@ class ShowEnvironmentInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Read the environment of this session. Default null: the global environment (tmux show-environment -g) unless session_id is given. Given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Read the environment of this session, such as `$1`. Default null: the global environment unless session_name is given."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    session_name: str | None = None
+    session_id: str | None = None
+    socket_name: str | None = None
 
 
 class ShowEnvironmentOutput(BaseModel):

@@ -14,18 +14,8 @@ class SignalChannelInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    channel: Annotated[
-        str,
-        Field(
-            description="Name of the tmux wait-for channel, taken literally (any non-empty text; it is never expanded or run). Channels belong to one tmux server."
-        ),
-    ]
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    channel: str
+    socket_name: str | None = None
 
 
 class SignalChannelOutput(BaseModel):

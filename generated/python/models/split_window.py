@@ -14,78 +14,18 @@ class SplitWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the pane to split, such as `%3`. Default null: the active pane of the window given by window_id (or by window_index with a session), else of the active window of the given session, else of the first session's active window. It wins over the other target fields. Ids are unique per tmux server only, so pair it with the socket_name that listed it."
-        ),
-    ] = None
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session whose active window's active pane to split (matched exactly). Default null: the session given by session_id, else the server's first session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session whose active window's active pane to split, such as `$1`. Default null. When session_name is given too, both must name the same session."
-        ),
-    ] = None
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the window whose active pane to split, such as `@2`. Default null. It wins over the session fields."
-        ),
-    ] = None
-    window_index: Annotated[
-        str | None,
-        Field(
-            description='Index of the window whose active pane to split, as a string such as `"1"`; needs session_name or session_id. Default null.'
-        ),
-    ] = None
-    direction: Annotated[
-        Literal["above", "below", "left", "right"] | None,
-        Field(
-            description="Where the new pane goes: `below` or `above` the split pane (sharing its width), or `left` or `right` of it (sharing its height). Default null: below, as tmux does."
-        ),
-    ] = None
-    size: Annotated[
-        str | int | None,
-        Field(
-            description='Size of the new pane: a whole number of rows (below/above) or columns (left/right), as an integer or a string of digits, or a percentage of the split pane such as `"30%"` (1% to 100%). Default null: half of the split pane.'
-        ),
-    ] = None
-    start_directory: Annotated[
-        str | None,
-        Field(
-            description="Existing directory to start the new pane in. `~` expands and a relative path resolves against the MCP server's working directory; a path that is not a directory is an error. Default null: tmux's default for a command run from outside tmux, which is the MCP server's working directory."
-        ),
-    ] = None
-    shell: Annotated[
-        str | None,
-        Field(
-            description="Command to run in the new pane instead of the default shell. It is a shell command by design: tmux runs it with `sh -c` exactly as given, so only pass what you mean to run. The pane closes when it exits (unless the remain-on-exit option is on). Default null: the default shell."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
-    environment: Annotated[
-        dict[str, str] | str | None,
-        Field(
-            description="Extra environment variables for the new pane's first process only (tmux split-window -e); the session environment is not changed. An object mapping names to string values, or the same object encoded as a JSON string. Names may not be empty or contain `=`, whitespace or control characters; values are passed literally. Values can be read from the process environment, so pass references to secrets, not secrets. Default null: none."
-        ),
-    ] = None
-    suppress_persistent_history: Annotated[
-        bool,
-        Field(
-            description="true asks the new shell not to save its command history to disk: HISTFILE and fish_history are set empty, fish_private_mode to 1, and ignorespace is added to HISTCONTROL, for this pane's shell only. Best effort: shell startup files may override it; an environment entry that contradicts these values is an error. Default false."
-        ),
-    ] = False
+    pane_id: str | None = None
+    session_name: str | None = None
+    session_id: str | None = None
+    window_id: str | None = None
+    window_index: str | None = None
+    direction: Literal["above", "below", "left", "right"] | None = None
+    size: str | int | None = None
+    start_directory: str | None = None
+    shell: str | None = None
+    socket_name: str | None = None
+    environment: dict[str, str] | str | None = None
+    suppress_persistent_history: bool = False
 
 
 class SplitWindowOutput(BaseModel):

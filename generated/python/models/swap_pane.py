@@ -14,24 +14,9 @@ class SwapPaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    source_pane_id: Annotated[
-        str,
-        Field(
-            description="Id of the first pane, such as `%3`; the result describes it after the swap."
-        ),
-    ]
-    target_pane_id: Annotated[
-        str,
-        Field(
-            description="Id of the pane to exchange places with, such as `%4`. Swapping a pane with itself changes nothing."
-        ),
-    ]
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    source_pane_id: str
+    target_pane_id: str
+    socket_name: str | None = None
 
 
 class SwapPaneOutput(BaseModel):

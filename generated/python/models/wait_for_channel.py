@@ -14,24 +14,9 @@ class WaitForChannelInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    channel: Annotated[
-        str,
-        Field(
-            description="Name of the tmux wait-for channel, taken literally (any non-empty text; it is never expanded or run). Channels belong to one tmux server."
-        ),
-    ]
-    timeout: Annotated[
-        float,
-        Field(
-            description="Seconds to wait (more than 0). Default 30. A value above LIBTMUX_MCP_WAIT_MAX_SECONDS (default 30) is clamped, not rejected; the timeout used is named in the timeout error."
-        ),
-    ] = 30.0
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    channel: str
+    timeout: float = 30.0
+    socket_name: str | None = None
 
 
 class WaitForChannelOutput(BaseModel):

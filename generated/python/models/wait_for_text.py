@@ -14,70 +14,17 @@ class WaitForTextInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    patterns: Annotated[
-        list[str] | None,
-        Field(
-            description="Wait until new output contains one of these. Only output written after the call starts counts. Default null: any new output ends the wait (outcome `any_output`)."
-        ),
-    ] = None
-    stop: Annotated[
-        list[str] | None,
-        Field(
-            description="Patterns that end the wait early as a failure (outcome `stopped`), e.g. an error message or a shell prompt. Matched like patterns. Default null: none."
-        ),
-    ] = None
-    regex: Annotated[
-        bool,
-        Field(
-            description="Read patterns and stop as regular expressions instead of literal strings. Default false."
-        ),
-    ] = False
-    pane_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the pane to watch, such as `%3`. Default null: the active pane of the window or session given by the other target fields, or of the first session's active window when none is given."
-        ),
-    ] = None
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session to target. Default null. Use it, or session_id, when you know the session but no window or pane id; given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session to target, such as `$1`. Default null. Prefer it over session_name when you have it: ids do not change when a session is renamed."
-        ),
-    ] = None
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the window to target, such as `@2`. Default null. The most precise way to name a window; it takes precedence over window_index and the session fields."
-        ),
-    ] = None
-    timeout: Annotated[
-        float,
-        Field(
-            description="Seconds to wait before giving up with outcome `timeout`. Default 8. A value above LIBTMUX_MCP_WAIT_MAX_SECONDS (default 30) is clamped, not rejected; the timeout used is reported as effective_timeout."
-        ),
-    ] = 8.0
-    interval: Annotated[
-        float,
-        Field(
-            description="Seconds between checks in the package this profile mirrors. Default 0.05. Accepted for compatibility; this server wakes on the pane's output instead of polling, so it does not delay a match."
-        ),
-    ] = 0.05
-    match_case: Annotated[
-        bool,
-        Field(description="Match upper and lower case exactly. Default false: case-insensitive."),
-    ] = False
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    patterns: list[str] | None = None
+    stop: list[str] | None = None
+    regex: bool = False
+    pane_id: str | None = None
+    session_name: str | None = None
+    session_id: str | None = None
+    window_id: str | None = None
+    timeout: float = 8.0
+    interval: float = 0.05
+    match_case: bool = False
+    socket_name: str | None = None
 
 
 class WaitForTextOutput(BaseModel):
