@@ -28,31 +28,9 @@ class CaptureSinceOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane_id: Annotated[str, Field(description="Id of the pane read.")]
-    cursor: Annotated[
-        str, Field(description="Opaque cursor for the next call; pass it back unchanged.")
-    ]
-    lines: Annotated[
-        list[str],
-        Field(
-            description="The complete rows written since the cursor, oldest first. The first call returns the visible screen."
-        ),
-    ]
-    lines_missed: Annotated[
-        bool,
-        Field(
-            description="true when the history was trimmed past the cursor: lines holds the current screen and some output was never seen."
-        ),
-    ]
-    truncated: Annotated[
-        bool,
-        Field(
-            description="true when max_lines or max_bytes cut the output; the newest lines are kept."
-        ),
-    ]
-    dropped_lines: Annotated[
-        int,
-        Field(
-            description="How many older new lines were left out by max_lines or max_bytes.", ge=0
-        ),
-    ]
+    pane_id: str
+    cursor: str
+    lines: list[str]
+    lines_missed: bool
+    truncated: bool
+    dropped_lines: Annotated[int, Field(ge=0)]

@@ -28,22 +28,9 @@ class CreateSessionInput(BaseModel):
 
 
 class CreateSessionOutput(BaseModel):
-    session_id: Annotated[str, Field(description="Id of the new session, such as `$3`.")]
-    session_name: Annotated[
-        str | None, Field(description="Name of the new session, as tmux stored it.")
-    ] = None
-    window_count: Annotated[
-        int, Field(description="Number of windows in the session (1 for a new session).")
-    ]
-    session_attached: Annotated[
-        str | None,
-        Field(
-            description='Number of clients attached to the session, as a string (`"0"`: it is created detached).'
-        ),
-    ] = None
-    session_created: Annotated[
-        str | None, Field(description="When the session was created, as a Unix timestamp string.")
-    ] = None
-    active_pane_id: Annotated[
-        str | None, Field(description="Id of the session's pane, such as `%5`.")
-    ] = None
+    session_id: str
+    session_name: str | None = None
+    window_count: int
+    session_attached: str | None = None
+    session_created: str | None = None
+    active_pane_id: str | None = None

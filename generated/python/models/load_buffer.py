@@ -22,12 +22,5 @@ class LoadBufferInput(BaseModel):
 
 
 class LoadBufferOutput(BaseModel):
-    buffer_name: Annotated[
-        str,
-        Field(
-            description="The new buffer's full name; pass it to paste_buffer, show_buffer or delete_buffer."
-        ),
-    ]
-    logical_name: Annotated[
-        str | None, Field(description="The logical_name this call was given (null when none).")
-    ] = None
+    buffer_name: str
+    logical_name: str | None = None

@@ -28,43 +28,11 @@ class RunCommandInput(BaseModel):
 
 
 class RunCommandOutput(BaseModel):
-    pane_id: Annotated[str, Field(description="The pane the command ran in.")]
-    exit_status: Annotated[
-        int | None,
-        Field(
-            description="The command's exit status (0 is success); null when it did not finish within the timeout."
-        ),
-    ] = None
-    timed_out: Annotated[
-        bool,
-        Field(
-            description="True when the command was still running at the timeout; it is left running in the pane."
-        ),
-    ]
-    elapsed_seconds: Annotated[
-        float,
-        Field(
-            description="Seconds from typing the command until it finished or the timeout passed."
-        ),
-    ]
-    output: Annotated[
-        list[str] | MISSING,
-        Field(
-            description="What the command printed (stdout and stderr as the terminal showed them), one string per line, wrapped lines joined and trailing spaces removed; after a timeout, what it printed so far. The command line and the lines run_command adds to report the status are never included."
-        ),
-    ] = MISSING
-    output_truncated: Annotated[
-        bool,
-        Field(
-            description="True when output leaves lines out: older lines dropped by max_lines or the size cap, or lines that scrolled out of the pane's history before they could be read."
-        ),
-    ] = False
-    output_truncated_lines: Annotated[
-        int, Field(description="How many output lines were left out (0 when none).")
-    ] = 0
-    effective_timeout: Annotated[
-        float,
-        Field(
-            description="The timeout used, in seconds, after clamping to LIBTMUX_MCP_WAIT_MAX_SECONDS."
-        ),
-    ]
+    pane_id: str
+    exit_status: int | None = None
+    timed_out: bool
+    elapsed_seconds: float
+    output: list[str] | MISSING = MISSING
+    output_truncated: bool = False
+    output_truncated_lines: int = 0
+    effective_timeout: float

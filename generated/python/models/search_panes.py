@@ -31,38 +31,20 @@ class SearchPanesOutputMatch(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane_id: Annotated[str, Field(description="Id of the pane.")]
-    session_id: Annotated[str, Field(description="Id of the pane's session.")]
-    window_id: Annotated[str, Field(description="Id of the pane's window.")]
-    matched_lines: Annotated[list[str], Field(description="The matching lines, top to bottom.")]
-    line_numbers: Annotated[
-        list[int],
-        Field(
-            description="tmux line number of each matching line (0 is the top of the screen, negative numbers are history); pass one as capture_pane's start and end to read around a match."
-        ),
-    ]
+    pane_id: str
+    session_id: str
+    window_id: str
+    matched_lines: list[str]
+    line_numbers: list[int]
 
 
 class SearchPanesOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    matches: Annotated[
-        list[SearchPanesOutputMatch],
-        Field(description="One entry per pane with at least one matching line, in pane order."),
-    ]
-    total_panes: Annotated[
-        int, Field(description="Number of panes in the search scope, across all pages.", ge=0)
-    ]
-    offset: Annotated[int, Field(description="The offset this page started at.")]
-    limit: Annotated[int | None, Field(description="The page size used; null when unlimited.")]
-    has_more: Annotated[
-        bool,
-        Field(description="Whether panes remain after this page; ask again with offset + limit."),
-    ]
-    truncated_by: Annotated[
-        list[Literal["max_matched_lines_per_pane", "time", "bytes"]],
-        Field(
-            description="Which limits cut the results short: `max_matched_lines_per_pane` (some pane had more matches), `time` (the regex time budget ran out) or `bytes` (the response size cap). Empty when nothing was cut."
-        ),
-    ]
+    matches: list[SearchPanesOutputMatch]
+    total_panes: Annotated[int, Field(ge=0)]
+    offset: int
+    limit: int | None
+    has_more: bool
+    truncated_by: list[Literal["max_matched_lines_per_pane", "time", "bytes"]]

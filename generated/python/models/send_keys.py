@@ -28,9 +28,4 @@ class SendKeysInput(BaseModel):
 
 
 class SendKeysOutput(BaseModel):
-    result: Annotated[
-        str,
-        Field(
-            description="A confirmation naming the pane the keys went to, e.g. `Keys sent to pane %3`."
-        ),
-    ]
+    result: str

@@ -25,6 +25,6 @@ class SetOptionInput(BaseModel):
 
 
 class SetOptionOutput(BaseModel):
-    option: Annotated[str, Field(description="The option name, as given.")]
-    value: Annotated[str, Field(description="The value set, as given.")]
-    status: Annotated[str, Field(description="`set` once tmux has accepted the value.")]
+    option: str
+    value: str
+    status: str

@@ -23,9 +23,7 @@ class ShowBufferOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    buffer_name: Annotated[str, Field(description="Name of the buffer read.")]
-    content: Annotated[str, Field(description="The buffer's text, newest max_lines lines kept.")]
-    truncated_lines: Annotated[
-        int, Field(description="How many older lines max_lines left out of content.", ge=0)
-    ]
-    size_bytes: Annotated[int, Field(description="Size of the whole buffer in bytes.", ge=0)]
+    buffer_name: str
+    content: str
+    truncated_lines: Annotated[int, Field(ge=0)]
+    size_bytes: Annotated[int, Field(ge=0)]

@@ -24,18 +24,10 @@ class ShowHookInput(BaseModel):
 
 
 class ShowHookOutputEntry(BaseModel):
-    hook_name: Annotated[str, Field(description="Name of the hook, e.g. `after-new-window`.")]
-    index: Annotated[
-        int | None,
-        Field(
-            description="Position in the hook's array (`hook[index]`); null for a hook set without one."
-        ),
-    ] = None
-    command: Annotated[str, Field(description="The tmux command the hook runs.")]
+    hook_name: str
+    index: int | None = None
+    command: str
 
 
 class ShowHookOutput(BaseModel):
-    entries: Annotated[
-        list[ShowHookOutputEntry] | MISSING,
-        Field(description="The hook commands, one entry per command."),
-    ] = MISSING
+    entries: list[ShowHookOutputEntry] | MISSING = MISSING

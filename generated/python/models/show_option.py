@@ -24,10 +24,5 @@ class ShowOptionInput(BaseModel):
 
 
 class ShowOptionOutput(BaseModel):
-    option: Annotated[str, Field(description="The option name asked for.")]
-    value: Annotated[
-        Any,
-        Field(
-            description="The option's value as tmux reports it; its JSON type depends on the option."
-        ),
-    ]
+    option: str
+    value: Any

@@ -26,37 +26,17 @@ class SnapshotPaneOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane_id: Annotated[str, Field(description="Id of the pane.")]
-    content: Annotated[
-        str, Field(description="The visible text of the pane, newest max_lines lines kept.")
-    ]
-    cursor_x: Annotated[int, Field(description="Cursor column, 0-based.")]
-    cursor_y: Annotated[int, Field(description="Cursor row, 0-based from the top of the pane.")]
-    pane_width: Annotated[int, Field(description="Width in columns.")]
-    pane_height: Annotated[int, Field(description="Height in rows.")]
-    pane_in_mode: Annotated[
-        bool, Field(description="Whether the pane is in a mode such as copy mode.")
-    ]
-    pane_mode: Annotated[
-        str | None,
-        Field(description="Name of the mode the pane is in, e.g. `copy-mode`; null when in none."),
-    ]
-    scroll_position: Annotated[
-        int | None, Field(description="Rows scrolled back in copy mode; null when not scrolled.")
-    ]
-    history_size: Annotated[
-        int, Field(description="Lines of scrollback history held for the pane.", ge=0)
-    ]
-    alternate_on: Annotated[
-        bool,
-        Field(description="Whether the pane shows the alternate screen (a full-screen program)."),
-    ]
-    pane_current_command: Annotated[
-        str | None, Field(description="Command running in the foreground of the pane.")
-    ]
-    pane_current_path: Annotated[
-        str | None, Field(description="Current working directory of the pane.")
-    ]
-    truncated_lines: Annotated[
-        int, Field(description="How many older lines max_lines left out of content.", ge=0)
-    ]
+    pane_id: str
+    content: str
+    cursor_x: int
+    cursor_y: int
+    pane_width: int
+    pane_height: int
+    pane_in_mode: bool
+    pane_mode: str | None
+    scroll_position: int | None
+    history_size: Annotated[int, Field(ge=0)]
+    alternate_on: bool
+    pane_current_command: str | None
+    pane_current_path: str | None
+    truncated_lines: Annotated[int, Field(ge=0)]
