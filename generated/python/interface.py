@@ -100,59 +100,59 @@ class PythonProfileHandlers(abc.ABC):
     async def call_read_tools_batch(
         self, params: CallReadToolsBatchInput
     ) -> CallReadToolsBatchOutput | Reply[CallReadToolsBatchOutput]:
-        """Run several inspect tools in one call, serially and in order, e.g. list_panes then capture_pane on each pane. Only inspect tools may be named: no nested batch and no self-bounded tool such as wait_for_text. Returns one row per operation with its success or error and the call's content and structured result; on_error `stop` (the default) ends the batch at the first failure, `continue` runs the rest. The response stays under 1,000,000 bytes; rows cut to fit are flagged with response_truncated."""
+        """Run several inspect tools in one call, in order, e.g. list_panes then capture_pane for each pane. Only inspect tools, not this one or wait_for_text; an unknown tool or invalid arguments in any operation refuse the whole batch before anything runs. Returns one row per operation run (success, error, content, structured_content), the counts and stopped_at; the answer stays under 1,000,000 bytes."""
 
     @abc.abstractmethod
     async def capture_pane(
         self, params: CapturePaneInput
     ) -> CapturePaneOutput | Reply[CapturePaneOutput]:
-        """Read the text of a pane as one string, to see what a command printed. By default the visible screen; start and end (tmux -S/-E, negative values reach into the scrollback) select other lines. Only the newest max_lines lines are kept (500 by default, null for no cap), and when lines were dropped the text starts with one header line `[... truncated K lines ...]`."""
+        """Read a pane's text: the visible screen, or lines start to end (tmux -S/-E: 0 is the screen's top line, negative numbers reach into the scrollback). Returns one string of the newest max_lines lines (null: no cap), starting with `[... truncated K lines ...]` when older ones were dropped. For only new output use capture_since."""
 
     @abc.abstractmethod
     async def capture_since(
         self, params: CaptureSinceInput
     ) -> CaptureSinceOutput | Reply[CaptureSinceOutput]:
-        """Read only the complete lines a pane has written since an earlier call, to follow a running command without re-reading what you already saw. The first call (no cursor) returns the visible screen and a cursor; pass the opaque cursor back unchanged to continue. When the history was trimmed past the cursor, the current screen comes back with lines_missed true and a fresh cursor; max_lines (500) and max_bytes (128000) keep the newest lines. A malformed cursor, a cursor for another pane, or a pane that died or was respawned since is an error."""
+        """Follow a pane's output without rereading it. The first call (no cursor) returns the visible screen and a cursor; pass the cursor back unchanged to get only the complete lines written since (a cursor alone reads its own pane). Returns lines, the next cursor, and lines_missed true with the current screen when history was trimmed past the cursor. A cursor from another pane, or a pane that died or was respawned, is an error."""
 
     @abc.abstractmethod
     async def clear_pane(self, params: ClearPaneInput) -> ClearPaneOutput | Reply[ClearPaneOutput]:
-        """Wipe what a pane shows: reset its terminal (blanking the visible screen) and delete its scrollback history, so later captures and searches start from a clean slate. The program in the pane is not signalled; a shell shows its prompt again at the next Enter. Targets pane_id, else the active pane of the given window or session, else that of the first session's active window."""
+        """Reset a pane's terminal (blank screen) and delete its scrollback for good, so later captures and searches start clean. The program in it is not signalled; a shell shows its prompt again at the next Enter. Returns a line naming the pane."""
 
     @abc.abstractmethod
     async def create_session(
         self, params: CreateSessionInput
     ) -> CreateSessionOutput | Reply[CreateSessionOutput]:
-        """Start a new detached tmux session with one window and one pane running the default shell, optionally named, sized, started in a directory and given environment variables. Returns the new session's id, name, window count and its pane's id (active_pane_id), ready for send_keys or run_command. Session names must be unique and may not contain `:`, `.`, a backslash or control characters (tmux would rewrite them); names, paths and values reach tmux literally and are never run or expanded."""
+        """Start a detached session with one window whose pane runs the default shell; optionally named, sized x columns by y rows (1 to 10000), in a start directory, with environment variables. Names must be unused and free of `:`, `.`, `\\` and control characters. Returns the session id, name and its pane's id (active_pane_id), ready for send_keys or run_command."""
 
     @abc.abstractmethod
     async def create_window(
         self, params: CreateWindowInput
     ) -> CreateWindowOutput | Reply[CreateWindowOutput]:
-        """Add a window with one pane running the default shell to a session, optionally named, placed just after or before the session's current window, started in a directory and given extra environment variables. Returns the new window's id, index, name, size, layout and pane id (active_pane_id). The session's current window stays current unless attach is true; names, paths and values reach tmux literally and are never run or expanded."""
+        """Add a window to a session, its pane running the default shell; optionally named, in a start directory, with environment variables, and placed right after or before the session's current window (else at the first free index). It stays in the background unless attach is true. Returns the window's id, index, name, layout and its pane's id (active_pane_id)."""
 
     @abc.abstractmethod
     async def delete_buffer(
         self, params: DeleteBufferInput
     ) -> DeleteBufferOutput | Reply[DeleteBufferOutput]:
-        """Delete one tmux paste buffer, named exactly (show_buffer reads one; `tmux list-buffers` lists them). Its contents are gone for good. A name no buffer has is an error, and nothing is deleted."""
+        """Delete a tmux paste buffer, named exactly (e.g. from load_buffer); its contents are gone for good. A name no buffer has is an error. Returns a line naming the deleted buffer."""
 
     @abc.abstractmethod
     async def display_message(
         self, params: DisplayMessageInput
     ) -> DisplayMessageOutput | Reply[DisplayMessageOutput]:
-        """Expand a tmux format string for a pane, window or session and return the result, e.g. `#{pane_current_command}` or `#{window_layout}`. Use it to read any tmux format variable no other tool returns. Shell commands in the format (`#(...)`) are refused."""
+        """Expand a tmux format string for a pane, e.g. `#{pane_current_command} #{pane_width}x#{pane_height}`, to read any format variable no other tool returns. Formats that could run a shell command (`#(...)`, the E: and T: modifiers) are refused. Returns the expanded text."""
 
     @abc.abstractmethod
     async def enter_copy_mode(
         self, params: EnterCopyModeInput
     ) -> EnterCopyModeOutput | Reply[EnterCopyModeOutput]:
-        """Put a pane into tmux copy mode, which freezes its view so scrollback can be looked at; the program in it keeps running. scroll_up moves the view up that many lines into the history (it stops at the oldest line). Leave with exit_copy_mode. Returns the pane."""
+        """Put a pane in copy mode, freezing its view so the scrollback can be read while its program keeps running; scroll_up (0 or more) then moves the view up that many lines, stopping at the oldest. Leave with exit_copy_mode. Returns the pane as get_pane_info does."""
 
     @abc.abstractmethod
     async def exit_copy_mode(
         self, params: ExitCopyModeInput
     ) -> ExitCopyModeOutput | Reply[ExitCopyModeOutput]:
-        """Leave copy mode (or any other tmux mode, such as view mode) in a pane, returning it to its live output. A pane not in a mode is left as it is. Returns the pane."""
+        """Leave copy mode, or any other tmux mode, in a pane, back to its live output; a pane in no mode is left as it is. Returns the pane as get_pane_info does."""
 
     @abc.abstractmethod
     async def find_pane_by_position(
@@ -164,143 +164,143 @@ class PythonProfileHandlers(abc.ABC):
     async def get_pane_info(
         self, params: GetPaneInfoInput
     ) -> GetPaneInfoOutput | Reply[GetPaneInfoOutput]:
-        """Describe one pane: geometry and edges, current command and path, process id, tty, title, active flag and `is_caller`. Without a pane_id it describes the active pane of the given window or session, or of the first session."""
+        """Describe one pane: size, position and edges in its window, current command and path, pid, tty, title, active flag and is_caller. Returns the pane's row, as list_panes gives it."""
 
     @abc.abstractmethod
     async def get_server_info(
         self, params: GetServerInfoInput
     ) -> GetServerInfoOutput | Reply[GetServerInfoOutput]:
-        """Describe one tmux server: whether it is alive, its socket name and path, its number of sessions and its tmux version. Cheap; use it to check that a server is up before working with it."""
+        """Check one tmux server: whether it answers, its socket name and path, session count and tmux version. Cheap: use it to see that a server is up. Returns is_alive false, not an error, when no server runs on the socket."""
 
     @abc.abstractmethod
     async def get_session_info(
         self, params: GetSessionInfoInput
     ) -> GetSessionInfoOutput | Reply[GetSessionInfoOutput]:
-        """Describe one session: id, name, window count, attached clients, creation time and active pane. Without a session_id or session_name it describes the server's first session."""
+        """Describe one session: id, name, window count, attached clients, creation time and the active pane of its active window. Returns the session's row, as list_sessions gives it."""
 
     @abc.abstractmethod
     async def get_window_info(
         self, params: GetWindowInfoInput
     ) -> GetWindowInfoOutput | Reply[GetWindowInfoOutput]:
-        """Describe one window: id, name, index, session, pane count, layout, size, active flag and active pane. Name it by window_id, or by window_index with a session; without either it describes the active window of the session (or of the first session)."""
+        """Describe one window: id, name, index, session, pane count, layout, size, active flag and active pane. Returns the window's row, as list_windows gives it."""
 
     @abc.abstractmethod
     async def kill_pane(self, params: KillPaneInput) -> KillPaneOutput | Reply[KillPaneOutput]:
-        """Close one pane and hang up the program running in it; a window left with no pane closes, and a session left with no window ends. The exact pane_id is required: there is no fallback to an active pane. To restart a pane's program but keep the pane, use respawn_pane. Refused when this MCP server runs inside that pane, or when its TMUX / TMUX_PANE environment cannot rule that out."""
+        """Close a pane and hang up its program; a window left empty closes and a session left without windows ends. No default pane: pane_id is required. To restart the program but keep the pane use respawn_pane. Refused for the pane this MCP server runs in, or when that cannot be ruled out. Returns a line naming the pane."""
 
     @abc.abstractmethod
     async def kill_server(
         self, params: KillServerInput
     ) -> KillServerOutput | Reply[KillServerOutput]:
-        """Kill a whole tmux server: every session, window and pane on it ends, and the programs in the panes are hung up. To remove less, use kill_session, kill_window or kill_pane. Refused when this MCP server runs inside that tmux server, or when its TMUX / TMUX_PANE environment cannot rule that out. Afterwards, calls to that socket answer that no server is running."""
+        """Kill a whole tmux server: every session, window and pane on it ends and their programs are hung up. For less, use kill_session, kill_window or kill_pane. Refused for the server this MCP server runs in, or when that cannot be ruled out. Returns a line naming the socket."""
 
     @abc.abstractmethod
     async def kill_session(
         self, params: KillSessionInput
     ) -> KillSessionOutput | Reply[KillSessionOutput]:
-        """Kill one session with its windows and panes (a window also linked into another session lives on there). Name it by session_id or exact session_name: one of them is required, there is no default target. Refused when this MCP server runs inside a pane of that session, or when its TMUX / TMUX_PANE environment cannot rule that out."""
+        """Kill a session with its windows and panes (a window also linked into another session lives on there). No default: give session_id or session_name. Refused when this MCP server runs in that session, or when that cannot be ruled out. Returns a line naming the session."""
 
     @abc.abstractmethod
     async def kill_window(
         self, params: KillWindowInput
     ) -> KillWindowOutput | Reply[KillWindowOutput]:
-        """Kill one window and every pane in it, in all sessions it is linked into; a session left with no window ends. The exact window_id is required: there is no fallback to an active window. Refused when this MCP server runs inside a pane of that window, or when its TMUX / TMUX_PANE environment cannot rule that out."""
+        """Kill a window and all its panes, in every session it is linked into; a session left without windows ends. No default window: window_id is required. Refused when this MCP server runs in that window, or when that cannot be ruled out. Returns a line naming the window."""
 
     @abc.abstractmethod
     async def list_panes(self, params: ListPanesInput) -> ListPanesOutput | Reply[ListPanesOutput]:
-        """List panes with their geometry, edges, current command and path, tty, title and `is_caller` (whether it is the pane this server runs in). Scope it to a window or a session, or leave every scope field out to list every pane of the server; `filters` narrows the list by any returned field, e.g. `{"pane_current_command": "vim"}`."""
+        """List panes with size, edges, current command and path, tty, title and is_caller: of one window, of one session, or of the whole server when no scope is given. Returns one row per pane."""
 
     @abc.abstractmethod
     async def list_servers(
         self, params: ListServersInput
     ) -> ListServersOutput | Reply[ListServersOutput]:
-        """Find which tmux servers exist for this user: every socket in the tmux socket directory, plus any paths given in extra_socket_paths. Each row says whether the server answers, its socket name and path, how many sessions it has and its tmux version. Use it when you do not know which socket_name to pass to other tools."""
+        """Find this user's tmux servers: each socket in the tmux socket directory, plus extra_socket_paths (absolute paths of servers started with tmux -S). Use it when you do not know which socket_name to pass. Returns one row per socket: whether a server answers, socket name and path, session count, tmux version."""
 
     @abc.abstractmethod
     async def list_sessions(
         self, params: ListSessionsInput
     ) -> ListSessionsOutput | Reply[ListSessionsOutput]:
-        """List the sessions of a tmux server: id, name, window count, attached clients, creation time and active pane. Use it first to find what is running; `filters` narrows the list by any returned field, e.g. `{"session_name": "build"}`."""
+        """List the sessions of a tmux server: id, name, window count, attached clients, creation time and active pane. A good first call. Returns one row per session."""
 
     @abc.abstractmethod
     async def list_windows(
         self, params: ListWindowsInput
     ) -> ListWindowsOutput | Reply[ListWindowsOutput]:
-        """List the windows of one session, or of every session when none is given: id, name, index, session, pane count, layout, size, active flag and active pane. `filters` narrows the list by any returned field, e.g. `{"window_name": "logs"}`."""
+        """List the windows of one session, or of every session when none is given: id, name, index, session, pane count, layout, size, active flag and active pane. Returns one row per window."""
 
     @abc.abstractmethod
     async def load_buffer(
         self, params: LoadBufferInput
     ) -> LoadBufferOutput | Reply[LoadBufferOutput]:
-        """Put text into a new tmux paste buffer and return the buffer's name, to use with paste_buffer, show_buffer and delete_buffer. Every call makes a buffer of its own, named `libtmux_mcp_<32 hex digits>_<logical_name>`, so concurrent calls never overwrite each other or the user's buffers. The content is stored byte for byte, newlines, `;`, quotes and `#{...}` included, and nothing in it is run; it goes to tmux as set-buffer commands, long content a piece at a time, so no file is written on either host."""
+        """Store text (not empty) in a new tmux paste buffer for paste_buffer, show_buffer or delete_buffer. Each call makes its own buffer, named `libtmux_mcp_<hex>_<logical_name>`, so no call overwrites another's or the user's. The text is kept byte for byte and nothing in it is run. Returns the buffer_name."""
 
     @abc.abstractmethod
     async def move_window(
         self, params: MoveWindowInput
     ) -> MoveWindowOutput | Reply[MoveWindowOutput]:
-        """Move a window to another index of its session, or into another session (it leaves the first one; a session left without windows ends). Name the window by window_id, or by window_index with a session. By default it goes to the first free index of its own session; the moved window becomes the current window of the destination session. Fails when the destination index is taken. Returns the window at its new place."""
+        """Move a window to another index of its session, or into destination_session (an id or exact name); a session left without windows ends. An empty destination_index takes the first free index; one in use is an error. The moved window becomes its session's current window. Returns the window at its new place."""
 
     @abc.abstractmethod
     async def paste_buffer(
         self, params: PasteBufferInput
     ) -> PasteBufferOutput | Reply[PasteBufferOutput]:
-        """Paste a tmux paste buffer into a pane, as if it were typed there: the program in the pane receives the buffer's text, each newline as Enter. Returns a one-line summary; the buffer is kept. With bracket (default) a program that asked for bracketed paste (most shells and editors) receives the text marked as a paste, so it is not run line by line."""
+        """Paste a tmux paste buffer (e.g. from load_buffer) into a pane as if typed: its program receives the text, each newline as Enter. With bracket, a program that enabled bracketed paste (most shells and editors) gets it marked as a paste, not run line by line. The buffer is kept. Returns a line naming buffer and pane."""
 
     @abc.abstractmethod
     async def paste_text(self, params: PasteTextInput) -> PasteTextOutput | Reply[PasteTextOutput]:
-        """Paste text into a pane the way a terminal paste does, for multi-line input such as a script, a heredoc or a block of code for a REPL. With bracket true (the default) the paste is wrapped in bracketed-paste markers when the program in the pane asked for them, so shells and editors insert it as text instead of running each line; newlines arrive as carriage returns, as from a terminal, and no Enter is added. The text travels through a private tmux buffer that is deleted afterwards. Returns a one-line confirmation naming the pane."""
+        """Paste text into a pane as a terminal paste does, for multi-line input: a script, a heredoc, code for a REPL. With bracket, a program that enabled bracketed paste inserts it instead of running each line. Newlines arrive as carriage returns; no Enter is added. Returns a line naming the pane."""
 
     @abc.abstractmethod
     async def pipe_pane(self, params: PipePaneInput) -> PipePaneOutput | Reply[PipePaneOutput]:
-        """Copy everything a pane prints from now on (text and terminal control sequences) into a file on the tmux host, appending by default; with no output_path, stop the copy. Returns a one-line summary. The server itself writes the pipe command (`cat >> FILE`, the path quoted for the shell and escaped for tmux), so the path is only ever a file name; but it may be any file the tmux server's user can write, created if missing: there is no allow-list."""
+        """Copy everything a pane prints from now on (text and control sequences) into a file on the tmux host, appending unless append is false; a new pipe replaces the old. Without output_path, stop the pipe. The path (in an existing directory) is never run, but may be any file the tmux user can write: no allow-list. Returns a line saying what happened."""
 
     @abc.abstractmethod
     async def rename_session(
         self, params: RenameSessionInput
     ) -> RenameSessionOutput | Reply[RenameSessionOutput]:
-        """Give a session a new name; its id (`$N`), windows and panes stay as they are. Name the session by session_id or exact session_name; with neither, the first session is renamed. The name is taken literally (`#{...}` and `#(...)` are not expanded, nothing is run), but tmux rewrites some characters as it stores it: `:` and `.` become `_`, and (tmux 3.3a) a newline becomes `\\n`, `\\` becomes `\\\\` and a `$` that would start a variable (`$HOME`) becomes `\\$`; the returned session_name is the name tmux stored. Fails when another session already has that name."""
+        """Rename a session; its id, windows and panes stay. The name (not empty) is taken literally, nothing expanded or run, but tmux stores `:` and `.` as `_` and escapes control characters, `\\` and a `$` before a variable name. Fails when the name is taken. Returns the session's row with the name tmux stored."""
 
     @abc.abstractmethod
     async def rename_window(
         self, params: RenameWindowInput
     ) -> RenameWindowOutput | Reply[RenameWindowOutput]:
-        """Give a window a new name; its id and panes stay as they are, and tmux stops renaming it after the running program. Name the window by window_id, or by window_index with a session; with neither, the current window of the session (or of the first session) is renamed. The name is taken literally: `#{...}` and `#(...)` are not expanded and nothing is run, though tmux stores control characters, `\\` and a `$` starting a variable name with a backslash escape (tmux 3.3a: a newline as `\\n`, `$HOME` as `\\$HOME`); the returned window_name is the name tmux stored."""
+        """Rename a window; its id and panes stay, and tmux stops renaming it after its program. The name is taken literally, nothing expanded or run, though tmux escapes control characters, `\\` and a `$` before a variable name. Returns the window's row with the name tmux stored."""
 
     @abc.abstractmethod
     async def resize_pane(
         self, params: ResizePaneInput
     ) -> ResizePaneOutput | Reply[ResizePaneOutput]:
-        """Change a pane's size, or zoom it to fill its window. Give width and/or height in cells (tmux moves the neighbouring borders; a pane alone in its direction cannot change size that way; resizing unzooms a zoomed window), or zoom true/false to zoom or unzoom, not both in one call. Returns the pane afterwards, so compare pane_width/pane_height to see the size tmux could give it."""
+        """Resize a pane to width columns and/or height rows (1 to 10000; tmux moves the neighbouring borders and unzooms the window), or zoom it to fill its window (zoom true; false unzooms), not both. Returns the pane afterwards: pane_width and pane_height show what tmux could give."""
 
     @abc.abstractmethod
     async def resize_window(
         self, params: ResizeWindowInput
     ) -> ResizeWindowOutput | Reply[ResizeWindowOutput]:
-        """Set a window's width in columns and/or height in rows (1 to 10000); its panes are resized to fit. tmux then keeps that size for the window (it sets the window's window-size option to `manual`) rather than following the clients looking at it, until it is resized again or that option is unset. Give width, height or both."""
+        """Set a window's width (columns) and/or height (rows), 1 to 10000; its panes are resized to fit. tmux then keeps that size (window-size becomes manual) instead of following attached clients. Returns the window's row with its new size."""
 
     @abc.abstractmethod
     async def respawn_pane(
         self, params: RespawnPaneInput
     ) -> RespawnPaneOutput | Reply[RespawnPaneOutput]:
-        """Restart the program in a pane in place: the pane keeps its id, position and size, so references to it stay valid. Use it when a shell or program is wedged. By default the running process is killed first and the pane's original command starts again; `shell`, `start_directory` and `environment` change what starts and where. Returns the pane afterwards, with the new pane_pid. Refused when this MCP server runs inside that pane, or when its TMUX / TMUX_PANE environment cannot rule that out."""
+        """Restart the program in a pane in place, keeping its id, position and size: for a wedged shell or program. By default its process is killed and the original command starts again; shell (run by the default shell), start_directory and environment change that. With kill false only a pane whose program exited is restarted. Refused for the pane this MCP server runs in, or when that cannot be ruled out. Returns the pane with its new pane_pid."""
 
     @abc.abstractmethod
     async def run_command(
         self, params: RunCommandInput
     ) -> RunCommandOutput | Reply[RunCommandOutput]:
-        """Run a shell command in a pane and get its result in one call: the command is typed at the pane's shell prompt, the call sleeps until the shell signals a tmux wait-for channel (no polling) or the timeout passes, and it returns the exit status, a timeout flag and the command's output lines. The pane must be at the prompt of a POSIX-family shell (sh, bash, zsh, dash, ksh…); a pane running anything else is refused, and a command still running at the timeout is left running (interrupt it with send_keys `C-c`). The shell history is kept clean by default, and the wrapper that reports the status never appears in the output."""
+        """Run a shell command in a pane and get its result in one call: it is typed at the pane's shell prompt (sh, bash, zsh, dash, ksh...; anything else is refused). Returns exit_status, timed_out and the output lines. After timeout seconds (capped by LIBTMUX_MCP_WAIT_MAX_SECONDS, default 30) it returns while the command keeps running: stop it with send_keys keys C-c, enter false. suppress_history keeps it out of bash history."""
 
     @abc.abstractmethod
     async def search_panes(
         self, params: SearchPanesInput
     ) -> SearchPanesOutput | Reply[SearchPanesOutput]:
-        """Search the text of many panes at once for one pattern, literal or (with regex) a regular expression, case-insensitive unless match_case. Scope it to a session or search every pane of the server; content_start/content_end reach into the scrollback. Returns the matching lines of each pane with their tmux line numbers, at most max_matched_lines_per_pane (50) per pane, paginated over panes with offset/limit (500); regex time is bounded and truncated_by says which limit cut the results short."""
+        """Search many panes' text for one pattern, literal or (regex) a regular expression, case-insensitive unless match_case: one session's panes, or every pane of the server. content_start/content_end reach into the scrollback as in capture_pane. Returns each pane's matching lines and line numbers, paged over panes by offset/limit; truncated_by names any limit that cut results."""
 
     @abc.abstractmethod
     async def select_layout(
         self, params: SelectLayoutInput
     ) -> SelectLayoutOutput | Reply[SelectLayoutOutput]:
-        """Rearrange the panes of a window. layout is a preset, `even-horizontal`, `even-vertical`, `main-horizontal`, `main-vertical` or `tiled` (tmux 3.4 and later also `main-horizontal-mirrored` and `main-vertical-mirrored`; an unambiguous prefix such as `tiled`'s `ti` works too), or a layout string as returned in window_layout, to restore an arrangement saved earlier. Anything else is refused before tmux sees it. Returns the window with its new layout string."""
+        """Rearrange a window's panes: a preset (even-horizontal, even-vertical, main-horizontal, main-vertical, tiled; tmux 3.4+ also the -mirrored main ones; a unique prefix works) or a window_layout string saved earlier from a window with as many panes. Anything else is refused. Returns the window with its new layout."""
 
     @abc.abstractmethod
     async def select_pane(
@@ -312,93 +312,93 @@ class PythonProfileHandlers(abc.ABC):
     async def select_window(
         self, params: SelectWindowInput
     ) -> SelectWindowOutput | Reply[SelectWindowOutput]:
-        """Make a window the current window of its session: name it by window_id, or by window_index within a session, or step from the session's current window with direction (`next` and `previous` wrap around, `last` goes back to the window selected before). Returns the window that is now current; clients attached to that session switch to it."""
+        """Make a window its session's current one: by window_id, by window_index in a session, or by direction from the current window (next and previous wrap, last goes back; not with a window). Returns the window now current; clients attached to the session switch to it."""
 
     @abc.abstractmethod
     async def send_keys(self, params: SendKeysInput) -> SendKeysOutput | Reply[SendKeysOutput]:
-        """Type into a pane as if at its keyboard: text, or one tmux key name such as `C-c`, `Escape` or `Up`, followed by Enter unless enter is false. The keys go to whatever runs in the pane (a shell runs the line once Enter is pressed), so look at the pane first with capture_pane or snapshot_pane. Returns a one-line confirmation naming the pane; to run a shell command and get its output and exit status in one call use run_command, and for multi-line text paste_text."""
+        """Type into a pane as at its keyboard: text, or one tmux key name such as C-c, Escape or Up (literal types even a key name as text), then Enter unless enter is false. Whatever runs there receives it: look first (snapshot_pane). To run a command and get its output use run_command; for multi-line text, paste_text. Returns a line naming the pane."""
 
     @abc.abstractmethod
     async def send_keys_batch(
         self, params: SendKeysBatchInput
     ) -> SendKeysBatchOutput | Reply[SendKeysBatchOutput]:
-        """Send several send_keys operations in one call, in order, each with its own target, keys, Enter and literal settings: e.g. `C-c` to one pane, then a command line to another. With on_error `stop` (the default) the first failure ends the batch; with `continue` the rest still run. Returns one row per attempted operation (pane, success, error, time), the counts, and where the batch stopped."""
+        """Several send_keys operations in one call, in order, each with its own target, keys, enter, literal and suppress_history: e.g. C-c to one pane, then a command to another. A malformed id refuses the whole batch before anything is typed. timeout (seconds, more than 0) bounds the whole batch. Returns one row per operation tried, the counts and stopped_at."""
 
     @abc.abstractmethod
     async def set_environment(
         self, params: SetEnvironmentInput
     ) -> SetEnvironmentOutput | Reply[SetEnvironmentOutput]:
-        """Set a variable in tmux's environment: a session's environment when a session is given, else the global environment. Windows and panes started afterwards inherit it; processes already running do not see it. Returns the name, the value and status `set`. Both are passed literally, but some variables (PATH, BASH_ENV, PROMPT_COMMAND, LD_PRELOAD...) change what later shells run."""
+        """Set a variable in a session's environment (when a session is given) or tmux's global one. Windows and panes started later inherit it; running processes do not. Taken literally, but some variables (PATH, LD_PRELOAD, PROMPT_COMMAND...) change what later shells run. Returns the name, the value and status set."""
 
     @abc.abstractmethod
     async def set_option(self, params: SetOptionInput) -> SetOptionOutput | Reply[SetOptionOutput]:
-        """Set a tmux option for the server, a session, a window or a pane, or its global value, including user options named `@...`. Returns the option, the value and status `set`. The value is stored literally (a leading `-` stays part of it), but some options are interpreted later: status formats run `#(...)` shell commands when drawn, and default-command or default-shell decide what new panes run, so setting those amounts to running commands."""
+        """Set a tmux option (e.g. mouse, history-limit, a user option @name) for the server, a session, window or pane, or its global value. The value is stored literally, but status formats run #(...) when drawn and default-command or default-shell decide what new panes run: setting them is running commands. Returns the option, value and status set."""
 
     @abc.abstractmethod
     async def set_pane_title(
         self, params: SetPaneTitleInput
     ) -> SetPaneTitleOutput | Reply[SetPaneTitleOutput]:
-        """Set a pane's title (tmux's pane_title, shown in borders and status formats). The title is taken literally: `#` sequences are not expanded and nothing in it is run. tmux does not accept control characters (newline, tab, escape…) in a title, so such a title is refused. A program in the pane may later set its own title with an escape sequence. Returns the pane."""
+        """Set a pane's title (pane_title, shown in borders and status formats), taken literally: no # expansion, nothing run. Control characters (newline, tab, escape) are refused. The pane's program may later set its own title. Returns the pane."""
 
     @abc.abstractmethod
     async def show_buffer(
         self, params: ShowBufferInput
     ) -> ShowBufferOutput | Reply[ShowBufferOutput]:
-        """Read the contents of a tmux paste buffer by name. Only the newest max_lines lines are kept (500 by default, null for no cap); truncated_lines counts the rest and size_bytes gives the buffer's full size."""
+        """Read a tmux paste buffer by exact name (e.g. from load_buffer). Returns its content, newest max_lines lines kept (null: no cap), truncated_lines counting the rest and size_bytes the whole size."""
 
     @abc.abstractmethod
     async def show_environment(
         self, params: ShowEnvironmentInput
     ) -> ShowEnvironmentOutput | Reply[ShowEnvironmentOutput]:
-        """Read tmux environment variables: a session's own environment when a session is given, else the global environment. Returns the variables by name; variables marked for removal are reported as true."""
+        """Read tmux environment variables: a session's own when a session is given, else the global environment. Returns the variables by name; true marks one tmux removes from new processes."""
 
     @abc.abstractmethod
     async def show_hook(self, params: ShowHookInput) -> ShowHookOutput | Reply[ShowHookOutput]:
-        """Read one tmux hook by name, e.g. `after-new-window`, for a scope and target or globally. Returns one entry per command set on the hook, with its array index."""
+        """Read one tmux hook by name (e.g. after-new-window, pane-exited) for a scope and target, or its global value (global_). A name that is no hook is an error. Returns one entry per command set on it, with its array index; none when unset."""
 
     @abc.abstractmethod
     async def show_hooks(self, params: ShowHooksInput) -> ShowHooksOutput | Reply[ShowHooksOutput]:
-        """List the hooks set for a scope (server, session, window or pane), or the global hooks with global_. Returns one entry per hook command with the hook name and array index. Use show_hook to read a single hook."""
+        """List the hooks set in a scope (session, window or pane; server has none) or, with global_, the global hooks. Returns one entry per hook command with hook name and array index. For one hook use show_hook."""
 
     @abc.abstractmethod
     async def show_option(
         self, params: ShowOptionInput
     ) -> ShowOptionOutput | Reply[ShowOptionOutput]:
-        """Read the value of one tmux option. scope picks server, session, window or pane options, target names the session, window or pane, and global_ reads the global value (tmux -g) instead. Returns the option name and its value."""
+        """Read one tmux option: the target's own value or the one it inherits, or with global_ the global value. Returns the option and its value as JSON: a number, a boolean for on/off, a list for an array option, else the string; null when unset."""
 
     @abc.abstractmethod
     async def signal_channel(
         self, params: SignalChannelInput
     ) -> SignalChannelOutput | Reply[SignalChannelOutput]:
-        """Signal a tmux wait-for channel (`tmux wait-for -S`): every wait pending on it ends. With no wait pending, tmux keeps the signal for the next wait only; tmux 3.3a forgets a kept signal when the channel is signalled a second time before anyone waits."""
+        """Signal a tmux wait-for channel (tmux wait-for -S): every wait on it ends, e.g. wait_for_channel. With none pending, tmux keeps the signal for the next wait only (3.3a forgets it if signalled twice before). Returns a line confirming it."""
 
     @abc.abstractmethod
     async def snapshot_pane(
         self, params: SnapshotPaneInput
     ) -> SnapshotPaneOutput | Reply[SnapshotPaneOutput]:
-        """Capture a pane's visible text together with its cursor position, size, mode (e.g. copy mode and its scroll position), history size, alternate-screen flag, current command and path, in one call. Use it to understand a full-screen program or a prompt before typing into it. Only the newest max_lines lines (500 by default) are kept; truncated_lines counts the rest."""
+        """Capture a pane's visible text with its cursor position, size, mode (copy mode, scroll position), history size, alternate-screen flag, command and path. Use it to understand a full-screen program or a prompt before typing. Returns those fields; content keeps the newest max_lines lines."""
 
     @abc.abstractmethod
     async def split_window(
         self, params: SplitWindowInput
     ) -> SplitWindowOutput | Reply[SplitWindowOutput]:
-        """Split a pane in two to add a new pane below, above, left or right of it, optionally with a size, a start directory, extra environment variables and a command to run instead of the default shell. Returns the new pane: id, geometry, command, path. The split pane stays the active one. `shell` is a shell command by design (tmux runs it with `sh -c`); every other value reaches tmux literally."""
+        """Split a pane to add one below (default), above, left or right of it, sized in cells (1 to 10000) or percent ("30%"; default half), optionally in a start directory, with environment variables, running shell instead of the default shell. shell is run by sh -c as given; other values reach tmux literally. The split pane stays active. Returns the new pane."""
 
     @abc.abstractmethod
     async def swap_pane(self, params: SwapPaneInput) -> SwapPaneOutput | Reply[SwapPaneOutput]:
-        """Exchange the positions (and sizes) of two panes, which may be in different windows or sessions of the same server; each pane keeps its id and its running program. Which pane is active in each window is not changed. Returns the source pane at its new position."""
+        """Exchange the places and sizes of two panes, even in different windows or sessions of one server; each keeps its id and program, and which pane is active in each window does not change. Returns the source pane at its new place."""
 
     @abc.abstractmethod
     async def wait_for_channel(
         self, params: WaitForChannelInput
     ) -> WaitForChannelOutput | Reply[WaitForChannelOutput]:
-        """Block until a tmux wait-for channel is signalled, e.g. by `tmux wait-for -S <channel>` at the end of a script or by signal_channel. A signal sent while nobody waits is kept (once) and ends the next wait at once. Times out with an error after `timeout` seconds, capped by LIBTMUX_MCP_WAIT_MAX_SECONDS (default 30). tmux keeps a timed-out or cancelled wait registered until the channel's next signal, which it then uses up: if no other wait is pending that signal is not kept for a later wait."""
+        """Wait until a tmux wait-for channel is signalled (by `tmux wait-for -S` in a script, or signal_channel). A signal sent while nobody waited is kept once and ends the next wait at once. After timeout seconds (more than 0, capped by LIBTMUX_MCP_WAIT_MAX_SECONDS, default 30) it fails. Returns a line once signalled."""
 
     @abc.abstractmethod
     async def wait_for_text(
         self, params: WaitForTextInput
     ) -> WaitForTextOutput | Reply[WaitForTextOutput]:
-        """Wait until a pane prints one of `patterns`, counting only output written after the call starts, or until a `stop` pattern (a fast failure exit) or the timeout. Patterns are literal unless regex, case-insensitive unless match_case. Reports the outcome (matched, any_output, stopped, alternate_screen or timeout), whether new output was seen and a bounded tail of the pane, and sends progress notifications while waiting. Waits are capped by LIBTMUX_MCP_WAIT_MAX_SECONDS (default 30): a larger timeout is clamped and the effective timeout is reported."""
+        """Wait until a pane prints a match for one of patterns (without patterns, any output), counting only output after the call starts, or a stop pattern (a fast failure exit), or timeout seconds (capped by LIBTMUX_MCP_WAIT_MAX_SECONDS, default 30). Literal unless regex, case-insensitive unless match_case. Returns the outcome, matched lines and a short tail of the pane."""
 
     @abc.abstractmethod
     async def resource_get_pane(self, variables: GetPaneResourceVariables) -> GetPaneResourceResult:

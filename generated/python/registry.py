@@ -564,9 +564,10 @@ ENVIRONMENT: tuple[EnvironmentEntry, ...] = (
 TEXT_UNWRAPS: str | None = "result"
 ERROR_TEXT: str = "message"
 INSTRUCTIONS: tuple[str, ...] = (
-    "These tools drive tmux. A tmux server holds sessions, a session holds windows, a window holds panes, and each pane runs one program (usually a shell).",
-    "Name a pane by its id (pane_id, such as %3, from list_panes): an id stays the same for the pane's life, while indexes and names can change. Windows and sessions have ids too (@2, $1).",
-    "socket_name (a tmux -L name) sends one call to another tmux server. Ids are unique only within one server, so use an id with the socket_name it came from.",
+    "These tools drive tmux: a server holds sessions, a session holds windows, a window holds panes, and each pane runs one program (usually a shell).",
+    "Targets: prefer ids from the list_* tools (pane_id %3, window_id @2, session_id $1), which last as long as the object; names and indexes can change. Names match exactly.",
+    "A tool uses the most precise target given: pane_id, else window_id, else window_index (needs session_name or session_id), else the session's active window, and that window's active pane. With no target: the first session. session_id and session_name together must name the same session.",
+    "socket_name (a tmux -L name) sends one call to another tmux server; without it, calls go to the server this MCP server was started for. Ids are unique only within one server: use an id with the socket_name it came from.",
     "Toolsets on: {toolsets_on}.",
     "Toolsets off: {toolsets_off} (their tools are not offered; the user can turn them on with LIBTMUX_TOOLSETS).",
     "This MCP server runs inside tmux: pane {caller_pane} on socket {caller_socket} is the one your client runs in (is_caller true). Never kill that pane, its window, its session or its server, and do not type into it.",

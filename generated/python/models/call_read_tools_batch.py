@@ -14,75 +14,36 @@ class CallReadToolsBatchInputOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    tool: Annotated[
-        str,
-        Field(description="Name of the inspect tool to call, e.g. `list_panes` or `capture_pane`."),
-    ]
-    arguments: Annotated[
-        dict[str, Any] | MISSING,
-        Field(
-            description="Arguments for that tool, exactly as a direct call would take them. Omit it for a tool called without arguments."
-        ),
-    ] = MISSING
+    tool: str
+    arguments: dict[str, Any] | MISSING = MISSING
 
 
 class CallReadToolsBatchInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    operations: Annotated[
-        list[CallReadToolsBatchInputOperation],
-        Field(
-            description="The calls to make, in order. Each item names one inspect tool in `tool` and passes its arguments in `arguments`. call_read_tools_batch itself and self-bounded tools such as wait_for_text are refused."
-        ),
-    ]
+    operations: list[CallReadToolsBatchInputOperation]
     on_error: Annotated[
         Literal["stop", "continue"],
-        Field(
-            description="What to do when an operation fails: `stop` (the default) skips the remaining operations and reports where it stopped in stopped_at; `continue` runs every operation and reports each outcome."
-        ),
+        Field(description="stop: end at the first failure; continue: run every operation"),
     ] = "stop"
 
 
 class CallReadToolsBatchOutputResult(BaseModel):
-    index: Annotated[int, Field(description="Position of the operation in operations, from 0.")]
-    tool: Annotated[str, Field(description="Name of the tool called.")]
-    success: Annotated[bool, Field(description="Whether the call succeeded.")]
-    error: Annotated[
-        str | None, Field(description="The error message when the call failed, else null.")
-    ] = None
-    content: Annotated[
-        list[dict[str, Any]] | MISSING,
-        Field(description="The call's MCP content blocks, as a direct call would return them."),
-    ] = MISSING
-    structured_content: Annotated[
-        dict[str, Any] | None, Field(description="The call's structured result, when it has one.")
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None, Field(description="The call's `_meta`, when it has one.")
-    ] = None
-    elapsed_seconds: Annotated[float, Field(description="How long the call took, in seconds.")]
+    index: int
+    tool: str
+    success: bool
+    error: str | None = None
+    content: list[dict[str, Any]] | MISSING = MISSING
+    structured_content: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = None
+    elapsed_seconds: float
 
 
 class CallReadToolsBatchOutput(BaseModel):
-    results: Annotated[
-        list[CallReadToolsBatchOutputResult] | MISSING,
-        Field(description="One row per operation that ran, in order."),
-    ] = MISSING
-    succeeded: Annotated[int, Field(description="Number of operations that succeeded.")]
-    failed: Annotated[int, Field(description="Number of operations that failed.")]
-    stopped_at: Annotated[
-        int | None,
-        Field(
-            description="Index of the failed operation the batch stopped at (on_error `stop`); null when every operation ran."
-        ),
-    ] = None
-    response_truncated: Annotated[
-        bool,
-        Field(
-            description="Whether rows were shortened to keep the response under 1,000,000 bytes."
-        ),
-    ] = False
-    response_truncated_bytes: Annotated[
-        int, Field(description="How many bytes were cut to keep the response under the cap.")
-    ] = 0
+    results: list[CallReadToolsBatchOutputResult] | MISSING = MISSING
+    succeeded: int
+    failed: int
+    stopped_at: int | None = None
+    response_truncated: bool = False
+    response_truncated_bytes: int = 0

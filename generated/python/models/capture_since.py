@@ -14,85 +14,23 @@ class CaptureSinceInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    cursor: Annotated[
-        str | None,
-        Field(
-            description="The opaque cursor returned by the previous capture_since call for this pane; pass it back unchanged. Default null: start reading, which returns the visible screen and a first cursor. Given without any target field, it reads the pane it was issued for. A malformed cursor, or one issued for another pane than the one targeted, is an error."
-        ),
-    ] = None
-    pane_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the pane to target, such as `%3`. Default null: with only a cursor, the pane the cursor was issued for; else the active pane of the window or session given by the other target fields, or of the first session's active window when none is given. Ids are unique per tmux server only, so pair it with the same socket_name that listed it."
-        ),
-    ] = None
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session to target. Default null. Use it, or session_id, when you know the session but no window or pane id; given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session to target, such as `$1`. Default null. Prefer it over session_name when you have it: ids do not change when a session is renamed."
-        ),
-    ] = None
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the window to target, such as `@2`. Default null. The most precise way to name a window; it takes precedence over window_index and the session fields."
-        ),
-    ] = None
-    max_lines: Annotated[
-        int | None,
-        Field(
-            description="Return at most this many lines, the newest ones; dropped_lines counts the older ones left out. Default 500; null disables the cap."
-        ),
-    ] = 500
-    max_bytes: Annotated[
-        int | None,
-        Field(
-            description="Return at most this many bytes of line text, keeping the newest lines. Default 128000; null disables the cap."
-        ),
-    ] = 128000
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    cursor: str | None = None
+    pane_id: str | None = None
+    session_name: str | None = None
+    session_id: str | None = None
+    window_id: str | None = None
+    max_lines: int | None = 500
+    max_bytes: int | None = 128000
+    socket_name: str | None = None
 
 
 class CaptureSinceOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane_id: Annotated[str, Field(description="Id of the pane read.")]
-    cursor: Annotated[
-        str, Field(description="Opaque cursor for the next call; pass it back unchanged.")
-    ]
-    lines: Annotated[
-        list[str],
-        Field(
-            description="The complete rows written since the cursor, oldest first. The first call returns the visible screen."
-        ),
-    ]
-    lines_missed: Annotated[
-        bool,
-        Field(
-            description="true when the history was trimmed past the cursor: lines holds the current screen and some output was never seen."
-        ),
-    ]
-    truncated: Annotated[
-        bool,
-        Field(
-            description="true when max_lines or max_bytes cut the output; the newest lines are kept."
-        ),
-    ]
-    dropped_lines: Annotated[
-        int,
-        Field(
-            description="How many older new lines were left out by max_lines or max_bytes.", ge=0
-        ),
-    ]
+    pane_id: str
+    cursor: str
+    lines: list[str]
+    lines_missed: bool
+    truncated: bool
+    dropped_lines: Annotated[int, Field(ge=0)]

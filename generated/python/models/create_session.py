@@ -14,73 +14,23 @@ class CreateSessionInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name for the new session. It must not be taken, and may not be empty or contain `:`, `.`, a backslash or control characters. Default null: tmux numbers it."
-        ),
-    ] = None
-    window_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session's first window, stored literally. Default null: tmux names it after the command running in it."
-        ),
-    ] = None
-    start_directory: Annotated[
-        str | None,
-        Field(
-            description="Existing directory to start the first pane and the session in. `~` expands and a relative path resolves against the MCP server's working directory; a path that is not a directory is an error. Default null: tmux's default for a command run from outside tmux, which is the MCP server's working directory."
-        ),
-    ] = None
-    x: Annotated[
-        int | None,
-        Field(
-            description="Width of the first window in columns (1 to 10000). Default null: tmux's default-size option (80 unless configured)."
-        ),
-    ] = None
-    y: Annotated[
-        int | None,
-        Field(
-            description="Height of the first window in rows (1 to 10000). Default null: tmux's default-size option (24 unless configured)."
-        ),
-    ] = None
+    session_name: str | None = None
+    window_name: str | None = None
+    start_directory: str | None = None
+    x: int | None = None
+    y: int | None = None
     environment: Annotated[
         dict[str, str] | str | None,
-        Field(
-            description="Variables to put in the new session's environment (tmux new-session -e), so its first pane and every later window and pane of the session inherit them. An object mapping names to string values, or the same object encoded as a JSON string. Names may not be empty or contain `=`, whitespace or control characters; values are passed literally. show_environment can read them back, so pass references to secrets, not secrets. Default null: none."
-        ),
+        Field(description="Set in the session's environment: all its panes inherit it"),
     ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket. A session created on a socket with no server starts that server."
-        ),
-    ] = None
-    suppress_persistent_history: Annotated[
-        bool,
-        Field(
-            description="true asks the new shell not to save its command history to disk: HISTFILE and fish_history are set empty, fish_private_mode to 1, and ignorespace is added to HISTCONTROL, in the session environment (so later panes of the session inherit it). Best effort: shell startup files may override it; an environment entry that contradicts these values is an error. Default false."
-        ),
-    ] = False
+    socket_name: str | None = None
+    suppress_persistent_history: bool = False
 
 
 class CreateSessionOutput(BaseModel):
-    session_id: Annotated[str, Field(description="Id of the new session, such as `$3`.")]
-    session_name: Annotated[
-        str | None, Field(description="Name of the new session, as tmux stored it.")
-    ] = None
-    window_count: Annotated[
-        int, Field(description="Number of windows in the session (1 for a new session).")
-    ]
-    session_attached: Annotated[
-        str | None,
-        Field(
-            description='Number of clients attached to the session, as a string (`"0"`: it is created detached).'
-        ),
-    ] = None
-    session_created: Annotated[
-        str | None, Field(description="When the session was created, as a Unix timestamp string.")
-    ] = None
-    active_pane_id: Annotated[
-        str | None, Field(description="Id of the session's pane, such as `%5`.")
-    ] = None
+    session_id: str
+    session_name: str | None = None
+    window_count: int
+    session_attached: str | None = None
+    session_created: str | None = None
+    active_pane_id: str | None = None

@@ -14,40 +14,23 @@ class ListSessionsInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    socket_name: str | None = None
     filters: Annotated[
         dict[str, str] | str | None,
         Field(
-            description='Keep only the rows whose tmux fields match. Either an object mapping a field of the returned rows to the value it must equal, e.g. `{"session_name": "build"}` (a key may carry a lookup suffix such as `__contains`, `__startswith` or `__regex` instead of an exact match), or the same object encoded as a JSON string, for clients that cannot send nested objects. Several keys must all match. Default null: no filtering.'
+            description='All must match, e.g. {"session_name": "build"}; a key may end in __contains, __regex...'
         ),
     ] = None
 
 
 class ListSessionsOutputResultItem(BaseModel):
-    session_id: Annotated[str, Field(description="Session id, such as `$1`.")]
-    session_name: Annotated[str | None, Field(description="Session name.")] = None
-    window_count: Annotated[int, Field(description="Number of windows in the session.")]
-    session_attached: Annotated[
-        str | None,
-        Field(
-            description='Number of clients attached to the session, as a string (`"0"` when detached).'
-        ),
-    ] = None
-    session_created: Annotated[
-        str | None, Field(description="When the session was created, as a Unix timestamp string.")
-    ] = None
-    active_pane_id: Annotated[
-        str | None, Field(description="Id of the active pane of the session's active window.")
-    ] = None
+    session_id: str
+    session_name: str | None = None
+    window_count: int
+    session_attached: str | None = None
+    session_created: str | None = None
+    active_pane_id: str | None = None
 
 
 class ListSessionsOutput(BaseModel):
-    result: Annotated[
-        list[ListSessionsOutputResultItem],
-        Field(description="The sessions, one object per session."),
-    ]
+    result: list[ListSessionsOutputResultItem]

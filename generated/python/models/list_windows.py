@@ -14,60 +14,30 @@ class ListWindowsInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session whose windows to list. Default null: the windows of every session on the server. Given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session whose windows to list, such as `$1`. Default null: the windows of every session on the server."
-        ),
-    ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    session_name: str | None = None
+    session_id: str | None = None
+    socket_name: str | None = None
     filters: Annotated[
         dict[str, str] | str | None,
         Field(
-            description='Keep only the rows whose tmux fields match. Either an object mapping a field of the returned rows to the value it must equal, e.g. `{"session_name": "build"}` (a key may carry a lookup suffix such as `__contains`, `__startswith` or `__regex` instead of an exact match), or the same object encoded as a JSON string, for clients that cannot send nested objects. Several keys must all match. Default null: no filtering.'
+            description='All must match, e.g. {"session_name": "build"}; a key may end in __contains, __regex...'
         ),
     ] = None
 
 
 class ListWindowsOutputResultItem(BaseModel):
-    window_id: Annotated[str, Field(description="Window id, such as `@2`.")]
-    window_name: Annotated[str | None, Field(description="Window name.")] = None
-    window_index: Annotated[
-        str | None, Field(description="Index of the window in its session, as a string.")
-    ] = None
-    session_id: Annotated[
-        str | None, Field(description="Id of the session the window belongs to.")
-    ] = None
-    session_name: Annotated[
-        str | None, Field(description="Name of the session the window belongs to.")
-    ] = None
-    pane_count: Annotated[int, Field(description="Number of panes in the window.")]
-    window_layout: Annotated[str | None, Field(description="tmux layout string of the window.")] = (
-        None
-    )
-    window_active: Annotated[
-        str | None,
-        Field(description='`"1"` when this is its session\'s active window, else `"0"`.'),
-    ] = None
-    window_width: Annotated[str | None, Field(description="Width in columns, as a string.")] = None
-    window_height: Annotated[str | None, Field(description="Height in rows, as a string.")] = None
-    active_pane_id: Annotated[str | None, Field(description="Id of the window's active pane.")] = (
-        None
-    )
+    window_id: str
+    window_name: str | None = None
+    window_index: str | None = None
+    session_id: str | None = None
+    session_name: str | None = None
+    pane_count: int
+    window_layout: str | None = None
+    window_active: str | None = None
+    window_width: str | None = None
+    window_height: str | None = None
+    active_pane_id: str | None = None
 
 
 class ListWindowsOutput(BaseModel):
-    result: Annotated[
-        list[ListWindowsOutputResultItem], Field(description="The windows, one object per window.")
-    ]
+    result: list[ListWindowsOutputResultItem]

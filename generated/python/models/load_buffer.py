@@ -14,33 +14,13 @@ class LoadBufferInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    content: Annotated[
-        str,
-        Field(
-            description="The text to store: any length, not empty (tmux keeps no empty buffers); multi-line text keeps its newlines."
-        ),
-    ]
+    content: str
     logical_name: Annotated[
-        str | None,
-        Field(
-            description="A short label that ends the buffer's name: 1 to 64 letters, digits, `_`, `.` or `-`. Default null (or empty): `buf`."
-        ),
+        str | None, Field(description="Label ending the buffer name: 1-64 letters, digits, _ . -")
     ] = None
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    socket_name: str | None = None
 
 
 class LoadBufferOutput(BaseModel):
-    buffer_name: Annotated[
-        str,
-        Field(
-            description="The new buffer's full name; pass it to paste_buffer, show_buffer or delete_buffer."
-        ),
-    ]
-    logical_name: Annotated[
-        str | None, Field(description="The logical_name this call was given (null when none).")
-    ] = None
+    buffer_name: str
+    logical_name: str | None = None

@@ -31,46 +31,24 @@ class GetSessionResourceVariables(BaseModel):
 
 
 class Window(BaseModel):
-    window_id: Annotated[str, Field(description="Window id, such as `@2`.")]
-    window_name: Annotated[str | None, Field(description="Window name.")] = None
-    window_index: Annotated[
-        str | None, Field(description="Index of the window in its session, as a string.")
-    ] = None
-    session_id: Annotated[
-        str | None, Field(description="Id of the session the window belongs to.")
-    ] = None
-    session_name: Annotated[
-        str | None, Field(description="Name of the session the window belongs to.")
-    ] = None
-    pane_count: Annotated[int, Field(description="Number of panes in the window.")]
-    window_layout: Annotated[str | None, Field(description="tmux layout string of the window.")] = (
-        None
-    )
-    window_active: Annotated[
-        str | None,
-        Field(description='`"1"` when this is its session\'s active window, else `"0"`.'),
-    ] = None
-    window_width: Annotated[str | None, Field(description="Width in columns, as a string.")] = None
-    window_height: Annotated[str | None, Field(description="Height in rows, as a string.")] = None
-    active_pane_id: Annotated[str | None, Field(description="Id of the window's active pane.")] = (
-        None
-    )
+    window_id: str
+    window_name: str | None = None
+    window_index: str | None = None
+    session_id: str | None = None
+    session_name: str | None = None
+    pane_count: int
+    window_layout: str | None = None
+    window_active: str | None = None
+    window_width: str | None = None
+    window_height: str | None = None
+    active_pane_id: str | None = None
 
 
 class GetSessionResourceResult(BaseModel):
-    session_id: Annotated[str, Field(description="Session id, such as `$1`.")]
-    session_name: Annotated[str | None, Field(description="Session name.")] = None
-    window_count: Annotated[int, Field(description="Number of windows in the session.")]
-    session_attached: Annotated[
-        str | None,
-        Field(
-            description='Number of clients attached to the session, as a string (`"0"` when detached).'
-        ),
-    ] = None
-    session_created: Annotated[
-        str | None, Field(description="When the session was created, as a Unix timestamp string.")
-    ] = None
-    active_pane_id: Annotated[
-        str | None, Field(description="Id of the active pane of the session's active window.")
-    ] = None
-    windows: Annotated[list[Window], Field(description="The windows, one object per window.")]
+    session_id: str
+    session_name: str | None = None
+    window_count: int
+    session_attached: str | None = None
+    session_created: str | None = None
+    active_pane_id: str | None = None
+    windows: list[Window]

@@ -31,38 +31,18 @@ class GetSessionWindowsResourceVariables(BaseModel):
 
 
 class GetSessionWindowsResourceResultItem(BaseModel):
-    window_id: Annotated[str, Field(description="Window id, such as `@2`.")]
-    window_name: Annotated[str | None, Field(description="Window name.")] = None
-    window_index: Annotated[
-        str | None, Field(description="Index of the window in its session, as a string.")
-    ] = None
-    session_id: Annotated[
-        str | None, Field(description="Id of the session the window belongs to.")
-    ] = None
-    session_name: Annotated[
-        str | None, Field(description="Name of the session the window belongs to.")
-    ] = None
-    pane_count: Annotated[int, Field(description="Number of panes in the window.")]
-    window_layout: Annotated[str | None, Field(description="tmux layout string of the window.")] = (
-        None
-    )
-    window_active: Annotated[
-        str | None,
-        Field(description='`"1"` when this is its session\'s active window, else `"0"`.'),
-    ] = None
-    window_width: Annotated[str | None, Field(description="Width in columns, as a string.")] = None
-    window_height: Annotated[str | None, Field(description="Height in rows, as a string.")] = None
-    active_pane_id: Annotated[str | None, Field(description="Id of the window's active pane.")] = (
-        None
-    )
+    window_id: str
+    window_name: str | None = None
+    window_index: str | None = None
+    session_id: str | None = None
+    session_name: str | None = None
+    pane_count: int
+    window_layout: str | None = None
+    window_active: str | None = None
+    window_width: str | None = None
+    window_height: str | None = None
+    active_pane_id: str | None = None
 
 
 class GetSessionWindowsResourceResult(RootModel[list[GetSessionWindowsResourceResultItem]]):
-    """
-    The windows, one object per window.
-    """
-
-    root: Annotated[
-        list[GetSessionWindowsResourceResultItem],
-        Field(description="The windows, one object per window."),
-    ]
+    root: list[GetSessionWindowsResourceResultItem]

@@ -24,29 +24,13 @@ class GetSessionsResourceVariables(BaseModel):
 
 
 class GetSessionsResourceResultItem(BaseModel):
-    session_id: Annotated[str, Field(description="Session id, such as `$1`.")]
-    session_name: Annotated[str | None, Field(description="Session name.")] = None
-    window_count: Annotated[int, Field(description="Number of windows in the session.")]
-    session_attached: Annotated[
-        str | None,
-        Field(
-            description='Number of clients attached to the session, as a string (`"0"` when detached).'
-        ),
-    ] = None
-    session_created: Annotated[
-        str | None, Field(description="When the session was created, as a Unix timestamp string.")
-    ] = None
-    active_pane_id: Annotated[
-        str | None, Field(description="Id of the active pane of the session's active window.")
-    ] = None
+    session_id: str
+    session_name: str | None = None
+    window_count: int
+    session_attached: str | None = None
+    session_created: str | None = None
+    active_pane_id: str | None = None
 
 
 class GetSessionsResourceResult(RootModel[list[GetSessionsResourceResultItem]]):
-    """
-    The sessions, one object per session.
-    """
-
-    root: Annotated[
-        list[GetSessionsResourceResultItem],
-        Field(description="The sessions, one object per session."),
-    ]
+    root: list[GetSessionsResourceResultItem]

@@ -34,89 +34,39 @@ class GetWindowResourceVariables(BaseModel):
 
 
 class Pane(BaseModel):
-    pane_id: Annotated[str, Field(description="Pane id, such as `%3`.")]
-    pane_index: Annotated[
-        str | None, Field(description="Index of the pane in its window, as a string.")
-    ] = None
-    pane_width: Annotated[str | None, Field(description="Width in columns, as a string.")] = None
-    pane_height: Annotated[str | None, Field(description="Height in rows, as a string.")] = None
-    pane_left: Annotated[
-        int | None, Field(description="Left edge column, 0-based, relative to the window.")
-    ] = None
-    pane_top: Annotated[
-        int | None, Field(description="Top edge row, 0-based, relative to the window.")
-    ] = None
-    pane_right: Annotated[
-        int | None, Field(description="Right edge column (inclusive), relative to the window.")
-    ] = None
-    pane_bottom: Annotated[
-        int | None, Field(description="Bottom edge row (inclusive), relative to the window.")
-    ] = None
-    pane_at_left: Annotated[
-        bool | None, Field(description="Whether the pane touches the window's left edge.")
-    ] = None
-    pane_at_right: Annotated[
-        bool | None, Field(description="Whether the pane touches the window's right edge.")
-    ] = None
-    pane_at_top: Annotated[
-        bool | None, Field(description="Whether the pane touches the window's top edge.")
-    ] = None
-    pane_at_bottom: Annotated[
-        bool | None, Field(description="Whether the pane touches the window's bottom edge.")
-    ] = None
-    pane_tty: Annotated[
-        str | None, Field(description="Terminal device of the pane, e.g. `/dev/pts/5`.")
-    ] = None
-    pane_current_command: Annotated[
-        str | None, Field(description="Command running in the foreground of the pane.")
-    ] = None
-    pane_current_path: Annotated[
-        str | None, Field(description="Current working directory of the pane.")
-    ] = None
-    pane_pid: Annotated[
-        str | None, Field(description="Process id of the pane's first process, as a string.")
-    ] = None
-    pane_title: Annotated[str | None, Field(description="Pane title.")] = None
-    pane_active: Annotated[
-        str | None, Field(description='`"1"` when this is its window\'s active pane, else `"0"`.')
-    ] = None
-    window_id: Annotated[str | None, Field(description="Id of the window the pane belongs to.")] = (
-        None
-    )
-    session_id: Annotated[
-        str | None, Field(description="Id of the session the pane belongs to.")
-    ] = None
-    is_caller: Annotated[
-        bool | None,
-        Field(
-            description="true when this is the pane the MCP server itself runs in (the pane id equals TMUX_PANE and the socket is the caller's); false otherwise, including when that cannot be proven; null when the server does not run inside tmux."
-        ),
-    ] = None
+    pane_id: str
+    pane_index: str | None = None
+    pane_width: str | None = None
+    pane_height: str | None = None
+    pane_left: int | None = None
+    pane_top: int | None = None
+    pane_right: int | None = None
+    pane_bottom: int | None = None
+    pane_at_left: bool | None = None
+    pane_at_right: bool | None = None
+    pane_at_top: bool | None = None
+    pane_at_bottom: bool | None = None
+    pane_tty: str | None = None
+    pane_current_command: str | None = None
+    pane_current_path: str | None = None
+    pane_pid: str | None = None
+    pane_title: str | None = None
+    pane_active: str | None = None
+    window_id: str | None = None
+    session_id: str | None = None
+    is_caller: bool | None = None
 
 
 class GetWindowResourceResult(BaseModel):
-    window_id: Annotated[str, Field(description="Window id, such as `@2`.")]
-    window_name: Annotated[str | None, Field(description="Window name.")] = None
-    window_index: Annotated[
-        str | None, Field(description="Index of the window in its session, as a string.")
-    ] = None
-    session_id: Annotated[
-        str | None, Field(description="Id of the session the window belongs to.")
-    ] = None
-    session_name: Annotated[
-        str | None, Field(description="Name of the session the window belongs to.")
-    ] = None
-    pane_count: Annotated[int, Field(description="Number of panes in the window.")]
-    window_layout: Annotated[str | None, Field(description="tmux layout string of the window.")] = (
-        None
-    )
-    window_active: Annotated[
-        str | None,
-        Field(description='`"1"` when this is its session\'s active window, else `"0"`.'),
-    ] = None
-    window_width: Annotated[str | None, Field(description="Width in columns, as a string.")] = None
-    window_height: Annotated[str | None, Field(description="Height in rows, as a string.")] = None
-    active_pane_id: Annotated[str | None, Field(description="Id of the window's active pane.")] = (
-        None
-    )
-    panes: Annotated[list[Pane], Field(description="The panes, one object per pane.")]
+    window_id: str
+    window_name: str | None = None
+    window_index: str | None = None
+    session_id: str | None = None
+    session_name: str | None = None
+    pane_count: int
+    window_layout: str | None = None
+    window_active: str | None = None
+    window_width: str | None = None
+    window_height: str | None = None
+    active_pane_id: str | None = None
+    panes: list[Pane]

@@ -14,100 +14,25 @@ class RunCommandInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    command: Annotated[
-        str,
-        Field(
-            description="The command line to run, as you would type it at the prompt: pipes, `&&`, quotes, variables, several lines. The pane's own shell evaluates it once, so `cd` and `export` stick; a syntax error is reported as a failed command (exit status 2 in bash and sh), not a hang. Must not be blank."
-        ),
-    ]
-    pane_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the pane to run the command in, such as `%3`. Default null: the active pane of the window or session given by the other target fields, or of the first session's active window when none is given. Ids are unique per tmux server only, so pair it with the same socket_name that listed it."
-        ),
-    ] = None
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session whose active pane to use. Default null. Use it, or session_id, when you know the session but no window or pane id; given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session whose active pane to use, such as `$1`. Default null. Prefer it over session_name when you have it: ids do not change when a session is renamed."
-        ),
-    ] = None
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the window whose active pane to use, such as `@2`. Default null. It takes precedence over the session fields."
-        ),
-    ] = None
-    timeout: Annotated[
-        float,
-        Field(
-            description="Seconds to wait for the command to finish. Default 30. Capped by LIBTMUX_MCP_WAIT_MAX_SECONDS (default 30): a larger value is clamped and effective_timeout reports what was used; 0 or less starts the command and returns at once with what it printed so far."
-        ),
-    ] = 30.0
+    command: str
+    pane_id: str | None = None
+    session_name: str | None = None
+    session_id: str | None = None
+    window_id: str | None = None
+    timeout: float = 30.0
     max_lines: Annotated[
-        int | None,
-        Field(
-            description="Keep at most this many output lines, the newest. Default null: every line the pane still holds (its history-limit bounds how far back that reaches), up to about 1 MB of text. Must be 1 or more."
-        ),
+        int | None, Field(description="Keep the newest output lines, at least 1")
     ] = None
-    suppress_history: Annotated[
-        bool,
-        Field(
-            description="Keep the command out of the shell's history. Default true: the line is typed with a leading space, and bash's history entry for it is deleted if bash recorded it (zsh keeps it out only with HIST_IGNORE_SPACE set; sh and dash keep no history). false records it: bash records the command itself, other shells the whole typed line, wrapper included."
-        ),
-    ] = True
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    suppress_history: bool = True
+    socket_name: str | None = None
 
 
 class RunCommandOutput(BaseModel):
-    pane_id: Annotated[str, Field(description="The pane the command ran in.")]
-    exit_status: Annotated[
-        int | None,
-        Field(
-            description="The command's exit status (0 is success); null when it did not finish within the timeout."
-        ),
-    ] = None
-    timed_out: Annotated[
-        bool,
-        Field(
-            description="True when the command was still running at the timeout; it is left running in the pane."
-        ),
-    ]
-    elapsed_seconds: Annotated[
-        float,
-        Field(
-            description="Seconds from typing the command until it finished or the timeout passed."
-        ),
-    ]
-    output: Annotated[
-        list[str] | MISSING,
-        Field(
-            description="What the command printed (stdout and stderr as the terminal showed them), one string per line, wrapped lines joined and trailing spaces removed; after a timeout, what it printed so far. The command line and the lines run_command adds to report the status are never included."
-        ),
-    ] = MISSING
-    output_truncated: Annotated[
-        bool,
-        Field(
-            description="True when output leaves lines out: older lines dropped by max_lines or the size cap, or lines that scrolled out of the pane's history before they could be read."
-        ),
-    ] = False
-    output_truncated_lines: Annotated[
-        int, Field(description="How many output lines were left out (0 when none).")
-    ] = 0
-    effective_timeout: Annotated[
-        float,
-        Field(
-            description="The timeout used, in seconds, after clamping to LIBTMUX_MCP_WAIT_MAX_SECONDS."
-        ),
-    ]
+    pane_id: str
+    exit_status: int | None = None
+    timed_out: bool
+    elapsed_seconds: float
+    output: list[str] | MISSING = MISSING
+    output_truncated: bool = False
+    output_truncated_lines: int = 0
+    effective_timeout: float

@@ -14,108 +14,37 @@ class SearchPanesInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pattern: Annotated[
-        str,
-        Field(
-            description="The text to look for: a literal string, or a regular expression when regex is true."
-        ),
-    ]
-    regex: Annotated[
-        bool,
-        Field(
-            description="Read pattern as a regular expression instead of a literal string. Default false. An invalid expression is an error, and regex matching is time-bounded."
-        ),
-    ] = False
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Search only the panes of this session. Default null: every pane of the server. Given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Search only the panes of this session, such as `$1`. Default null: every pane of the server."
-        ),
-    ] = None
-    match_case: Annotated[
-        bool,
-        Field(description="Match upper and lower case exactly. Default false: case-insensitive."),
-    ] = False
-    content_start: Annotated[
-        int | None,
-        Field(
-            description="First line of each pane to search, as tmux capture-pane -S: 0 is the top of the screen, negative numbers reach into the scrollback. Default null: the top of the visible screen."
-        ),
-    ] = None
-    content_end: Annotated[
-        int | None,
-        Field(
-            description="Last line of each pane to search, numbered like content_start. Default null: the bottom of the visible screen."
-        ),
-    ] = None
-    max_matched_lines_per_pane: Annotated[
-        int,
-        Field(
-            description="Return at most this many matching lines per pane. Default 50. A pane cut short shows up as `max_matched_lines_per_pane` in truncated_by."
-        ),
-    ] = 50
-    limit: Annotated[
-        int | None,
-        Field(
-            description="Page size: return the matches of at most this many panes. Default 500; null returns every pane after offset. has_more tells whether there is a next page."
-        ),
-    ] = 500
-    offset: Annotated[
-        int,
-        Field(
-            description="Skip this many panes of the search scope before the page starts. Default 0. For the next page pass offset + limit."
-        ),
-    ] = 0
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    pattern: str
+    regex: bool = False
+    session_name: str | None = None
+    session_id: str | None = None
+    match_case: bool = False
+    content_start: int | None = None
+    content_end: int | None = None
+    max_matched_lines_per_pane: int = 50
+    limit: int | None = 500
+    offset: int = 0
+    socket_name: str | None = None
 
 
 class SearchPanesOutputMatch(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane_id: Annotated[str, Field(description="Id of the pane.")]
-    session_id: Annotated[str, Field(description="Id of the pane's session.")]
-    window_id: Annotated[str, Field(description="Id of the pane's window.")]
-    matched_lines: Annotated[list[str], Field(description="The matching lines, top to bottom.")]
-    line_numbers: Annotated[
-        list[int],
-        Field(
-            description="tmux line number of each matching line (0 is the top of the screen, negative numbers are history); pass one as capture_pane's start and end to read around a match."
-        ),
-    ]
+    pane_id: str
+    session_id: str
+    window_id: str
+    matched_lines: list[str]
+    line_numbers: list[int]
 
 
 class SearchPanesOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    matches: Annotated[
-        list[SearchPanesOutputMatch],
-        Field(description="One entry per pane with at least one matching line, in pane order."),
-    ]
-    total_panes: Annotated[
-        int, Field(description="Number of panes in the search scope, across all pages.", ge=0)
-    ]
-    offset: Annotated[int, Field(description="The offset this page started at.")]
-    limit: Annotated[int | None, Field(description="The page size used; null when unlimited.")]
-    has_more: Annotated[
-        bool,
-        Field(description="Whether panes remain after this page; ask again with offset + limit."),
-    ]
-    truncated_by: Annotated[
-        list[Literal["max_matched_lines_per_pane", "time", "bytes"]],
-        Field(
-            description="Which limits cut the results short: `max_matched_lines_per_pane` (some pane had more matches), `time` (the regex time budget ran out) or `bytes` (the response size cap). Empty when nothing was cut."
-        ),
-    ]
+    matches: list[SearchPanesOutputMatch]
+    total_panes: Annotated[int, Field(ge=0)]
+    offset: int
+    limit: int | None
+    has_more: bool
+    truncated_by: list[Literal["max_matched_lines_per_pane", "time", "bytes"]]

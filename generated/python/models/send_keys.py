@@ -14,66 +14,18 @@ class SendKeysInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    keys: Annotated[
-        str,
-        Field(
-            description="What to type. With literal false (the default) a value that is one tmux key name (`Enter`, `C-c`, `Escape`, `M-x`, `Up`, `F1`…) sends that key and any other value is typed as text; with literal true it is always typed as text. It reaches the pane as given: tmux expands nothing in it (`#{…}`, `;` and quotes are typed as they are), and a newline in it is a line feed, which a shell takes as Enter. An empty value types nothing (useful with enter to press only Enter)."
-        ),
-    ]
-    pane_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the pane to type into, such as `%3`. Default null: the active pane of the window or session given by the other target fields, or of the first session's active window when none is given. Ids are unique per tmux server only, so pair it with the same socket_name that listed it."
-        ),
-    ] = None
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session whose active pane to use. Default null. Use it, or session_id, when you know the session but no window or pane id; given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session whose active pane to use, such as `$1`. Default null. Prefer it over session_name when you have it: ids do not change when a session is renamed."
-        ),
-    ] = None
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the window whose active pane to use, such as `@2`. Default null. It takes precedence over the session fields."
-        ),
-    ] = None
-    enter: Annotated[
-        bool,
-        Field(
-            description="Press Enter after the keys. Default true; pass false to type without submitting, or when keys is itself a key such as `C-c`."
-        ),
-    ] = True
-    literal: Annotated[
-        bool,
-        Field(
-            description="Type keys as text even when the value spells a key name (`Enter` then types the five letters). Default false."
-        ),
-    ] = False
+    keys: str
+    pane_id: str | None = None
+    session_name: str | None = None
+    session_id: str | None = None
+    window_id: str | None = None
+    enter: bool = True
+    literal: bool = False
     suppress_history: Annotated[
-        bool,
-        Field(
-            description="Type one space before the keys: shells set to ignore lines that start with a space (bash HISTCONTROL=ignorespace or ignoreboth, zsh HIST_IGNORE_SPACE) then leave the line out of their history. Default false."
-        ),
+        bool, Field(description="Type a leading space, which shells can keep out of history")
     ] = False
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    socket_name: str | None = None
 
 
 class SendKeysOutput(BaseModel):
-    result: Annotated[
-        str,
-        Field(
-            description="A confirmation naming the pane the keys went to, e.g. `Keys sent to pane %3`."
-        ),
-    ]
+    result: str

@@ -14,45 +14,17 @@ class SetOptionInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    option: Annotated[
-        str,
-        Field(
-            description="Name of the option, e.g. `history-limit`, `mouse`, `status-style`, a user option `@my-option`, or one index of an array option, `command-alias[3]`."
-        ),
-    ]
-    value: Annotated[
-        str,
-        Field(
-            description="Value to set, passed to tmux literally (no format expansion). tmux checks it against the option's type: `on`/`off` for a flag, a number for history-limit, a style, a string..."
-        ),
-    ]
-    scope: Annotated[
-        Literal["server", "session", "window", "pane"] | None,
-        Field(
-            description="Which kind of option: `server` (tmux set -s), `session`, `window` (-w) or `pane` (-p). Default null: tmux files the option under the scope it belongs to; a user option goes to the session."
-        ),
-    ] = None
-    target: Annotated[
-        str | None,
-        Field(
-            description="Session (name or id), window id or pane id whose option to set (tmux -t); for the window or session scope a pane stands for its window or session. Default null: the first session's active pane."
-        ),
-    ] = None
-    global_: Annotated[
-        bool,
-        Field(
-            description="Set the global value (tmux -g), inherited by every session, window or pane that has no value of its own. Default false: set the target's own value."
-        ),
-    ] = False
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    option: str
+    value: str
+    scope: Literal["server", "session", "window", "pane"] | None = None
+    target: Annotated[str | None, Field(description="Session name or id, window id or pane id")] = (
+        None
+    )
+    global_: bool = False
+    socket_name: str | None = None
 
 
 class SetOptionOutput(BaseModel):
-    option: Annotated[str, Field(description="The option name, as given.")]
-    value: Annotated[str, Field(description="The value set, as given.")]
-    status: Annotated[str, Field(description="`set` once tmux has accepted the value.")]
+    option: str
+    value: str
+    status: str

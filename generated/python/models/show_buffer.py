@@ -14,33 +14,16 @@ class ShowBufferInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    buffer_name: Annotated[
-        str,
-        Field(
-            description="Name of the paste buffer to read, e.g. `buffer0` or a name given to load_buffer."
-        ),
-    ]
-    max_lines: Annotated[
-        int | None,
-        Field(
-            description="Keep at most this many lines of content, the newest ones; truncated_lines counts the older ones left out. Default 500; null disables the cap."
-        ),
-    ] = 500
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    buffer_name: str
+    max_lines: int | None = 500
+    socket_name: str | None = None
 
 
 class ShowBufferOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    buffer_name: Annotated[str, Field(description="Name of the buffer read.")]
-    content: Annotated[str, Field(description="The buffer's text, newest max_lines lines kept.")]
-    truncated_lines: Annotated[
-        int, Field(description="How many older lines max_lines left out of content.", ge=0)
-    ]
-    size_bytes: Annotated[int, Field(description="Size of the whole buffer in bytes.", ge=0)]
+    buffer_name: str
+    content: str
+    truncated_lines: Annotated[int, Field(ge=0)]
+    size_bytes: Annotated[int, Field(ge=0)]

@@ -14,49 +14,20 @@ class ShowHookInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    hook_name: Annotated[
-        str,
-        Field(description="Name of the hook to read, e.g. `after-new-window` or `pane-exited`."),
-    ]
-    scope: Annotated[
-        Literal["server", "session", "window", "pane"] | None,
-        Field(
-            description="Which tmux scope to read: `server`, `session`, `window` or `pane`. Default null: tmux's own choice for the name given (session scope, or the scope the option or hook belongs to)."
-        ),
-    ] = None
-    target: Annotated[
-        str | None,
-        Field(
-            description="tmux target for the scope (a session name or id, a window id, or a pane id, as tmux -t). Default null: the current session, window or pane of the server."
-        ),
-    ] = None
-    global_: Annotated[
-        bool,
-        Field(
-            description="Read the global value (tmux -g) instead of the one set on a target. Default false. Use it for values set in tmux.conf with `set -g`."
-        ),
-    ] = False
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    hook_name: str
+    scope: Literal["server", "session", "window", "pane"] | None = None
+    target: Annotated[str | None, Field(description="Session name or id, window id or pane id")] = (
+        None
+    )
+    global_: bool = False
+    socket_name: str | None = None
 
 
 class ShowHookOutputEntry(BaseModel):
-    hook_name: Annotated[str, Field(description="Name of the hook, e.g. `after-new-window`.")]
-    index: Annotated[
-        int | None,
-        Field(
-            description="Position in the hook's array (`hook[index]`); null for a hook set without one."
-        ),
-    ] = None
-    command: Annotated[str, Field(description="The tmux command the hook runs.")]
+    hook_name: str
+    index: int | None = None
+    command: str
 
 
 class ShowHookOutput(BaseModel):
-    entries: Annotated[
-        list[ShowHookOutputEntry] | MISSING,
-        Field(description="The hook commands, one entry per command."),
-    ] = MISSING
+    entries: list[ShowHookOutputEntry] | MISSING = MISSING

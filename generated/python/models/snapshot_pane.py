@@ -14,79 +14,29 @@ class SnapshotPaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the pane to target, such as `%3`. Default null: the active pane of the window or session given by the other target fields, or of the first session's active window when none is given. Ids are unique per tmux server only, so pair it with the same socket_name that listed it."
-        ),
-    ] = None
-    session_name: Annotated[
-        str | None,
-        Field(
-            description="Name of the session to target. Default null. Use it, or session_id, when you know the session but no window or pane id; given with session_id, both must name the same session."
-        ),
-    ] = None
-    session_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the session to target, such as `$1`. Default null. Prefer it over session_name when you have it: ids do not change when a session is renamed."
-        ),
-    ] = None
-    window_id: Annotated[
-        str | None,
-        Field(
-            description="Id of the window to target, such as `@2`. Default null. The most precise way to name a window; it takes precedence over window_index and the session fields."
-        ),
-    ] = None
-    max_lines: Annotated[
-        int | None,
-        Field(
-            description="Keep at most this many lines of content, the newest ones; truncated_lines counts the older ones left out. Default 500; null disables the cap."
-        ),
-    ] = 500
-    socket_name: Annotated[
-        str | None,
-        Field(
-            description="tmux socket name (as tmux -L) of the server to use for this call only. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket."
-        ),
-    ] = None
+    pane_id: str | None = None
+    session_name: str | None = None
+    session_id: str | None = None
+    window_id: str | None = None
+    max_lines: int | None = 500
+    socket_name: str | None = None
 
 
 class SnapshotPaneOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane_id: Annotated[str, Field(description="Id of the pane.")]
-    content: Annotated[
-        str, Field(description="The visible text of the pane, newest max_lines lines kept.")
-    ]
-    cursor_x: Annotated[int, Field(description="Cursor column, 0-based.")]
-    cursor_y: Annotated[int, Field(description="Cursor row, 0-based from the top of the pane.")]
-    pane_width: Annotated[int, Field(description="Width in columns.")]
-    pane_height: Annotated[int, Field(description="Height in rows.")]
-    pane_in_mode: Annotated[
-        bool, Field(description="Whether the pane is in a mode such as copy mode.")
-    ]
-    pane_mode: Annotated[
-        str | None,
-        Field(description="Name of the mode the pane is in, e.g. `copy-mode`; null when in none."),
-    ]
-    scroll_position: Annotated[
-        int | None, Field(description="Rows scrolled back in copy mode; null when not scrolled.")
-    ]
-    history_size: Annotated[
-        int, Field(description="Lines of scrollback history held for the pane.", ge=0)
-    ]
-    alternate_on: Annotated[
-        bool,
-        Field(description="Whether the pane shows the alternate screen (a full-screen program)."),
-    ]
-    pane_current_command: Annotated[
-        str | None, Field(description="Command running in the foreground of the pane.")
-    ]
-    pane_current_path: Annotated[
-        str | None, Field(description="Current working directory of the pane.")
-    ]
-    truncated_lines: Annotated[
-        int, Field(description="How many older lines max_lines left out of content.", ge=0)
-    ]
+    pane_id: str
+    content: str
+    cursor_x: int
+    cursor_y: int
+    pane_width: int
+    pane_height: int
+    pane_in_mode: bool
+    pane_mode: str | None
+    scroll_position: int | None
+    history_size: Annotated[int, Field(ge=0)]
+    alternate_on: bool
+    pane_current_command: str | None
+    pane_current_path: str | None
+    truncated_lines: Annotated[int, Field(ge=0)]
