@@ -14,10 +14,7 @@ class ClearPaneScrollbackInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    paneId: Annotated[
-        str,
-        Field(description="A pane: its tmux id such as `%3`, or the `ref` a result gave for it."),
-    ]
+    paneId: str
 
 
 class ClearPaneScrollbackOutput(BaseModel):

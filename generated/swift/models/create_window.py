@@ -20,12 +20,7 @@ class CreateWindowInput(BaseModel):
             description="The window's name, used literally. Omit to let tmux name it after its program."
         ),
     ] = MISSING
-    session: Annotated[
-        str,
-        Field(
-            description="The session to add the window to: its id such as `$1`, a session `ref`, or its exact name."
-        ),
-    ]
+    session: str
     startDirectory: Annotated[
         str | MISSING,
         Field(

@@ -20,10 +20,7 @@ class KillPaneInput(BaseModel):
             description="true ends the pane even when it is the one this MCP server runs in, which ends this server as well."
         ),
     ] = MISSING
-    paneId: Annotated[
-        str,
-        Field(description="A pane: its tmux id such as `%3`, or the `ref` a result gave for it."),
-    ]
+    paneId: str
 
 
 class KillPaneOutput(BaseModel):

@@ -20,10 +20,7 @@ class KillSessionInput(BaseModel):
             description="true ends the session even though this MCP server runs inside the same tmux server."
         ),
     ] = MISSING
-    session: Annotated[
-        str,
-        Field(description="A session: its id such as `$1`, a session `ref`, or its exact name."),
-    ]
+    session: str
 
 
 class KillSessionOutput(BaseModel):

@@ -20,10 +20,7 @@ class KillWindowInput(BaseModel):
             description="true ends the window even though this MCP server runs inside the same tmux server."
         ),
     ] = MISSING
-    windowId: Annotated[
-        str,
-        Field(description="A window: its tmux id such as `@2`, or a window or placement `ref`."),
-    ]
+    windowId: str
 
 
 class KillWindowOutput(BaseModel):

@@ -21,12 +21,7 @@ class MoveWindowInput(BaseModel):
             ge=0,
         ),
     ] = MISSING
-    session: Annotated[
-        str | MISSING,
-        Field(
-            description="The session to move the window to (id, ref or exact name); the same session when omitted."
-        ),
-    ] = MISSING
+    session: str | MISSING = MISSING
     sourceIndex: Annotated[
         int | MISSING,
         Field(
@@ -34,18 +29,8 @@ class MoveWindowInput(BaseModel):
             ge=0,
         ),
     ] = MISSING
-    sourceSession: Annotated[
-        str | MISSING,
-        Field(
-            description="The session the placement to move is in, when the window is linked into several: id, ref or exact name."
-        ),
-    ] = MISSING
-    windowId: Annotated[
-        str,
-        Field(
-            description="A window: its tmux id such as `@2`, or a window or placement `ref` a result gave."
-        ),
-    ]
+    sourceSession: str | MISSING = MISSING
+    windowId: str
 
 
 class MoveWindowOutput(BaseModel):

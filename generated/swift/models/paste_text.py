@@ -23,9 +23,7 @@ class PasteTextInput(BaseModel):
             description="Allow pasting into the pane this MCP server runs in; no other check is lifted."
         ),
     ] = MISSING
-    paneId: Annotated[
-        str, Field(description="The pane to paste into: a raw id (`%3`) or a pane ref.")
-    ]
+    paneId: str
     text: Annotated[str, Field(description="The text to paste, as it is.")]
 
 

@@ -15,10 +15,7 @@ class RenameSessionInput(BaseModel):
         extra="forbid",
     )
     name: Annotated[str, Field(description="The new name, taken literally.")]
-    session: Annotated[
-        str,
-        Field(description="A session: its id such as `$1`, a session `ref`, or its exact name."),
-    ]
+    session: str
 
 
 class RenameSessionOutput(BaseModel):

@@ -15,12 +15,7 @@ class RenameWindowInput(BaseModel):
         extra="forbid",
     )
     name: Annotated[str, Field(description="The new name, taken literally.")]
-    windowId: Annotated[
-        str,
-        Field(
-            description="A window: its tmux id such as `@2`, or a window or placement `ref` a result gave."
-        ),
-    ]
+    windowId: str
 
 
 class RenameWindowOutput(BaseModel):

@@ -27,10 +27,7 @@ class ResizePaneInput(BaseModel):
     height: Annotated[
         int | MISSING, Field(description="The height to give the pane, in rows.", ge=1)
     ] = MISSING
-    paneId: Annotated[
-        str,
-        Field(description="A pane: its tmux id such as `%3`, or the `ref` a result gave for it."),
-    ]
+    paneId: str
     width: Annotated[
         int | MISSING, Field(description="The width to give the pane, in columns.", ge=1)
     ] = MISSING

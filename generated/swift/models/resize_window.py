@@ -16,12 +16,7 @@ class ResizeWindowInput(BaseModel):
     )
     height: Annotated[int | MISSING, Field(description="The height in rows.", ge=1)] = MISSING
     width: Annotated[int | MISSING, Field(description="The width in columns.", ge=1)] = MISSING
-    windowId: Annotated[
-        str,
-        Field(
-            description="A window: its tmux id such as `@2`, or a window or placement `ref` a result gave."
-        ),
-    ]
+    windowId: str
 
 
 class ResizeWindowOutput(BaseModel):

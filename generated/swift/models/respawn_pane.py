@@ -26,9 +26,7 @@ class RespawnPaneInput(BaseModel):
             description="End the pane's running process before restarting it; refused on the pane this MCP server runs in. Without it (or force) only a dead pane can be restarted."
         ),
     ] = MISSING
-    paneId: Annotated[
-        str, Field(description="The pane to restart: its id such as `%3`, or a pane `ref`.")
-    ]
+    paneId: str
     startDirectory: Annotated[
         str | MISSING,
         Field(

@@ -27,10 +27,7 @@ class RunShellCommandInput(BaseModel):
             le=2000,
         ),
     ] = MISSING
-    paneId: Annotated[
-        str,
-        Field(description="The pane: a raw tmux pane id such as %3, or a ref from another tool."),
-    ]
+    paneId: str
     timeoutMs: Annotated[
         int | MISSING,
         Field(

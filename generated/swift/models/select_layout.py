@@ -20,12 +20,7 @@ class SelectLayoutInput(BaseModel):
             description="A preset name (or a unique abbreviation of one), or a layout string with its checksum."
         ),
     ]
-    windowId: Annotated[
-        str,
-        Field(
-            description="A window: its tmux id such as `@2`, or a window or placement `ref` a result gave."
-        ),
-    ]
+    windowId: str
 
 
 class SelectLayoutOutput(BaseModel):

@@ -14,10 +14,7 @@ class SelectPaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    paneId: Annotated[
-        str,
-        Field(description="A pane: its tmux id such as `%3`, or the `ref` a result gave for it."),
-    ]
+    paneId: str
 
 
 class SelectPaneOutput(BaseModel):

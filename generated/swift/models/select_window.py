@@ -21,18 +21,8 @@ class SelectWindowInput(BaseModel):
             ge=0,
         ),
     ] = MISSING
-    sourceSession: Annotated[
-        str | MISSING,
-        Field(
-            description="The session of the placement to select, when the window is linked into several: id, ref or exact name."
-        ),
-    ] = MISSING
-    windowId: Annotated[
-        str,
-        Field(
-            description="A window: its tmux id such as `@2`, or a window or placement `ref` a result gave."
-        ),
-    ]
+    sourceSession: str | MISSING = MISSING
+    windowId: str
 
 
 class SelectWindowOutput(BaseModel):

@@ -33,9 +33,7 @@ class SendKeysInput(BaseModel):
             description="Type every entry of `keys` as text, character by character, instead of reading them as key names."
         ),
     ] = MISSING
-    paneId: Annotated[
-        str, Field(description="The pane to type into: a raw id (`%3`) or a pane ref.")
-    ]
+    paneId: str
 
 
 class SendKeysOutput(BaseModel):

@@ -30,9 +30,7 @@ class SendKeysBatchInputOperation(BaseModel):
             description="Type every entry of `keys` as text instead of reading them as key names."
         ),
     ] = MISSING
-    paneId: Annotated[
-        str, Field(description="The pane to type into: a raw id (`%3`) or a pane ref.")
-    ]
+    paneId: str
 
 
 class SendKeysBatchInput(BaseModel):

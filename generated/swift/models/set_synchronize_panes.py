@@ -20,7 +20,7 @@ class SetSynchronizePanesInput(BaseModel):
             description="true turns synchronize-panes on, so later input to one pane reaches the window's synchronized panes; false turns it off."
         ),
     ]
-    windowId: Annotated[str, Field(description="The window: a raw id (`@2`) or a window ref.")]
+    windowId: str
 
 
 class SetSynchronizePanesOutput(BaseModel):

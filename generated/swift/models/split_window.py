@@ -20,9 +20,7 @@ class SplitWindowInput(BaseModel):
             description="Where the new pane goes relative to the split one: `right`, `left`, `above` or `below` (the default)."
         ),
     ] = MISSING
-    paneId: Annotated[
-        str, Field(description="The pane to split: its id such as `%3`, or a pane `ref`.")
-    ]
+    paneId: str
     startDirectory: Annotated[
         str | MISSING,
         Field(

@@ -14,13 +14,8 @@ class SwapPaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    otherPaneId: Annotated[
-        str, Field(description="The pane to exchange it with: a tmux id such as `%4` or a `ref`.")
-    ]
-    paneId: Annotated[
-        str,
-        Field(description="A pane: its tmux id such as `%3`, or the `ref` a result gave for it."),
-    ]
+    otherPaneId: str
+    paneId: str
 
 
 class SwapPaneOutput(BaseModel):

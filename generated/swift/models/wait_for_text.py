@@ -31,10 +31,7 @@ class WaitForTextInput(BaseModel):
             le=2000,
         ),
     ] = MISSING
-    paneId: Annotated[
-        str,
-        Field(description="The pane: a raw tmux pane id such as %3, or a ref from another tool."),
-    ]
+    paneId: str
     patterns: Annotated[
         list[str],
         Field(
