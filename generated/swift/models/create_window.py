@@ -14,19 +14,9 @@ class CreateWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[
-        str | MISSING,
-        Field(
-            description="The window's name, used literally. Omit to let tmux name it after its program."
-        ),
-    ] = MISSING
+    name: str | MISSING = MISSING
     session: str
-    startDirectory: Annotated[
-        str | MISSING,
-        Field(
-            description="An existing directory for the window's shell (`~` expanded). Omit for this MCP server's working directory."
-        ),
-    ] = MISSING
+    startDirectory: str | MISSING = MISSING
 
 
 class CreateWindowOutput(BaseModel):

@@ -14,12 +14,7 @@ class KillPaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    force: Annotated[
-        bool | MISSING,
-        Field(
-            description="true ends the pane even when it is the one this MCP server runs in, which ends this server as well."
-        ),
-    ] = MISSING
+    force: bool | MISSING = MISSING
     paneId: str
 
 

@@ -14,12 +14,7 @@ class KillWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    force: Annotated[
-        bool | MISSING,
-        Field(
-            description="true ends the window even though this MCP server runs inside the same tmux server."
-        ),
-    ] = MISSING
+    force: bool | MISSING = MISSING
     windowId: str
 
 

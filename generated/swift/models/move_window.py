@@ -14,21 +14,9 @@ class MoveWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    index: Annotated[
-        int | MISSING,
-        Field(
-            description="The index to move it to; the first free index when omitted. An index in use is refused.",
-            ge=0,
-        ),
-    ] = MISSING
+    index: Annotated[int | MISSING, Field(ge=0)] = MISSING
     session: str | MISSING = MISSING
-    sourceIndex: Annotated[
-        int | MISSING,
-        Field(
-            description="The index of the placement to move, when the window is linked more than once.",
-            ge=0,
-        ),
-    ] = MISSING
+    sourceIndex: Annotated[int | MISSING, Field(ge=0)] = MISSING
     sourceSession: str | MISSING = MISSING
     windowId: str
 

@@ -14,17 +14,10 @@ class PasteTextInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    enter: Annotated[
-        bool | MISSING, Field(description="End the paste with a newline, inside the same paste.")
-    ] = MISSING
-    force: Annotated[
-        bool | MISSING,
-        Field(
-            description="Allow pasting into the pane this MCP server runs in; no other check is lifted."
-        ),
-    ] = MISSING
+    enter: bool | MISSING = MISSING
+    force: bool | MISSING = MISSING
     paneId: str
-    text: Annotated[str, Field(description="The text to paste, as it is.")]
+    text: str
 
 
 class PasteTextOutput(BaseModel):

@@ -14,7 +14,7 @@ class RenameSessionInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[str, Field(description="The new name, taken literally.")]
+    name: str
     session: str
 
 

@@ -14,7 +14,7 @@ class RenameWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[str, Field(description="The new name, taken literally.")]
+    name: str
     windowId: str
 
 

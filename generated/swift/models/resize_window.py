@@ -14,8 +14,8 @@ class ResizeWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    height: Annotated[int | MISSING, Field(description="The height in rows.", ge=1)] = MISSING
-    width: Annotated[int | MISSING, Field(description="The width in columns.", ge=1)] = MISSING
+    height: Annotated[int | MISSING, Field(ge=1)] = MISSING
+    width: Annotated[int | MISSING, Field(ge=1)] = MISSING
     windowId: str
 
 

@@ -14,25 +14,10 @@ class RespawnPaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    force: Annotated[
-        bool | MISSING,
-        Field(
-            description="Like killFirst, and also on the pane this MCP server runs in, which ends this server."
-        ),
-    ] = MISSING
-    killFirst: Annotated[
-        bool | MISSING,
-        Field(
-            description="End the pane's running process before restarting it; refused on the pane this MCP server runs in. Without it (or force) only a dead pane can be restarted."
-        ),
-    ] = MISSING
+    force: bool | MISSING = MISSING
+    killFirst: bool | MISSING = MISSING
     paneId: str
-    startDirectory: Annotated[
-        str | MISSING,
-        Field(
-            description="An existing directory to restart in (`~` expanded). Omit to keep the pane's own."
-        ),
-    ] = MISSING
+    startDirectory: str | MISSING = MISSING
 
 
 class RespawnPaneOutput(BaseModel):

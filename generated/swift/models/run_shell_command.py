@@ -14,28 +14,11 @@ class RunShellCommandInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    command: Annotated[str, Field(description="The command line to run (no NUL byte).")]
-    force: Annotated[
-        bool | MISSING,
-        Field(description="Allow running in the pane this MCP server itself runs in."),
-    ] = MISSING
-    maxLines: Annotated[
-        int | MISSING,
-        Field(
-            description="The most output lines to return, newest kept (1 to 2000; 200 when omitted).",
-            ge=1,
-            le=2000,
-        ),
-    ] = MISSING
+    command: str
+    force: bool | MISSING = MISSING
+    maxLines: Annotated[int | MISSING, Field(ge=1, le=2000)] = MISSING
     paneId: str
-    timeoutMs: Annotated[
-        int | MISSING,
-        Field(
-            description="How long to wait for the command, in milliseconds (100 to 600000; 30000 when omitted), cut to LIBTMUX_MCP_WAIT_MAX_SECONDS.",
-            ge=100,
-            le=600000,
-        ),
-    ] = MISSING
+    timeoutMs: Annotated[int | MISSING, Field(ge=100, le=600000)] = MISSING
 
 
 class RunShellCommandOutput(BaseModel):

@@ -14,12 +14,7 @@ class SelectLayoutInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    layout: Annotated[
-        str,
-        Field(
-            description="A preset name (or a unique abbreviation of one), or a layout string with its checksum."
-        ),
-    ]
+    layout: str
     windowId: str
 
 

@@ -14,13 +14,7 @@ class SelectWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    sourceIndex: Annotated[
-        int | MISSING,
-        Field(
-            description="The index of the placement to select, when the window is linked more than once.",
-            ge=0,
-        ),
-    ] = MISSING
+    sourceIndex: Annotated[int | MISSING, Field(ge=0)] = MISSING
     sourceSession: str | MISSING = MISSING
     windowId: str
 

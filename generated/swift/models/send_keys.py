@@ -14,25 +14,10 @@ class SendKeysInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    enter: Annotated[bool | MISSING, Field(description="Press Enter after the keys.")] = MISSING
-    force: Annotated[
-        bool | MISSING,
-        Field(
-            description="Allow typing into the pane this MCP server runs in; no other check is lifted."
-        ),
-    ] = MISSING
-    keys: Annotated[
-        list[str],
-        Field(
-            description="The keys to send, at least one: tmux key names, or text when `literal` is true."
-        ),
-    ]
-    literal: Annotated[
-        bool | MISSING,
-        Field(
-            description="Type every entry of `keys` as text, character by character, instead of reading them as key names."
-        ),
-    ] = MISSING
+    enter: bool | MISSING = MISSING
+    force: bool | MISSING = MISSING
+    keys: list[str]
+    literal: bool | MISSING = MISSING
     paneId: str
 
 

@@ -14,22 +14,10 @@ class SendKeysBatchInputOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    enter: Annotated[bool | MISSING, Field(description="Press Enter after the keys.")] = MISSING
-    force: Annotated[
-        bool | MISSING, Field(description="Allow typing into the pane this MCP server runs in.")
-    ] = MISSING
-    keys: Annotated[
-        list[str],
-        Field(
-            description="The keys to send, at least one: tmux key names, or text when `literal` is true."
-        ),
-    ]
-    literal: Annotated[
-        bool | MISSING,
-        Field(
-            description="Type every entry of `keys` as text instead of reading them as key names."
-        ),
-    ] = MISSING
+    enter: bool | MISSING = MISSING
+    force: bool | MISSING = MISSING
+    keys: list[str]
+    literal: bool | MISSING = MISSING
     paneId: str
 
 
@@ -37,16 +25,8 @@ class SendKeysBatchInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    onError: Annotated[
-        Literal["stop", "continue"] | MISSING,
-        Field(
-            description="What a failed operation does to the rest: `stop` (default) ends the batch there, `continue` runs the remaining operations."
-        ),
-    ] = MISSING
-    operations: Annotated[
-        list[SendKeysBatchInputOperation],
-        Field(description="The operations, 1 to 64, run in this order.", max_length=64),
-    ]
+    onError: Literal["stop", "continue"] | MISSING = MISSING
+    operations: Annotated[list[SendKeysBatchInputOperation], Field(max_length=64)]
 
 
 class SendKeysBatchOutputFailure(BaseModel):

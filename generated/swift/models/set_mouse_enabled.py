@@ -14,7 +14,7 @@ class SetMouseEnabledInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    enabled: Annotated[bool, Field(description="true turns the mouse on, false turns it off.")]
+    enabled: bool
 
 
 class SetMouseEnabledOutput(BaseModel):

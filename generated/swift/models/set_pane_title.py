@@ -15,7 +15,7 @@ class SetPaneTitleInput(BaseModel):
         extra="forbid",
     )
     paneId: str
-    title: Annotated[str, Field(description="The new title, taken literally.")]
+    title: str
 
 
 class SetPaneTitleOutput(BaseModel):

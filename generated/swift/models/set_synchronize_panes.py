@@ -14,12 +14,7 @@ class SetSynchronizePanesInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    enabled: Annotated[
-        bool,
-        Field(
-            description="true turns synchronize-panes on, so later input to one pane reaches the window's synchronized panes; false turns it off."
-        ),
-    ]
+    enabled: bool
     windowId: str
 
 

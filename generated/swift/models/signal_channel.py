@@ -14,7 +14,7 @@ class SignalChannelInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    channel: Annotated[str, Field(description="The channel's name (not empty).")]
+    channel: str
 
 
 class SignalChannelOutput(BaseModel):

@@ -14,19 +14,9 @@ class SplitWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    direction: Annotated[
-        Literal["right", "left", "above", "below"] | MISSING,
-        Field(
-            description="Where the new pane goes relative to the split one: `right`, `left`, `above` or `below` (the default)."
-        ),
-    ] = MISSING
+    direction: Literal["right", "left", "above", "below"] | MISSING = MISSING
     paneId: str
-    startDirectory: Annotated[
-        str | MISSING,
-        Field(
-            description="An existing directory for the new shell (`~` expanded). Omit for this MCP server's working directory."
-        ),
-    ] = MISSING
+    startDirectory: str | MISSING = MISSING
 
 
 class SplitWindowOutput(BaseModel):

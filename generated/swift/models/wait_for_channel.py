@@ -14,20 +14,8 @@ class WaitForChannelInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    channel: Annotated[
-        str,
-        Field(
-            description="The channel's name (not empty, at most 1024 characters).", max_length=1024
-        ),
-    ]
-    timeoutMs: Annotated[
-        int | MISSING,
-        Field(
-            description="How long to wait, in milliseconds (100 to 600000; 30000 when omitted), cut to LIBTMUX_MCP_WAIT_MAX_SECONDS.",
-            ge=100,
-            le=600000,
-        ),
-    ] = MISSING
+    channel: Annotated[str, Field(max_length=1024)]
+    timeoutMs: Annotated[int | MISSING, Field(ge=100, le=600000)] = MISSING
 
 
 class WaitForChannelOutput(BaseModel):
