@@ -25,22 +25,9 @@ class CreateSessionOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    createdAt: Annotated[
-        int,
-        Field(description="When tmux created the session, in seconds since the Unix epoch (UTC)."),
-    ]
-    id: Annotated[str, Field(description="tmux session id, e.g. $4.")]
-    isAttached: Annotated[
-        bool,
-        Field(
-            description="Whether a client other than this MCP server's own is attached (false for a new, detached session)."
-        ),
-    ]
-    name: Annotated[str, Field(description="The session's name as tmux holds it.")]
-    ref: Annotated[
-        str,
-        Field(
-            description="Opaque reference to this session for the life of this MCP server process; accepted wherever a session id is."
-        ),
-    ]
-    windowCount: Annotated[int, Field(description="Number of windows in the session (1 when new).")]
+    createdAt: int
+    id: str
+    isAttached: bool
+    name: str
+    ref: str
+    windowCount: int

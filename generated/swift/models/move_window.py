@@ -25,5 +25,5 @@ class MoveWindowOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    target: Annotated[str, Field(description="Where it is now, as `$session:index`.")]
-    windowId: Annotated[str, Field(description="tmux id of the window moved, e.g. @2.")]
+    target: str
+    windowId: str

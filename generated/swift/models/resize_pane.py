@@ -26,4 +26,4 @@ class ResizePaneOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    paneId: Annotated[str, Field(description="tmux id of the pane resized, e.g. %3.")]
+    paneId: str

@@ -23,4 +23,4 @@ class ResizeWindowOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    windowId: Annotated[str, Field(description="tmux id of the window resized, e.g. @2.")]
+    windowId: str

@@ -23,5 +23,5 @@ class SelectWindowOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    target: Annotated[str, Field(description="The placement selected, as `$session:index`.")]
-    windowId: Annotated[str, Field(description="tmux id of the window, e.g. @2.")]
+    target: str
+    windowId: str

@@ -33,29 +33,22 @@ class SendKeysBatchOutputFailure(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    index: Annotated[int, Field(description="The operation's position in `operations`, from 0.")]
-    reason: Annotated[str, Field(description="Why it failed, and what to do next.")]
+    index: int
+    reason: str
 
 
 class SendKeysBatchOutputTarget(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    index: Annotated[int, Field(description="The operation's position in `operations`, from 0.")]
-    resolvedPaneIds: Annotated[
-        list[str], Field(description="The panes the operation's input was addressed to.")
-    ]
+    index: int
+    resolvedPaneIds: list[str]
 
 
 class SendKeysBatchOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    completed: Annotated[int, Field(description="How many operations completed.")]
-    failures: Annotated[
-        list[SendKeysBatchOutputFailure], Field(description="The operations that failed, in order.")
-    ]
-    targets: Annotated[
-        list[SendKeysBatchOutputTarget],
-        Field(description="For each completed operation, the panes it reached."),
-    ]
+    completed: int
+    failures: list[SendKeysBatchOutputFailure]
+    targets: list[SendKeysBatchOutputTarget]

@@ -21,4 +21,4 @@ class SetHistoryLimitOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    lines: Annotated[int, Field(description="The history limit now set.")]
+    lines: int

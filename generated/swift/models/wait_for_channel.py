@@ -22,14 +22,7 @@ class WaitForChannelOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    channel: Annotated[str, Field(description="The channel waited on.")]
-    effectiveTimeout: Annotated[
-        float, Field(description="The timeout applied, in seconds, after the server's ceiling.")
-    ]
-    released: Annotated[
-        bool,
-        Field(
-            description="true when the channel was signalled, false when the timeout passed first."
-        ),
-    ]
-    seconds: Annotated[float, Field(description="How long the wait lasted, in seconds.")]
+    channel: str
+    effectiveTimeout: float
+    released: bool
+    seconds: float

@@ -34,39 +34,13 @@ class WaitForTextOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    cursor: Annotated[
-        str | None,
-        Field(
-            description="A cursor to pass to capture_since or wait_for_text to continue after what this call saw; null when the pane could not be read at the end."
-        ),
-    ]
-    effectiveTimeout: Annotated[
-        float, Field(description="The timeout applied, in seconds, after the server's ceiling.")
-    ]
-    matched: Annotated[
-        str | None, Field(description="The line that matched; null when nothing did.")
-    ]
-    matchedAtEntry: Annotated[
-        bool,
-        Field(description="True when the match was already on the screen when the call started."),
-    ]
-    matchedIndex: Annotated[
-        int | None,
-        Field(
-            description="Index of the entry that matched, in patterns (or in stop when stopped); null when none did."
-        ),
-    ]
-    outcome: Annotated[str, Field(description="matched, stopped or timeout.")]
-    paneRef: Annotated[
-        str,
-        Field(
-            description="Opaque reference to the pane, valid for the life of this server process."
-        ),
-    ]
-    sawNewOutput: Annotated[
-        bool, Field(description="True when the pane printed anything during the wait.")
-    ]
-    seconds: Annotated[float, Field(description="How long the wait lasted, in seconds.")]
-    tail: Annotated[
-        list[str], Field(description="The pane's latest lines (at most maxLines), newest last.")
-    ]
+    cursor: str | None
+    effectiveTimeout: float
+    matched: str | None
+    matchedAtEntry: bool
+    matchedIndex: int | None
+    outcome: str
+    paneRef: str
+    sawNewOutput: bool
+    seconds: float
+    tail: list[str]
