@@ -98,7 +98,7 @@ class SwiftProfileHandlers(abc.ABC):
     async def create_session(
         self, params: CreateSessionInput
     ) -> CreateSessionOutput | Reply[CreateSessionOutput]:
-        """Creates a detached session whose window runs tmux's default command. name (unused; no . : backslash or control characters) and windowName are literal. Returns the session row."""
+        """Creates a detached session whose window runs tmux's default command; width and height at most 10000. name (unused; no . : backslash or control characters) and windowName are literal. Returns the session row."""
 
     @abc.abstractmethod
     async def create_window(
@@ -182,7 +182,7 @@ class SwiftProfileHandlers(abc.ABC):
 
     @abc.abstractmethod
     async def paste_text(self, params: PasteTextInput) -> PasteTextOutput | Reply[PasteTextOutput]:
-        """Pastes text into one pane as a bracketed paste (key names and #{} stay text); enter adds a newline inside it. Never reaches synchronized panes. Refused like send_keys. Returns the pane and characters (grapheme clusters)."""
+        """Pastes text into one pane as a bracketed paste (key names and #{} stay text); enter adds a newline inside it. Only this pane gets it, even if synchronized. Refused like send_keys. Returns the pane and characters (grapheme clusters)."""
 
     @abc.abstractmethod
     async def rename_session(
