@@ -80,253 +80,253 @@ class SwiftProfileHandlers(abc.ABC):
     async def capture_pane(
         self, params: CapturePaneInput
     ) -> CapturePaneOutput | Reply[CapturePaneOutput]:
-        """Read the text of one pane, for example to see what a command printed. `start` and `end` choose the line range in tmux's capture-pane numbering (negative values reach back into the scrollback), and `joinWrapped` joins lines that tmux wrapped. Returns the pane id and the captured lines; only the newest `maxLines` lines are kept (200 when omitted, at most 2000) and `droppedLines` counts the older ones left out. `paneId` takes a raw tmux pane id such as `%3` or a `ref` returned by another tool."""
+        """Reads a pane's screen, or lines start to end (0 is the screen's top row, negative is scrollback); joinWrapped rejoins wrapped lines. Returns the newest maxLines lines. capture_since reads only new output."""
 
     @abc.abstractmethod
     async def capture_since(
         self, params: CaptureSinceInput
     ) -> CaptureSinceOutput | Reply[CaptureSinceOutput]:
-        """Read only the lines a pane has printed since an earlier call, to follow a running command's output without re-reading what was already seen. Each result carries an opaque `cursor`; pass it back unchanged to continue from there, and set `waitMs` (0 to 10000, i.e. at most 10 s) to let the call wait for new output: it wakes on the pane's output, not on a timer. A line is returned once it is complete (the cursor has moved below it). Returns the new lines (at most `maxLines`, 200 when omitted, up to 2000; `droppedLines` counts older new lines left out), the next cursor, `linesMissed` (true when some lines scrolled out of history before they could be read), and `restarted` when reading started over because the pane was respawned or the server restarted. A cursor is only valid for the pane and the server process that issued it. `paneId` takes a raw tmux pane id such as `%3` or a `ref` returned by another tool."""
+        """Follows a pane's output: complete lines printed after cursor (from capture_since or wait_for_text on this pane), or all without one; waitMs (max 10 s) waits for new ones. Returns lines, the next cursor, linesMissed (lost from history) and restarted (pane or server restarted)."""
 
     @abc.abstractmethod
     async def clear_pane_scrollback(
         self, params: ClearPaneScrollbackInput
     ) -> ClearPaneScrollbackOutput | Reply[ClearPaneScrollbackOutput]:
-        """Erase a pane's scrollback history; it cannot be brought back. What the pane shows now and its process stay as they are. Returns `deleted: true` and the pane's tmux id."""
+        """Erases a pane's scrollback history, irreversibly; its screen and process stay. Returns deleted: true and the pane id."""
 
     @abc.abstractmethod
     async def create_session(
         self, params: CreateSessionInput
     ) -> CreateSessionOutput | Reply[CreateSessionOutput]:
-        """Start a new session in the background (detached: no client switches to it), its one window running tmux's default command. name, windowName and startDirectory are used literally: a `#` stays a `#`, never a tmux format. Without startDirectory the shell starts in this MCP server's working directory. A name another session has is refused. Returns the new session."""
+        """Creates a detached session whose window runs tmux's default command; width and height at most 10000. name (unused; no . : backslash or control characters) and windowName are literal. Returns the session row."""
 
     @abc.abstractmethod
     async def create_window(
         self, params: CreateWindowInput
     ) -> CreateWindowOutput | Reply[CreateWindowOutput]:
-        """Open a new window at the first free index of a session, in the background (the session's current window stays current), running tmux's default command. name and startDirectory are used literally, never expanded as tmux formats; without a name tmux names the window after its program. Without startDirectory the shell starts in this MCP server's working directory. Returns the new window and its place in the session."""
+        """Opens a window running tmux's default command at the first free index of session, in the background; name is literal (else tmux names it). Returns its placement row."""
 
     @abc.abstractmethod
     async def find_pane_by_position(
         self, params: FindPaneByPositionInput
     ) -> FindPaneByPositionOutput | Reply[FindPaneByPositionOutput]:
-        """Find the pane in one corner of a window (`top-left`, `top-right`, `bottom-left` or `bottom-right`), to target a pane by its place in the layout without listing every pane. Returns that pane's row: ref and id, index, size, state flags, current command and path, and which window edges it touches. `windowId` takes a raw tmux window id such as `@2` or a `ref` returned by another tool."""
+        """Finds the pane at one corner of a window, without listing every pane. Returns its row."""
 
     @abc.abstractmethod
     async def get_pane_info(
         self, params: GetPaneInfoInput
     ) -> GetPaneInfoOutput | Reply[GetPaneInfoOutput]:
-        """Describe one pane: its ref and id, index, size, whether it is active, dead, synchronized or in a mode, the command running in it, its current path and which window edges it touches. `paneId` takes a raw tmux pane id such as `%3` or a `ref` returned by another tool."""
+        """Describes one pane. Returns its row (ids, size, state flags, command, path, window edges touched); snapshot_pane adds its text."""
 
     @abc.abstractmethod
     async def get_server_info(
         self, params: GetServerInfoInput
     ) -> GetServerInfoOutput | Reply[GetServerInfoOutput]:
-        """Check whether the tmux server behind this MCP server is running. Returns `running` and, when available, the tmux version and the socket path. Takes no arguments: each MCP server process serves a single tmux socket."""
+        """Checks whether the tmux server is running. Returns running, the socket path, and the tmux version when it runs."""
 
     @abc.abstractmethod
     async def get_session_info(
         self, params: GetSessionInfoInput
     ) -> GetSessionInfoOutput | Reply[GetSessionInfoOutput]:
-        """Describe one session: its ref and id, name, number of windows, whether a client is attached, and when it was created (Unix time, seconds). `session` takes a session id (`$1`), a `ref` returned by another tool, or a session name."""
+        """Describes one session. Returns its row."""
 
     @abc.abstractmethod
     async def get_tmux_variables(
         self, params: GetTmuxVariablesInput
     ) -> GetTmuxVariablesOutput | Reply[GetTmuxVariablesOutput]:
-        """Read tmux format variables such as `session_name` or `pane_current_path` by name; each name is evaluated as the format `#{name}`, for the pane `paneId` when one is given, otherwise for the active pane of the first session. Give 1 to 32 names, each matching `^[A-Za-z][A-Za-z0-9_]*$`; the names are checked before tmux is called, which is what keeps `#(...)` shell commands out. Returns a map from each name to its value, or null when tmux has no value for it (unknown and empty variables read the same). `paneId` takes a raw tmux pane id such as `%3` or a `ref` returned by another tool."""
+        """Reads tmux format variables (pane_current_path, window_layout...) as #{name}, for paneId or else the first session's active pane. Returns each value, null when unset or empty."""
 
     @abc.abstractmethod
     async def get_window_info(
         self, params: GetWindowInfoInput
     ) -> GetWindowInfoOutput | Reply[GetWindowInfoOutput]:
-        """Describe one window (ref and id, name, pane count, size) and every place it is linked: a window can appear in several sessions or at several indexes. Each placement gives its own ref, the session id, the index, whether it is that session's active window, and its tmux target such as `$1:2`. `windowId` takes a raw tmux window id such as `@2` or a `ref` returned by another tool."""
+        """Describes one window and each placement of it. Returns the window row and the placements, each with its ref and target ($1:2)."""
 
     @abc.abstractmethod
     async def kill_pane(self, params: KillPaneInput) -> KillPaneOutput | Reply[KillPaneOutput]:
-        """End a pane and the process in it; a window left with no pane closes too. The pane this MCP server runs in is refused unless `force` is true. Returns `deleted: true` and the pane's tmux id."""
+        """Ends a pane and its process; a window left empty closes. This server's own pane is refused unless force, which ends this server too. Returns deleted: true and the pane id."""
 
     @abc.abstractmethod
     async def kill_session(
         self, params: KillSessionInput
     ) -> KillSessionOutput | Reply[KillSessionOutput]:
-        """End a session and the processes in its windows; a window also linked into another session stays there. While this MCP server runs inside the same tmux server, every session is refused unless `force` is true. Returns `deleted: true` and the session's tmux id."""
+        """Ends a session and its windows' processes (a window also linked elsewhere stays there). Refused while this server runs inside the same tmux server, unless force. Returns deleted: true and the session id."""
 
     @abc.abstractmethod
     async def kill_window(
         self, params: KillWindowInput
     ) -> KillWindowOutput | Reply[KillWindowOutput]:
-        """End a window, every pane in it and their processes, in every session it is linked into. While this MCP server runs inside the same tmux server, every window is refused unless `force` is true, since which window holds this server's pane can change at any time. Returns `deleted: true` and the window's tmux id."""
+        """Ends a window, its panes and their processes, in every session it is in. Refused while this server runs inside the same tmux server, unless force. Returns deleted: true and the window id."""
 
     @abc.abstractmethod
     async def list_panes(self, params: ListPanesInput) -> ListPanesOutput | Reply[ListPanesOutput]:
-        """List panes, each with the same row get_pane_info returns (ref and id, index, size, state flags, current command and path, window edges, window id). `session` narrows the list to one session (a session id such as `$1`, a `ref`, or a name) and `window` to one window (a window id such as `@2` or a `ref`)."""
+        """Lists panes: all, or one session's or one window's (a window outside the given session is refused). Returns their rows."""
 
     @abc.abstractmethod
     async def list_sessions(
         self, params: ListSessionsInput
     ) -> ListSessionsOutput | Reply[ListSessionsOutput]:
-        """List the sessions of the tmux server, each with its ref and id, name, number of windows, whether a client is attached, and creation time (Unix time, seconds). Takes no arguments; the `ref` and `id` values it returns can be passed to every tool that takes a session."""
+        """Lists the sessions. Returns their rows; createdAt is in Unix seconds."""
 
     @abc.abstractmethod
     async def list_windows(
         self, params: ListWindowsInput
     ) -> ListWindowsOutput | Reply[ListWindowsOutput]:
-        """List windows, one row per placement: a window linked into several sessions or at several indexes appears once for each. Each row gives the window's ref (`windowRef`) and id, the placement's ref (`linkRef`), name, pane count, size, session id, index, whether it is that session's active window, and its tmux target such as `$1:2`. `session` limits the list to one session and takes a session id (`$1`), a `ref` returned by another tool, or a session name."""
+        """Lists windows, all or one session's, one row per placement; windowRef names the window, linkRef the placement. Returns the rows."""
 
     @abc.abstractmethod
     async def move_window(
         self, params: MoveWindowInput
     ) -> MoveWindowOutput | Reply[MoveWindowOutput]:
-        """Move one placement of a window to another index or session, to reorder windows or regroup them. A window linked into several sessions, or twice into one, is picked by `sourceSession` and `sourceIndex`; when more than one placement still fits, nothing moves and the placements are named. It moves to `session` (the same session when omitted) at `index` (the first free index when omitted). Returns the window id and its new `target` (`$session:index`)."""
+        """Moves one placement of a window to index (default: first free) in session (default: the same); pick it with sourceSession/sourceIndex or a placement ref. Ambiguity or an index in use is refused. Returns the window id and target."""
 
     @abc.abstractmethod
     async def paste_text(self, params: PasteTextInput) -> PasteTextOutput | Reply[PasteTextOutput]:
-        """Paste text into one pane through a temporary tmux paste buffer of its own, always deleted afterwards, as a bracketed terminal paste (tmux paste-buffer -p): key names and `#{...}` in the text are never interpreted. `enter` ends the paste with a newline, inside the same paste. Only this pane receives it, even when its window has synchronize-panes on. The pane is checked before the buffer is made and again just before pasting; it is refused, nothing pasted, when it is dead, has input turned off, is in a mode such as copy mode, is shown to a person by an attached tmux client, is busy with another input call of this server, or is the pane this MCP server runs in (`force: true` lifts only this last check). Empty text without `enter` only runs the checks. Returns the pane and how many characters (grapheme clusters) the text holds."""
+        """Pastes text into one pane as a bracketed paste (key names and #{} stay text); enter adds a newline inside it. Only this pane gets it, even if synchronized. Refused like send_keys. Returns the pane and characters (grapheme clusters)."""
 
     @abc.abstractmethod
     async def rename_session(
         self, params: RenameSessionInput
     ) -> RenameSessionOutput | Reply[RenameSessionOutput]:
-        """Rename a session. The name is taken literally: a `#` in it stays a `#`, never a tmux format. Returns the session id and the name tmux now holds (tmux itself turns `.` and `:` into `_`)."""
+        """Renames a session. The name is literal (# stays #) and must be unused. Returns the session id and the name tmux holds (tmux turns . and : into _)."""
 
     @abc.abstractmethod
     async def rename_window(
         self, params: RenameWindowInput
     ) -> RenameWindowOutput | Reply[RenameWindowOutput]:
-        """Rename a window. The name is taken literally: a `#` in it stays a `#`, never a tmux format. Returns the window id and its new name."""
+        """Renames a window. The name is literal (# stays #). Returns the window id and its name."""
 
     @abc.abstractmethod
     async def resize_pane(
         self, params: ResizePaneInput
     ) -> ResizePaneOutput | Reply[ResizePaneOutput]:
-        """Resize a pane. `zoom: true` toggles the pane's zoom (it fills its window, or stops filling it) and wins over everything else; otherwise `direction` moves the pane's edge by `amount` cells (1 when omitted); otherwise `width` and/or `height` set its size. A call with none of these is refused and changes nothing. tmux fits the sizes to the window. Returns the pane id."""
+        """Resizes a pane: zoom true toggles zoom and wins; else direction moves its edge by amount cells (default 1); else width and/or height set its size. Giving none is refused. Returns the pane id."""
 
     @abc.abstractmethod
     async def resize_window(
         self, params: ResizeWindowInput
     ) -> ResizeWindowOutput | Reply[ResizeWindowOutput]:
-        """Resize a window to `width` columns and/or `height` rows (1 to 10000); tmux then keeps that size for it instead of following its clients. A call with neither is refused and changes nothing. Returns the window id."""
+        """Sets a window's width and/or height (at most 10000; giving neither is refused); tmux then keeps that size, not its clients'. Returns the window id."""
 
     @abc.abstractmethod
     async def respawn_pane(
         self, params: RespawnPaneInput
     ) -> RespawnPaneOutput | Reply[RespawnPaneOutput]:
-        """Restart a pane: run the command it was started with again, in the same pane with the same id (capture_since cursors then report `restarted`). A pane whose process still runs is refused unless killFirst or force is true, which end that process first (anything unsaved in it is lost). killFirst never ends the process of the pane this MCP server runs in; only force does. Returns the pane."""
+        """Restarts a pane's original command in place, same id (capture_since then reports restarted). A live process is refused unless killFirst (not this server's own pane) or force ends it. Returns the pane."""
 
     @abc.abstractmethod
     async def run_shell_command(
         self, params: RunShellCommandInput
     ) -> RunShellCommandOutput | Reply[RunShellCommandOutput]:
-        """Runs a command in a pane and returns what it printed, which can hold secrets or hostile terminal text. The pane's foreground program must be sh, ash, bash, dash, ksh, mksh, pdksh or zsh at its prompt, and the pane must take input from this server alone (not dead, not in copy mode, not viewed by a person, not synchronized with other panes, not the pane this server runs in unless `force`). The command runs in a subshell, so `cd`, `export` or `exit` do not change the interactive shell; completion is signalled by markers in the pane's output stream, not found by polling. Returns the exit status (null when it did not finish in time), `timedOut`, the newest `maxLines` lines of output (200 when omitted), `droppedLines` for older lines left out, `linesMissed` when output was cut for size, the seconds taken and the timeout applied (`timeoutMs`, 30000 when omitted, cut to LIBTMUX_MCP_WAIT_MAX_SECONDS). After a timeout the command keeps running and the pane stays reserved: another run or typed input is refused until it ends. `paneId` takes a raw pane id such as `%3` or a `ref`."""
+        """Runs a command line at a pane's shell prompt (sh, bash, dash, ksh, zsh...) in a subshell, so cd or exit stay contained. Refused like send_keys, and on synchronized panes. Returns exitStatus (null if unfinished), timedOut and the newest maxLines output lines. A timed-out command keeps running and holds the pane."""
 
     @abc.abstractmethod
     async def search_panes(
         self, params: SearchPanesInput
     ) -> SearchPanesOutput | Reply[SearchPanesOutput]:
-        """Search the text of panes for `pattern` (at most 4096 bytes of UTF-8), read as a literal string or, when `regex` is true, as a regular expression; an invalid regular expression is an error. `scrollbackLines` (1 to 2000, 500 when omitted) sets how many history lines of each pane are searched besides its screen, `maxMatchesPerPane` (1 to 200, 20 when omitted) caps the matches per pane, and `session` (a session id such as `$1`, a `ref`, or a name) limits the search to one session. Returns the matching lines with their pane's ref and id and the tmux line number (0 is the top of the screen, negative numbers are history; pass it as capture_pane's `start` and `end` to read around a match), how many panes were searched out of how many were available, and whether the results were cut short and by which limit. A whole call stops at 500 matches, 256 KiB of matched text, 200 panes or 2 seconds of regex time."""
+        """Searches every pane, or one session's, for pattern (case-sensitive, literal unless regex): screen plus scrollbackLines (default 500), at most maxMatchesPerPane (default 20) each. Returns matches with pane and tmux line number (as capture_pane start/end) and truncatedBy."""
 
     @abc.abstractmethod
     async def select_layout(
         self, params: SelectLayoutInput
     ) -> SelectLayoutOutput | Reply[SelectLayoutOutput]:
-        """Arrange a window's panes with a layout: a preset this tmux knows (even-horizontal, even-vertical, main-horizontal, main-vertical, tiled, and on tmux 3.4 or newer the -mirrored ones), or a unique abbreviation of one, or a saved layout string with its checksum (the `window_layout` format variable, read with get_tmux_variables). A malformed layout is refused before tmux sees it; tmux judges whether a layout string fits the window. Returns the window id and the layout applied, spelled out in full."""
+        """Arranges a window's panes by a preset (tiled, main-vertical...), a unique abbreviation of one, or a layout string with checksum (window_layout). Returns the window id and the layout applied, in full."""
 
     @abc.abstractmethod
     async def select_pane(
         self, params: SelectPaneInput
     ) -> SelectPaneOutput | Reply[SelectPaneOutput]:
-        """Make a pane the active pane of its window, where typed keys go when a client looks at that window. Returns the pane id."""
+        """Makes a pane its window's active pane, where typed keys go. Returns the pane id."""
 
     @abc.abstractmethod
     async def select_window(
         self, params: SelectWindowInput
     ) -> SelectWindowOutput | Reply[SelectWindowOutput]:
-        """Make one placement of a window the current window of its session. A window linked into several sessions, or twice into one, is picked by `sourceSession` and `sourceIndex`; when more than one placement still fits, nothing changes and the placements are named. Returns the window id and the placement's `target` (`$session:index`)."""
+        """Makes one placement of a window its session's current window; pick it with sourceSession/sourceIndex or a placement ref (ambiguity is refused). Returns the window id and target."""
 
     @abc.abstractmethod
     async def send_keys(self, params: SendKeysInput) -> SendKeysOutput | Reply[SendKeysOutput]:
-        """Type into a pane: each of `keys` is sent as a tmux key name (`C-c`, `Escape`, `Up`...; a string that is no key name is typed as it is), or, with `literal` true, typed character by character; `enter` then presses Enter. One dispatch. When the pane has synchronize-panes on, every synchronized pane of its window receives the same input, and each is checked and listed in `resolvedPaneIds`. The call is refused, typing nothing, when any of them is dead, has input turned off, is in a mode such as copy mode, is shown to a person by an attached tmux client, is busy with another input call of this server (such as run_shell_command; a lone `C-c` or `C-\\\\` still goes through to interrupt it), or is the pane this MCP server runs in (`force: true` lifts only this last check). `paneId` takes a raw id (`%3`) or a ref."""
+        """Types into a pane: keys are tmux key names (C-c, Enter; other strings typed as is), or text with literal; enter then presses Enter. If the pane is synchronized, its window's synchronized panes get it too. Refused, nothing typed, if one is dead, input-off, in a mode, viewed by an attached client, busy with another input call (a lone C-c passes), or this server's own (force lifts only that). Returns resolvedPaneIds."""
 
     @abc.abstractmethod
     async def send_keys_batch(
         self, params: SendKeysBatchInput
     ) -> SendKeysBatchOutput | Reply[SendKeysBatchOutput]:
-        """Type into several panes in one call: up to 64 operations, each a full send_keys (its own pane, keys, `literal`, `enter` and `force`, and all of send_keys' checks, made again just before it runs), run in order. Not atomic: operations that ran before a failure stay done. The shape of every operation is checked before the first one runs. `onError` `stop` (the default) ends the batch at the first failure; `continue` runs the rest. Returns how many completed, each failure with its index and reason, and for each completed operation the panes it reached."""
+        """Runs up to 64 send_keys operations in order, each checked just before it runs; not atomic. onError stop (default) ends at the first failure, continue goes on. Returns completed, failures and the panes each operation reached."""
 
     @abc.abstractmethod
     async def set_history_limit(
         self, params: SetHistoryLimitInput
     ) -> SetHistoryLimitOutput | Reply[SetHistoryLimitOutput]:
-        """Set how many lines of scrollback each pane keeps (tmux's global history-limit, 0 to 2000000). It applies to panes created afterwards; existing panes keep theirs. Returns the limit set."""
+        """Sets tmux's global history-limit: scrollback lines kept by panes created later (existing ones keep theirs). Returns the limit."""
 
     @abc.abstractmethod
     async def set_mouse_enabled(
         self, params: SetMouseEnabledInput
     ) -> SetMouseEnabledOutput | Reply[SetMouseEnabledOutput]:
-        """Turn tmux's mouse support on or off for the whole server (its global mouse option): with it on, clicking selects panes and windows, dragging resizes them, and the wheel scrolls. Returns the setting."""
+        """Turns tmux's global mouse option on or off (click selects, drag resizes, wheel scrolls). Returns the setting."""
 
     @abc.abstractmethod
     async def set_pane_title(
         self, params: SetPaneTitleInput
     ) -> SetPaneTitleOutput | Reply[SetPaneTitleOutput]:
-        """Set a pane's title. The title is taken literally: a `#` in it stays a `#`, never a tmux format. Programs in the pane may set their own title later. Returns the pane id and the title tmux now holds."""
+        """Sets a pane's title, literally (# stays #); its program may change it later. Returns the pane id and title."""
 
     @abc.abstractmethod
     async def set_synchronize_panes(
         self, params: SetSynchronizePanesInput
     ) -> SetSynchronizePanesOutput | Reply[SetSynchronizePanesOutput]:
-        """Turn a window's synchronize-panes option on or off. On, it amplifies later input: keys that send_keys or send_keys_batch types into one pane of the window then reach every synchronized pane of it, and run_shell_command refuses those panes; paste_text still reaches only its pane. A pane's own synchronize-panes value still wins over the window's. `windowId` takes a raw id (`@2`) or a window ref. Returns the window and the value now set."""
+        """Turns a window's synchronize-panes on or off. On, send_keys to one pane reaches all synchronized ones (a pane's own setting wins) and run_shell_command refuses them. Returns the window id and value."""
 
     @abc.abstractmethod
     async def show_environment(
         self, params: ShowEnvironmentInput
     ) -> ShowEnvironmentOutput | Reply[ShowEnvironmentOutput]:
-        """Read the environment tmux passes to new processes, optionally that of one session. Returns a map from variable name to value, where null means the variable is marked to be removed from the environment. `session` takes a session id (`$1`), a `ref` returned by another tool, or a session name."""
+        """Reads the environment tmux gives new processes: the global one, or one session's. Returns each variable's value; null marks one to be removed."""
 
     @abc.abstractmethod
     async def show_hooks(self, params: ShowHooksInput) -> ShowHooksOutput | Reply[ShowHooksOutput]:
-        """List the tmux hooks that are set, optionally those of one session. Each entry gives the hook name, its index (a hook can hold several commands) and the tmux command it runs, as text; nothing is run. `session` takes a session id (`$1`), a `ref` returned by another tool, or a session name."""
+        """Lists the tmux hooks set, globally or for one session. Returns each hook's name, index (a hook can hold several commands) and command, as text: nothing runs."""
 
     @abc.abstractmethod
     async def show_option(
         self, params: ShowOptionInput
     ) -> ShowOptionOutput | Reply[ShowOptionOutput]:
-        """Read the tmux option `name`. `scope` chooses where to read it: `server`, `global_session`, `global_window`, `session`, `window` or `pane`, and `target` names the session, window or pane for the scopes that need one (a raw tmux id such as `$1`, `@2`, `%3`, or a `ref` returned by another tool). Returns what was read as a list of name and value pairs."""
+        """Reads tmux option name. Scopes session, window and pane need target, which alone implies its scope; with neither, global session options are read. Returns name and value pairs."""
 
     @abc.abstractmethod
     async def signal_channel(
         self, params: SignalChannelInput
     ) -> SignalChannelOutput | Reply[SignalChannelOutput]:
-        """Signal a tmux wait-for channel (`tmux wait-for -S`), waking whatever waits on it: a wait_for_channel call, or a script blocked in `tmux wait-for`. With nobody waiting, tmux keeps one signal for the next wait. Returns the channel and `signalled: true`."""
+        """Signals a tmux wait-for channel, waking wait_for_channel calls and tmux wait-for scripts; with no waiter tmux keeps it for the next. Returns the channel and signalled: true."""
 
     @abc.abstractmethod
     async def snapshot_pane(
         self, params: SnapshotPaneInput
     ) -> SnapshotPaneOutput | Reply[SnapshotPaneOutput]:
-        """Describe a pane and capture its text in one call: the same pane row as get_pane_info and the same capture as capture_pane. Only the newest `maxLines` lines are kept (200 when omitted, at most 2000) and `droppedLines` counts the older ones left out. `paneId` takes a raw tmux pane id such as `%3` or a `ref` returned by another tool."""
+        """Returns a pane's row and a capture of its screen in one call, as get_pane_info and capture_pane give them."""
 
     @abc.abstractmethod
     async def split_window(
         self, params: SplitWindowInput
     ) -> SplitWindowOutput | Reply[SplitWindowOutput]:
-        """Split a pane in two and start tmux's default command in the new half, placed below the pane unless direction says right, left or above. The pane that was split stays active. Without startDirectory the shell starts in this MCP server's working directory, not the split pane's; a given directory is used literally, never expanded as a tmux format. Returns the new pane."""
+        """Splits a pane, running tmux's default command in the new one, below unless direction says otherwise; the split pane stays active. Without startDirectory it starts in this server's working directory. Returns the new pane row."""
 
     @abc.abstractmethod
     async def swap_pane(self, params: SwapPaneInput) -> SwapPaneOutput | Reply[SwapPaneOutput]:
-        """Exchange the places of two panes, in one window or across windows. Each pane keeps its id and its process; which pane is active stays as it was. Returns both pane ids."""
+        """Exchanges two panes' places, in one window or across windows; each keeps its id and process, the active pane stays. Returns both ids."""
 
     @abc.abstractmethod
     async def wait_for_channel(
         self, params: WaitForChannelInput
     ) -> WaitForChannelOutput | Reply[WaitForChannelOutput]:
-        """Block until a tmux wait-for channel is signalled (by signal_channel, or by a script running `tmux wait-for -S`), or until `timeoutMs` passes (30000 when omitted; never longer than LIBTMUX_MCP_WAIT_MAX_SECONDS, 120 s by default). The wait sleeps in tmux, without polling, and leaves no tmux client behind when it ends. Returns `released` (false on a timeout), the seconds waited and the timeout applied (`effectiveTimeout`, in seconds)."""
+        """Blocks until a tmux wait-for channel is signalled (signal_channel, tmux wait-for -S) or timeoutMs passes. Returns released (false on timeout), seconds and effectiveTimeout."""
 
     @abc.abstractmethod
     async def wait_for_text(
         self, params: WaitForTextInput
     ) -> WaitForTextOutput | Reply[WaitForTextOutput]:
-        """Waits until a pane shows text matching one of `patterns` or one of `stop`, and returns the pane's latest lines, which can hold secrets or hostile terminal text. Entries are literal unless `regex`; at most 32 of each, each at most 4096 UTF-8 bytes. Without `cursor`, text already on the pane's screen counts and is reported with `matchedAtEntry`; with a `cursor` from capture_since or an earlier wait_for_text, only output after it counts. The wait wakes on the pane's output, never on a timer, and ends at once with an error when the pane goes. `timeoutMs` is 30000 when omitted and is cut to LIBTMUX_MCP_WAIT_MAX_SECONDS (`effectiveTimeout` says what applied). Outcome is matched, stopped or timeout. Not allowed inside call_read_tools_batch. `paneId` takes a raw pane id such as `%3` or a `ref`."""
+        """Waits until a pane line matches patterns, or stop (outcome stopped); case-sensitive, literal unless regex. Without cursor, text on screen counts; with one, only later output. Not allowed in call_read_tools_batch. Returns outcome, the match, tail (the screen's newest maxLines lines) and a cursor."""
 
     @abc.abstractmethod
     async def resource_capabilities(

@@ -33,10 +33,6 @@ class CapturePaneOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    paneId: Annotated[str, Field(description="tmux id of the captured pane, e.g. %3.")]
-    lines: Annotated[
-        list[str], Field(description="The captured lines, in the order they appear in the pane.")
-    ]
-    droppedLines: Annotated[
-        int, Field(description="Number of older lines left out to stay within maxLines.")
-    ]
+    paneId: str
+    lines: list[str]
+    droppedLines: int

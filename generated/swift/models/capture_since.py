@@ -30,35 +30,10 @@ class CaptureSinceOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    paneRef: Annotated[
-        str,
-        Field(
-            description="Opaque reference to the pane read, valid for the life of this server process."
-        ),
-    ]
-    pane: Annotated[str, Field(description="tmux id of the pane read, e.g. %3.")]
-    lines: Annotated[
-        list[str],
-        Field(description="Lines printed since the cursor, in the order they appear in the pane."),
-    ]
-    cursor: Annotated[
-        str,
-        Field(
-            description="Opaque cursor to pass back in the next call to continue after these lines."
-        ),
-    ]
-    linesMissed: Annotated[
-        bool,
-        Field(
-            description="True when lines printed since the cursor scrolled out of the pane's history before they could be read, so some output is gone."
-        ),
-    ]
-    restarted: Annotated[
-        bool,
-        Field(
-            description="Whether reading started over instead of continuing from the given cursor."
-        ),
-    ]
-    droppedLines: Annotated[
-        int, Field(description="Number of older lines left out to stay within maxLines.")
-    ]
+    paneRef: str
+    pane: str
+    lines: list[str]
+    cursor: str
+    linesMissed: bool
+    restarted: bool
+    droppedLines: int

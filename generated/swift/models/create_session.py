@@ -14,60 +14,20 @@ class CreateSessionInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    height: Annotated[
-        int | MISSING,
-        Field(
-            description="The session's height in cells, 1 to 10000. Omit for tmux's default-size.",
-            ge=1,
-        ),
-    ] = MISSING
-    name: Annotated[
-        str,
-        Field(
-            description="The session's name, used literally: new on this server, not empty, without `.`, `:`, `\\` or control characters (tmux would alter them)."
-        ),
-    ]
-    startDirectory: Annotated[
-        str | MISSING,
-        Field(
-            description="An existing directory for the first shell (`~` expanded). Omit for this MCP server's working directory."
-        ),
-    ] = MISSING
-    width: Annotated[
-        int | MISSING,
-        Field(
-            description="The session's width in cells, 1 to 10000. Omit for tmux's default-size.",
-            ge=1,
-        ),
-    ] = MISSING
-    windowName: Annotated[
-        str | MISSING,
-        Field(
-            description="A name for the first window, used literally. Omit to let tmux name it after its program."
-        ),
-    ] = MISSING
+    height: Annotated[int | MISSING, Field(ge=1)] = MISSING
+    name: str
+    startDirectory: str | MISSING = MISSING
+    width: Annotated[int | MISSING, Field(ge=1)] = MISSING
+    windowName: str | MISSING = MISSING
 
 
 class CreateSessionOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    createdAt: Annotated[
-        int,
-        Field(description="When tmux created the session, in seconds since the Unix epoch (UTC)."),
-    ]
-    id: Annotated[str, Field(description="tmux session id, e.g. $4.")]
-    isAttached: Annotated[
-        bool,
-        Field(
-            description="Whether a client other than this MCP server's own is attached (false for a new, detached session)."
-        ),
-    ]
-    name: Annotated[str, Field(description="The session's name as tmux holds it.")]
-    ref: Annotated[
-        str,
-        Field(
-            description="Opaque reference to this session for the life of this MCP server process; accepted wherever a session id is."
-        ),
-    ]
-    windowCount: Annotated[int, Field(description="Number of windows in the session (1 when new).")]
+    createdAt: int
+    id: str
+    isAttached: bool
+    name: str
+    ref: str
+    windowCount: int

@@ -22,64 +22,29 @@ class FindPaneByPositionInput(BaseModel):
 
 
 class FindPaneByPositionOutputPane(BaseModel):
-    """
-    The pane in the requested corner.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    ref: Annotated[
-        str,
-        Field(
-            description="Opaque reference to this pane, valid for the life of this server process; accepted wherever a pane id is."
-        ),
-    ]
-    id: Annotated[str, Field(description="tmux pane id, e.g. %3.")]
-    index: Annotated[int, Field(description="Index of the pane within its window.")]
-    width: Annotated[int, Field(description="Width of the pane in columns.")]
-    height: Annotated[int, Field(description="Height of the pane in rows.")]
-    isActive: Annotated[bool, Field(description="Whether this is the active pane of its window.")]
-    currentCommand: Annotated[str, Field(description="Command currently running in the pane.")]
-    isDead: Annotated[
-        bool, Field(description="Whether the pane's process has exited (the pane is dead).")
-    ]
-    modeCount: Annotated[
-        int, Field(description="Number of modes the pane is in, such as copy mode; 0 means none.")
-    ]
-    isSynchronized: Annotated[
-        bool,
-        Field(
-            description="Whether input typed into this pane is also sent to the other panes of its window."
-        ),
-    ]
-    currentPath: Annotated[
-        str,
-        Field(
-            description="Current working directory of the pane, or an empty string when tmux does not report one."
-        ),
-    ]
-    isAtTop: Annotated[
-        bool, Field(description="Whether the pane touches the top edge of its window.")
-    ]
-    isAtBottom: Annotated[
-        bool, Field(description="Whether the pane touches the bottom edge of its window.")
-    ]
-    isAtLeft: Annotated[
-        bool, Field(description="Whether the pane touches the left edge of its window.")
-    ]
-    isAtRight: Annotated[
-        bool, Field(description="Whether the pane touches the right edge of its window.")
-    ]
-    windowID: Annotated[
-        str, Field(description="tmux id of the window the pane belongs to, e.g. @2.")
-    ]
+    ref: str
+    id: str
+    index: int
+    width: int
+    height: int
+    isActive: bool
+    currentCommand: str
+    isDead: bool
+    modeCount: int
+    isSynchronized: bool
+    currentPath: str
+    isAtTop: bool
+    isAtBottom: bool
+    isAtLeft: bool
+    isAtRight: bool
+    windowID: str
 
 
 class FindPaneByPositionOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane: Annotated[
-        FindPaneByPositionOutputPane, Field(description="The pane in the requested corner.")
-    ]
+    pane: FindPaneByPositionOutputPane

@@ -18,35 +18,19 @@ class GetSessionInfoInput(BaseModel):
 
 
 class GetSessionInfoOutputSession(BaseModel):
-    """
-    The requested session.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    ref: Annotated[
-        str,
-        Field(
-            description="Opaque reference to this session, valid for the life of this server process; accepted wherever a session id is."
-        ),
-    ]
-    id: Annotated[str, Field(description="tmux session id, e.g. $1.")]
-    name: Annotated[str, Field(description="Session name.")]
-    windowCount: Annotated[int, Field(description="Number of windows in the session.")]
-    isAttached: Annotated[
-        bool, Field(description="Whether at least one client is attached to the session.")
-    ]
-    createdAt: Annotated[
-        int,
-        Field(
-            description="When the session was created, in seconds since the Unix epoch (UTC), as tmux reports it."
-        ),
-    ]
+    ref: str
+    id: str
+    name: str
+    windowCount: int
+    isAttached: bool
+    createdAt: int
 
 
 class GetSessionInfoOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    session: Annotated[GetSessionInfoOutputSession, Field(description="The requested session.")]
+    session: GetSessionInfoOutputSession

@@ -29,7 +29,4 @@ class GetTmuxVariablesOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    values: Annotated[
-        dict[str, str | None],
-        Field(description="Each requested name mapped to its value, or null when tmux has none."),
-    ]
+    values: dict[str, str | None]

@@ -18,55 +18,32 @@ class GetWindowInfoInput(BaseModel):
 
 
 class GetWindowInfoOutputWindow(BaseModel):
-    """
-    The requested window.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    ref: Annotated[
-        str,
-        Field(
-            description="Opaque reference to this window, valid for the life of this server process; accepted wherever a window id is."
-        ),
-    ]
-    id: Annotated[str, Field(description="tmux window id, e.g. @2.")]
-    name: Annotated[str, Field(description="Window name.")]
-    paneCount: Annotated[int, Field(description="Number of panes in the window.")]
-    width: Annotated[int, Field(description="Width of the window in columns.")]
-    height: Annotated[int, Field(description="Height of the window in rows.")]
+    ref: str
+    id: str
+    name: str
+    paneCount: int
+    width: int
+    height: int
 
 
 class GetWindowInfoOutputPlacement(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    ref: Annotated[
-        str,
-        Field(
-            description="Opaque reference to this placement of the window, valid for the life of this server process."
-        ),
-    ]
-    sessionID: Annotated[
-        str, Field(description="tmux id of the session the window is linked into, e.g. $1.")
-    ]
-    windowID: Annotated[str, Field(description="tmux id of the window, e.g. @2.")]
-    index: Annotated[int, Field(description="Index of the window in that session.")]
-    isActive: Annotated[
-        bool, Field(description="Whether the window is the active window of that session.")
-    ]
-    target: Annotated[
-        str, Field(description='tmux target of this placement, "<sessionID>:<index>", e.g. $1:2.')
-    ]
+    ref: str
+    sessionID: str
+    windowID: str
+    index: int
+    isActive: bool
+    target: str
 
 
 class GetWindowInfoOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    window: Annotated[GetWindowInfoOutputWindow, Field(description="The requested window.")]
-    placements: Annotated[
-        list[GetWindowInfoOutputPlacement],
-        Field(description="Every session and index the window is linked at."),
-    ]
+    window: GetWindowInfoOutputWindow
+    placements: list[GetWindowInfoOutputPlacement]

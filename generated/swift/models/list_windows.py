@@ -21,40 +21,21 @@ class ListWindowsOutputWindow(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    windowRef: Annotated[
-        str,
-        Field(
-            description="Opaque reference to the window itself, valid for the life of this server process; accepted wherever a window id is."
-        ),
-    ]
-    linkRef: Annotated[
-        str,
-        Field(
-            description="Opaque reference to this placement of the window, valid for the life of this server process."
-        ),
-    ]
-    id: Annotated[str, Field(description="tmux window id, e.g. @2.")]
-    name: Annotated[str, Field(description="Window name.")]
-    paneCount: Annotated[int, Field(description="Number of panes in the window.")]
-    width: Annotated[int, Field(description="Width of the window in columns.")]
-    height: Annotated[int, Field(description="Height of the window in rows.")]
-    sessionID: Annotated[
-        str, Field(description="tmux id of the session the window is linked into, e.g. $1.")
-    ]
-    index: Annotated[int, Field(description="Index of the window in that session.")]
-    isActive: Annotated[
-        bool, Field(description="Whether the window is the active window of that session.")
-    ]
-    target: Annotated[
-        str, Field(description='tmux target of this placement, "<sessionID>:<index>", e.g. $1:2.')
-    ]
+    windowRef: str
+    linkRef: str
+    id: str
+    name: str
+    paneCount: int
+    width: int
+    height: int
+    sessionID: str
+    index: int
+    isActive: bool
+    target: str
 
 
 class ListWindowsOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    windows: Annotated[
-        list[ListWindowsOutputWindow],
-        Field(description="One row per placement of each window listed."),
-    ]
+    windows: list[ListWindowsOutputWindow]

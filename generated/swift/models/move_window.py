@@ -14,43 +14,16 @@ class MoveWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    index: Annotated[
-        int | MISSING,
-        Field(
-            description="The index to move it to; the first free index when omitted. An index in use is refused.",
-            ge=0,
-        ),
-    ] = MISSING
-    session: Annotated[
-        str | MISSING,
-        Field(
-            description="The session to move the window to (id, ref or exact name); the same session when omitted."
-        ),
-    ] = MISSING
-    sourceIndex: Annotated[
-        int | MISSING,
-        Field(
-            description="The index of the placement to move, when the window is linked more than once.",
-            ge=0,
-        ),
-    ] = MISSING
-    sourceSession: Annotated[
-        str | MISSING,
-        Field(
-            description="The session the placement to move is in, when the window is linked into several: id, ref or exact name."
-        ),
-    ] = MISSING
-    windowId: Annotated[
-        str,
-        Field(
-            description="A window: its tmux id such as `@2`, or a window or placement `ref` a result gave."
-        ),
-    ]
+    index: Annotated[int | MISSING, Field(ge=0)] = MISSING
+    session: str | MISSING = MISSING
+    sourceIndex: Annotated[int | MISSING, Field(ge=0)] = MISSING
+    sourceSession: str | MISSING = MISSING
+    windowId: str
 
 
 class MoveWindowOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    target: Annotated[str, Field(description="Where it is now, as `$session:index`.")]
-    windowId: Annotated[str, Field(description="tmux id of the window moved, e.g. @2.")]
+    target: str
+    windowId: str

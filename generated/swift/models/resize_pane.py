@@ -14,34 +14,16 @@ class ResizePaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    amount: Annotated[
-        int | MISSING,
-        Field(
-            description="How many cells to move the edge by, with direction (1 when omitted).", ge=1
-        ),
-    ] = MISSING
-    direction: Annotated[
-        Literal["up", "down", "left", "right"] | MISSING,
-        Field(description="Which edge to move: up, down, left or right."),
-    ] = MISSING
-    height: Annotated[
-        int | MISSING, Field(description="The height to give the pane, in rows.", ge=1)
-    ] = MISSING
-    paneId: Annotated[
-        str,
-        Field(description="A pane: its tmux id such as `%3`, or the `ref` a result gave for it."),
-    ]
-    width: Annotated[
-        int | MISSING, Field(description="The width to give the pane, in columns.", ge=1)
-    ] = MISSING
-    zoom: Annotated[
-        bool | MISSING,
-        Field(description="true toggles the pane's zoom; it wins over direction and size."),
-    ] = MISSING
+    amount: Annotated[int | MISSING, Field(ge=1)] = MISSING
+    direction: Literal["up", "down", "left", "right"] | MISSING = MISSING
+    height: Annotated[int | MISSING, Field(ge=1)] = MISSING
+    paneId: str
+    width: Annotated[int | MISSING, Field(ge=1)] = MISSING
+    zoom: bool | MISSING = MISSING
 
 
 class ResizePaneOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    paneId: Annotated[str, Field(description="tmux id of the pane resized, e.g. %3.")]
+    paneId: str

@@ -14,18 +14,13 @@ class ResizeWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    height: Annotated[int | MISSING, Field(description="The height in rows.", ge=1)] = MISSING
-    width: Annotated[int | MISSING, Field(description="The width in columns.", ge=1)] = MISSING
-    windowId: Annotated[
-        str,
-        Field(
-            description="A window: its tmux id such as `@2`, or a window or placement `ref` a result gave."
-        ),
-    ]
+    height: Annotated[int | MISSING, Field(ge=1)] = MISSING
+    width: Annotated[int | MISSING, Field(ge=1)] = MISSING
+    windowId: str
 
 
 class ResizeWindowOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    windowId: Annotated[str, Field(description="tmux id of the window resized, e.g. @2.")]
+    windowId: str

@@ -14,69 +14,23 @@ class RunShellCommandInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    command: Annotated[str, Field(description="The command line to run (no NUL byte).")]
-    force: Annotated[
-        bool | MISSING,
-        Field(description="Allow running in the pane this MCP server itself runs in."),
-    ] = MISSING
-    maxLines: Annotated[
-        int | MISSING,
-        Field(
-            description="The most output lines to return, newest kept (1 to 2000; 200 when omitted).",
-            ge=1,
-            le=2000,
-        ),
-    ] = MISSING
-    paneId: Annotated[
-        str,
-        Field(description="The pane: a raw tmux pane id such as %3, or a ref from another tool."),
-    ]
-    timeoutMs: Annotated[
-        int | MISSING,
-        Field(
-            description="How long to wait for the command, in milliseconds (100 to 600000; 30000 when omitted), cut to LIBTMUX_MCP_WAIT_MAX_SECONDS.",
-            ge=100,
-            le=600000,
-        ),
-    ] = MISSING
+    command: str
+    force: bool | MISSING = MISSING
+    maxLines: Annotated[int | MISSING, Field(ge=1, le=2000)] = MISSING
+    paneId: str
+    timeoutMs: Annotated[int | MISSING, Field(ge=100, le=600000)] = MISSING
 
 
 class RunShellCommandOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    droppedLines: Annotated[
-        int, Field(description="How many older lines were left out to stay within maxLines.")
-    ]
-    effectiveTimeout: Annotated[
-        float, Field(description="The timeout applied, in seconds, after the server's ceiling.")
-    ]
-    exitStatus: Annotated[
-        int | None,
-        Field(
-            description="The command's exit status; null when it had not finished when the wait ended."
-        ),
-    ]
-    linesMissed: Annotated[
-        bool,
-        Field(
-            description="True when the oldest part of the output was cut to keep memory bounded (256 KiB), so some lines are gone."
-        ),
-    ]
-    output: Annotated[
-        list[str],
-        Field(
-            description="The newest output lines (stdout and stderr as the terminal showed them, escape sequences removed)."
-        ),
-    ]
-    pane: Annotated[str, Field(description="tmux id of the pane, e.g. %3.")]
-    paneRef: Annotated[
-        str,
-        Field(
-            description="Opaque reference to the pane, valid for the life of this server process."
-        ),
-    ]
-    seconds: Annotated[float, Field(description="How long the call took, in seconds.")]
-    timedOut: Annotated[
-        bool, Field(description="True when the timeout passed before the command finished.")
-    ]
+    droppedLines: int
+    effectiveTimeout: float
+    exitStatus: int | None
+    linesMissed: bool
+    output: list[str]
+    pane: str
+    paneRef: str
+    seconds: float
+    timedOut: bool

@@ -42,27 +42,18 @@ class SearchPanesOutputMatch(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    paneRef: Annotated[str, Field(description="Opaque reference to the pane the match is in.")]
-    pane: Annotated[str, Field(description="tmux id of the pane the match is in, e.g. %3.")]
-    line: Annotated[
-        int, Field(description="Line number of the match within the text searched in that pane.")
-    ]
-    text: Annotated[str, Field(description="The matching line.")]
+    paneRef: str
+    pane: str
+    line: int
+    text: str
 
 
 class SearchPanesOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    matches: Annotated[list[SearchPanesOutputMatch], Field(description="The matching lines.")]
-    panesSearched: Annotated[int, Field(description="Number of panes searched.")]
-    panesAvailable: Annotated[
-        int, Field(description="Number of panes that could have been searched.")
-    ]
-    truncated: Annotated[bool, Field(description="Whether the results were cut short by a limit.")]
-    truncatedBy: Annotated[
-        list[str],
-        Field(
-            description="Why the results were cut short: maxMatchesPerPane (a pane had more matches than asked for), maxMatches (500 matches in all), maxBytes (256 KiB of matched text), panes (more than 200 panes in scope), time (the regex ran out of its 2-second budget). Empty when nothing was cut."
-        ),
-    ]
+    matches: list[SearchPanesOutputMatch]
+    panesSearched: int
+    panesAvailable: int
+    truncated: bool
+    truncatedBy: list[str]

@@ -14,30 +14,14 @@ class SelectWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    sourceIndex: Annotated[
-        int | MISSING,
-        Field(
-            description="The index of the placement to select, when the window is linked more than once.",
-            ge=0,
-        ),
-    ] = MISSING
-    sourceSession: Annotated[
-        str | MISSING,
-        Field(
-            description="The session of the placement to select, when the window is linked into several: id, ref or exact name."
-        ),
-    ] = MISSING
-    windowId: Annotated[
-        str,
-        Field(
-            description="A window: its tmux id such as `@2`, or a window or placement `ref` a result gave."
-        ),
-    ]
+    sourceIndex: Annotated[int | MISSING, Field(ge=0)] = MISSING
+    sourceSession: str | MISSING = MISSING
+    windowId: str
 
 
 class SelectWindowOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    target: Annotated[str, Field(description="The placement selected, as `$session:index`.")]
-    windowId: Annotated[str, Field(description="tmux id of the window, e.g. @2.")]
+    target: str
+    windowId: str

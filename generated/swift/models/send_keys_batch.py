@@ -14,70 +14,41 @@ class SendKeysBatchInputOperation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    enter: Annotated[bool | MISSING, Field(description="Press Enter after the keys.")] = MISSING
-    force: Annotated[
-        bool | MISSING, Field(description="Allow typing into the pane this MCP server runs in.")
-    ] = MISSING
-    keys: Annotated[
-        list[str],
-        Field(
-            description="The keys to send, at least one: tmux key names, or text when `literal` is true."
-        ),
-    ]
-    literal: Annotated[
-        bool | MISSING,
-        Field(
-            description="Type every entry of `keys` as text instead of reading them as key names."
-        ),
-    ] = MISSING
-    paneId: Annotated[
-        str, Field(description="The pane to type into: a raw id (`%3`) or a pane ref.")
-    ]
+    enter: bool | MISSING = MISSING
+    force: bool | MISSING = MISSING
+    keys: list[str]
+    literal: bool | MISSING = MISSING
+    paneId: str
 
 
 class SendKeysBatchInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    onError: Annotated[
-        Literal["stop", "continue"] | MISSING,
-        Field(
-            description="What a failed operation does to the rest: `stop` (default) ends the batch there, `continue` runs the remaining operations."
-        ),
-    ] = MISSING
-    operations: Annotated[
-        list[SendKeysBatchInputOperation],
-        Field(description="The operations, 1 to 64, run in this order.", max_length=64),
-    ]
+    onError: Literal["stop", "continue"] | MISSING = MISSING
+    operations: Annotated[list[SendKeysBatchInputOperation], Field(max_length=64)]
 
 
 class SendKeysBatchOutputFailure(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    index: Annotated[int, Field(description="The operation's position in `operations`, from 0.")]
-    reason: Annotated[str, Field(description="Why it failed, and what to do next.")]
+    index: int
+    reason: str
 
 
 class SendKeysBatchOutputTarget(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    index: Annotated[int, Field(description="The operation's position in `operations`, from 0.")]
-    resolvedPaneIds: Annotated[
-        list[str], Field(description="The panes the operation's input was addressed to.")
-    ]
+    index: int
+    resolvedPaneIds: list[str]
 
 
 class SendKeysBatchOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    completed: Annotated[int, Field(description="How many operations completed.")]
-    failures: Annotated[
-        list[SendKeysBatchOutputFailure], Field(description="The operations that failed, in order.")
-    ]
-    targets: Annotated[
-        list[SendKeysBatchOutputTarget],
-        Field(description="For each completed operation, the panes it reached."),
-    ]
+    completed: int
+    failures: list[SendKeysBatchOutputFailure]
+    targets: list[SendKeysBatchOutputTarget]

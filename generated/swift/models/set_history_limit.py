@@ -14,11 +14,11 @@ class SetHistoryLimitInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    lines: Annotated[int, Field(description="The number of lines, 0 to 2000000.", ge=0, le=2000000)]
+    lines: Annotated[int, Field(ge=0, le=2000000)]
 
 
 class SetHistoryLimitOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    lines: Annotated[int, Field(description="The history limit now set.")]
+    lines: int

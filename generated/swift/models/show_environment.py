@@ -21,9 +21,4 @@ class ShowEnvironmentOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    environment: Annotated[
-        dict[str, str | None],
-        Field(
-            description="Each variable mapped to its value, or null when it is marked for removal."
-        ),
-    ]
+    environment: dict[str, str | None]

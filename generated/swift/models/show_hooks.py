@@ -21,13 +21,13 @@ class ShowHooksOutputHook(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[str, Field(description="Hook name, e.g. after-new-window.")]
-    index: Annotated[int, Field(description="Index of this command within the hook.")]
-    command: Annotated[str, Field(description="The tmux command the hook runs.")]
+    name: str
+    index: int
+    command: str
 
 
 class ShowHooksOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    hooks: Annotated[list[ShowHooksOutputHook], Field(description="The hooks that are set.")]
+    hooks: list[ShowHooksOutputHook]

@@ -26,15 +26,12 @@ class ShowOptionOutputOption(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[str, Field(description="Option name.")]
-    value: Annotated[str, Field(description="Option value.")]
+    name: str
+    value: str
 
 
 class ShowOptionOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    options: Annotated[
-        list[ShowOptionOutputOption],
-        Field(description="The options read, as name and value pairs."),
-    ]
+    options: list[ShowOptionOutputOption]

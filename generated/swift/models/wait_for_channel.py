@@ -14,34 +14,15 @@ class WaitForChannelInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    channel: Annotated[
-        str,
-        Field(
-            description="The channel's name (not empty, at most 1024 characters).", max_length=1024
-        ),
-    ]
-    timeoutMs: Annotated[
-        int | MISSING,
-        Field(
-            description="How long to wait, in milliseconds (100 to 600000; 30000 when omitted), cut to LIBTMUX_MCP_WAIT_MAX_SECONDS.",
-            ge=100,
-            le=600000,
-        ),
-    ] = MISSING
+    channel: Annotated[str, Field(max_length=1024)]
+    timeoutMs: Annotated[int | MISSING, Field(ge=100, le=600000)] = MISSING
 
 
 class WaitForChannelOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    channel: Annotated[str, Field(description="The channel waited on.")]
-    effectiveTimeout: Annotated[
-        float, Field(description="The timeout applied, in seconds, after the server's ceiling.")
-    ]
-    released: Annotated[
-        bool,
-        Field(
-            description="true when the channel was signalled, false when the timeout passed first."
-        ),
-    ]
-    seconds: Annotated[float, Field(description="How long the wait lasted, in seconds.")]
+    channel: str
+    effectiveTimeout: float
+    released: bool
+    seconds: float

@@ -16,53 +16,13 @@ class WaitForTextInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    cursor: Annotated[
-        str | MISSING,
-        Field(
-            description="A cursor from capture_since or wait_for_text for this pane: only output after it counts.",
-            max_length=16384,
-        ),
-    ] = MISSING
-    maxLines: Annotated[
-        int | MISSING,
-        Field(
-            description="How many of the pane's latest lines to return in `tail` (1 to 2000; 200 when omitted).",
-            ge=1,
-            le=2000,
-        ),
-    ] = MISSING
-    paneId: Annotated[
-        str,
-        Field(description="The pane: a raw tmux pane id such as %3, or a ref from another tool."),
-    ]
-    patterns: Annotated[
-        list[str],
-        Field(
-            description="Text to wait for (at most 32 entries, each 1 to 4096 UTF-8 bytes); the first to match decides.",
-            max_length=32,
-        ),
-    ]
-    regex: Annotated[
-        bool | MISSING,
-        Field(
-            description="Read patterns and stop entries as regular expressions instead of literal text."
-        ),
-    ] = MISSING
-    stop: Annotated[
-        list[str] | MISSING,
-        Field(
-            description="Text that ends the wait as `stopped` (at most 32 entries, each 1 to 4096 UTF-8 bytes); wins over patterns on the same line.",
-            max_length=32,
-        ),
-    ] = MISSING
-    timeoutMs: Annotated[
-        int | MISSING,
-        Field(
-            description="How long to wait, in milliseconds (100 to 600000; 30000 when omitted), cut to LIBTMUX_MCP_WAIT_MAX_SECONDS.",
-            ge=100,
-            le=600000,
-        ),
-    ] = MISSING
+    cursor: Annotated[str | MISSING, Field(max_length=16384)] = MISSING
+    maxLines: Annotated[int | MISSING, Field(ge=1, le=2000)] = MISSING
+    paneId: str
+    patterns: Annotated[list[str], Field(max_length=32)]
+    regex: bool | MISSING = MISSING
+    stop: Annotated[list[str] | MISSING, Field(max_length=32)] = MISSING
+    timeoutMs: Annotated[int | MISSING, Field(ge=100, le=600000)] = MISSING
 
     @field_validator("patterns", "stop", mode="after")
     @classmethod
@@ -74,39 +34,13 @@ class WaitForTextOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    cursor: Annotated[
-        str | None,
-        Field(
-            description="A cursor to pass to capture_since or wait_for_text to continue after what this call saw; null when the pane could not be read at the end."
-        ),
-    ]
-    effectiveTimeout: Annotated[
-        float, Field(description="The timeout applied, in seconds, after the server's ceiling.")
-    ]
-    matched: Annotated[
-        str | None, Field(description="The line that matched; null when nothing did.")
-    ]
-    matchedAtEntry: Annotated[
-        bool,
-        Field(description="True when the match was already on the screen when the call started."),
-    ]
-    matchedIndex: Annotated[
-        int | None,
-        Field(
-            description="Index of the entry that matched, in patterns (or in stop when stopped); null when none did."
-        ),
-    ]
-    outcome: Annotated[str, Field(description="matched, stopped or timeout.")]
-    paneRef: Annotated[
-        str,
-        Field(
-            description="Opaque reference to the pane, valid for the life of this server process."
-        ),
-    ]
-    sawNewOutput: Annotated[
-        bool, Field(description="True when the pane printed anything during the wait.")
-    ]
-    seconds: Annotated[float, Field(description="How long the wait lasted, in seconds.")]
-    tail: Annotated[
-        list[str], Field(description="The pane's latest lines (at most maxLines), newest last.")
-    ]
+    cursor: str | None
+    effectiveTimeout: float
+    matched: str | None
+    matchedAtEntry: bool
+    matchedIndex: int | None
+    outcome: str
+    paneRef: str
+    sawNewOutput: bool
+    seconds: float
+    tail: list[str]
