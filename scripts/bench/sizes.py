@@ -192,10 +192,10 @@ def report(table: Table) -> str:
     head = "| | " + " | ".join(table.surfaces) + " |"
     rule = "|---|" + "---|" * len(table.surfaces)
     out = ["Read once per conversation (bytes / cl100k tokens):", "", head, rule]
-    for title, cells in table.lists.items():
+    for title, sizes in table.lists.items():
         out.append(
             f"| {title} | "
-            + " | ".join(_size(cells[s]) if s in cells else "n/a" for s in table.surfaces)
+            + " | ".join(_size(sizes[s]) if s in sizes else "n/a" for s in table.surfaces)
             + " |"
         )
     out += [
