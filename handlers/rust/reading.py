@@ -3,6 +3,9 @@ with a cursor, and bounded search. Every read is bounded in memory and bytes."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from ...errors import InvalidArgument, ToolError
 from ...generated.rust.models.capture_pane import CapturePaneInput, CapturePaneOutput
 from ...generated.rust.models.capture_since import CaptureSinceInput, CaptureSinceOutput
@@ -15,7 +18,7 @@ from ..tmux.formats import PANE_FIELDS, PaneRow, each_pane_once
 from ..tmux.refs import Refs
 from ..tmux.targets import check_pane_id, check_window_id
 from .optional import given
-from .patterns import check_pattern_size, check_rust_regex
+from .regex_crate import check_pattern_size, line_test
 from .rows import pane_view
 from .settings import session_id_of
 
@@ -28,6 +31,19 @@ SEARCH = search.Ceilings(panes=64, lines=8192, bytes=1 << 20, seconds=5.0)
 MATCH_SECONDS = 0.25
 MAX_MATCHES = 200
 MATCH_CHARS = 1000
+
+
+def within(test: Callable[[str], bool], seconds: float) -> Callable[[str], bool]:
+    """``test`` bounded to ``seconds`` from now, checked between lines (the crate never
+    backtracks, so one line's match is linear in its length)."""
+    deadline = time.monotonic() + seconds
+
+    def bounded(line: str) -> bool:
+        if time.monotonic() >= deadline:
+            raise search.TimeBudgetSpent
+        return test(line)
+
+    return bounded
 
 
 def _capacity(message: str) -> ToolError:
@@ -163,15 +179,11 @@ class Reading:
 
     async def search_panes(self, params: SearchPanesInput) -> SearchPanesOutput:
         check_pattern_size(params.pattern)
-        if params.regex:
-            check_rust_regex(params.pattern)
-        search.matcher(params.pattern, params.regex, match_case=params.match_case)  # refuse now
+        crate = line_test(params.pattern, params.regex, match_case=params.match_case)
         server = self.tmux.server()
         panes = await self._scope(server, given(params.session), given(params.window))
         read, capped = await search.read_bounded(server, panes, params.history, SEARCH)
-        test = search.matcher(
-            params.pattern, params.regex, match_case=params.match_case, seconds=MATCH_SECONDS
-        )
+        test = within(crate, MATCH_SECONDS)
         budget = search.Budget(
             max_bytes=SEARCH.bytes, max_matches=MAX_MATCHES, line_chars=MATCH_CHARS
         )

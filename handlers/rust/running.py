@@ -2,7 +2,8 @@
 
 Both judge only what the pane prints from the call on, read from its output
 stream (``tmux.shell``, ``tmux.textwait``); both take ``seconds`` (30 when
-omitted, at most 600).
+omitted, at most 600). wait_for_text's patterns are read and matched by Rust's
+regex crate (``regex_crate``).
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from ..tmux.core import Tmux
 from ..tmux.followed import missing, pane_now
 from ..tmux.input import PaneInput
 from ..tmux.ledger import Ledger
-from ..tmux.patterns import Patterns
 from ..tmux.shell import check_command, start_run
 from ..tmux.targets import check_pane_id
 from ..tmux.textwait import Found, TextWait, judge_rows, screen_rows
+from .regex_crate import CratePatterns
 
 DEFAULT_SECONDS = 30
 MAX_SECONDS = 600
@@ -36,7 +37,7 @@ def seconds_of(value: int | None) -> float:
 
 def checked_patterns(
     field: str, given: list[str] | None, regex: bool, match_case: bool
-) -> Patterns:
+) -> CratePatterns:
     for index, pattern in enumerate(given or ()):
         size = len(pattern.encode("utf-8", "surrogatepass"))
         if size > PATTERN_BYTES:
@@ -46,7 +47,7 @@ def checked_patterns(
                 f"is {size} bytes in UTF-8, more than the {PATTERN_BYTES} allowed",
                 "Shorten it, or match a shorter distinctive part.",
             )
-    return Patterns.build(field, given, regex, match_case)
+    return CratePatterns.build(field, given, regex, match_case)
 
 
 def listed(value: object) -> list[str] | None:
@@ -101,7 +102,7 @@ class Running:
                 return None
             rows, cursor = await screen_rows(server, now)
             recent = self.ledger.recent(pane_id)
-            none = Patterns("stop", (), ())
+            none = CratePatterns("stop", (), ())
             finished = judge_rows(rows[:cursor][::-1], recent, none, patterns, complete=True)
             if finished is not None:
                 return Found("present_at_entry", finished.index, finished.pattern, finished.line)

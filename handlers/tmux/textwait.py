@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 import anyio
 
@@ -24,7 +24,7 @@ from .errors import NoServer
 from .followed import pane_now
 from .formats import PaneRow
 from .ledger import Ledger
-from .patterns import MATCH_BUDGET, Patterns
+from .patterns import MATCH_BUDGET
 from .stream import Lines, PaneStream
 from .waits import WatchLost
 
@@ -41,6 +41,21 @@ class Found:
     index: int | None = None
     pattern: str | None = None
     line: str | None = None
+
+
+class LinePatterns(Protocol):
+    """What a wait looks for: ``patterns.Patterns``, or a profile's own reading of them
+    (the rust family's regex crate)."""
+
+    @property
+    def sources(self) -> tuple[str, ...]: ...
+
+    def __bool__(self) -> bool: ...
+
+    def which(self, line: str, deadline: float) -> int | None:
+        """Index of the first pattern that matches ``line``, if any (refused past
+        ``deadline``)."""
+        ...
 
 
 def without_echo(row: str, recent: Sequence[str], *, complete: bool) -> str:
@@ -67,8 +82,8 @@ def without_echo(row: str, recent: Sequence[str], *, complete: bool) -> str:
 def judge_rows(
     rows: Sequence[str],
     recent: Sequence[str],
-    stop: Patterns,
-    patterns: Patterns,
+    stop: LinePatterns,
+    patterns: LinePatterns,
     *,
     complete: bool,
 ) -> Found | None:
@@ -94,8 +109,8 @@ class TextWait:
         self,
         server: Server,
         pane: PaneRow,
-        patterns: Patterns,
-        stop: Patterns,
+        patterns: LinePatterns,
+        stop: LinePatterns,
         ledger: Ledger,
         limit: float,
     ) -> None:
