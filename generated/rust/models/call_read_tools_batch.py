@@ -494,67 +494,33 @@ class CallReadToolsBatchInput(BaseModel):
 
 
 class ErrorCode(RootModel[int]):
-    root: Annotated[int, Field(description="A JSON-RPC error code.", title="ErrorCode")]
+    root: Annotated[int, Field(title="ErrorCode")]
 
 
 class ErrorData(BaseModel):
-    """
-    A JSON-RPC error object.
-    """
-
-    code: Annotated[ErrorCode, Field(description="The JSON-RPC error code.")]
-    data: Annotated[Any | MISSING, Field(description="The error's kind, retryable and stale.")] = (
-        MISSING
-    )
-    message: Annotated[str, Field(description="What went wrong and what to do.")]
+    code: ErrorCode
+    data: Any | MISSING = MISSING
+    message: str
 
 
 class CallReadToolsBatchOutputOnError(RootModel[Literal["stop", "continue"]]):
-    root: Annotated[
-        Literal["stop", "continue"],
-        Field(
-            description="What a failed row did to the rest of the batch.",
-            title="CallReadToolsBatchOutputOnError",
-        ),
-    ]
+    root: Annotated[Literal["stop", "continue"], Field(title="CallReadToolsBatchOutputOnError")]
 
 
 class BatchItem(BaseModel):
-    """
-    One operation's row.
-    """
-
-    error: Annotated[
-        ErrorData | None | MISSING,
-        Field(
-            description="A JSON-RPC error for a call that never reached its tool (such as one this server does not serve); null otherwise."
-        ),
-    ] = MISSING
-    index: Annotated[int, Field(description="The operation's position, from 0.", ge=0)]
+    error: ErrorData | None | MISSING = MISSING
+    index: Annotated[int, Field(ge=0)]
     result: Any | MISSING = MISSING
-    resultTruncated: Annotated[
-        bool, Field(description="The result was left out to fit the response.")
-    ]
-    success: Annotated[bool, Field(description="Whether the call succeeded.")]
-    tool: Annotated[str, Field(description="The tool it called.")]
+    resultTruncated: bool
+    success: bool
+    tool: str
 
 
 class CallReadToolsBatchOutput(BaseModel):
-    failed: Annotated[int, Field(description="Rows that failed.", ge=0)]
-    onError: Annotated[
-        CallReadToolsBatchOutputOnError, Field(description="The on_error the batch ran with.")
-    ]
-    results: Annotated[
-        list[BatchItem],
-        Field(description="One row per operation run, in order."),
-    ]
-    stoppedAt: Annotated[
-        int | None | MISSING,
-        Field(
-            description="The index of the row the batch stopped at under on_error stop, else null.",
-            ge=0,
-        ),
-    ] = MISSING
-    succeeded: Annotated[int, Field(description="Rows that succeeded.", ge=0)]
-    truncated: Annotated[bool, Field(description="Some results were left out to fit the response.")]
-    truncatedBytes: Annotated[int, Field(description="Bytes of results left out.", ge=0)]
+    failed: Annotated[int, Field(ge=0)]
+    onError: CallReadToolsBatchOutputOnError
+    results: list[BatchItem]
+    stoppedAt: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    succeeded: Annotated[int, Field(ge=0)]
+    truncated: bool
+    truncatedBytes: Annotated[int, Field(ge=0)]

@@ -35,15 +35,12 @@ class CapturePaneInput(BaseModel):
 class Marks(RootModel[Literal["present", "absent", "unsupported", "not_asked"]]):
     root: Annotated[
         Literal["present", "absent", "unsupported", "not_asked"],
-        Field(
-            description="Whether the last command's output block could be found.",
-            title="Marks",
-        ),
+        Field(title="Marks"),
     ]
 
 
 class CapturePaneOutput(BaseModel):
-    lines: Annotated[int, Field(description="How many lines text holds.", ge=0)]
-    marks: Annotated[Marks, Field(description="What became of a last_command request.")]
-    pane: Annotated[str, Field(description="The pane read.")]
-    text: Annotated[str, Field(description="The lines read, joined by newlines.")]
+    lines: Annotated[int, Field(ge=0)]
+    marks: Marks
+    pane: str
+    text: str

@@ -22,13 +22,9 @@ class CaptureSinceInput(BaseModel):
 
 
 class CaptureSinceOutput(BaseModel):
-    closed: Annotated[
-        bool, Field(description="The pane's process has exited, or the pane is gone.")
-    ]
-    cursor: Annotated[str, Field(description="Pass back to continue after this text.")]
-    first: Annotated[bool, Field(description="This call started following (no cursor was given).")]
-    missed: Annotated[bool, Field(description="Some output was lost before it could be read.")]
-    pane: Annotated[str, Field(description="The pane read.")]
-    text: Annotated[
-        str, Field(description="The screen (first call) or the new lines, joined by newlines.")
-    ]
+    closed: bool
+    cursor: str
+    first: bool
+    missed: bool
+    pane: str
+    text: str

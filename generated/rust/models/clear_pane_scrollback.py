@@ -21,6 +21,4 @@ class ClearPaneScrollbackInput(BaseModel):
 
 
 class ClearPaneScrollbackOutput(BaseModel):
-    pane: Annotated[
-        str, Field(description="The `%`-prefixed id of the pane whose history was dropped.")
-    ]
+    pane: str

@@ -29,14 +29,7 @@ class CreateSessionInput(BaseModel):
 
 
 class CreateSessionOutput(BaseModel):
-    attached: Annotated[
-        bool,
-        Field(
-            description="Whether a client other than this MCP server's own is attached (false for a new, detached session)."
-        ),
-    ]
-    id: Annotated[str, Field(description="The new session's tmux id, such as `$4`.")]
-    name: Annotated[str, Field(description="The session's name as tmux holds it.")]
-    windows: Annotated[
-        int, Field(description="How many windows the session has (1 when new).", ge=0)
-    ]
+    attached: bool
+    id: str
+    name: str
+    windows: Annotated[int, Field(ge=0)]

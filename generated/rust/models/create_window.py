@@ -35,17 +35,10 @@ class CreateWindowInput(BaseModel):
 
 
 class CreateWindowOutput(BaseModel):
-    active: Annotated[
-        bool,
-        Field(
-            description="Whether it is its session's current window (false: it is created in the background)."
-        ),
-    ]
-    id: Annotated[str, Field(description="The new window's tmux id, such as `@9`.")]
-    index: Annotated[int, Field(description="The window's index in that session.")]
-    linked: Annotated[
-        bool, Field(description="Whether the window is linked into more than one session.")
-    ]
-    name: Annotated[str, Field(description="The window's name as tmux holds it.")]
-    panes: Annotated[int, Field(description="How many panes the window has (1 when new).", ge=0)]
-    session_id: Annotated[str, Field(description="The session the window was created in.")]
+    active: bool
+    id: str
+    index: int
+    linked: bool
+    name: str
+    panes: Annotated[int, Field(ge=0)]
+    session_id: str

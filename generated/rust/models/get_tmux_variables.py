@@ -35,9 +35,4 @@ class GetTmuxVariablesInput(BaseModel):
 
 
 class GetTmuxVariablesOutput(BaseModel):
-    values: Annotated[
-        dict[str, str],
-        Field(
-            description='Each name asked, with what tmux expanded it to ("" when tmux does not know it).'
-        ),
-    ]
+    values: dict[str, str]

@@ -18,4 +18,4 @@ class KillPaneInput(BaseModel):
 
 
 class KillPaneOutput(BaseModel):
-    id: Annotated[str, Field(description="The `%`-prefixed id of the pane that was ended.")]
+    id: str

@@ -23,4 +23,4 @@ class KillSessionInput(BaseModel):
 
 
 class KillSessionOutput(BaseModel):
-    id: Annotated[str, Field(description="The `$`-prefixed id of the session that was ended.")]
+    id: str

@@ -20,4 +20,4 @@ class KillWindowInput(BaseModel):
 
 
 class KillWindowOutput(BaseModel):
-    id: Annotated[str, Field(description="The `@`-prefixed id of the window that was ended.")]
+    id: str

@@ -22,11 +22,5 @@ class PasteTextInput(BaseModel):
 
 
 class PasteTextOutput(BaseModel):
-    bytes: Annotated[
-        int,
-        Field(
-            description="The length of `text` in UTF-8 bytes (a newline added by `enter` not counted).",
-            ge=0,
-        ),
-    ]
-    pane: Annotated[str, Field(description="The pane pasted into.")]
+    bytes: Annotated[int, Field(ge=0)]
+    pane: str

@@ -27,12 +27,7 @@ class RenameSessionInput(BaseModel):
 
 
 class RenameSessionOutput(BaseModel):
-    attached: Annotated[
-        bool,
-        Field(
-            description="Whether any client other than this server's own is attached to the session."
-        ),
-    ]
-    id: Annotated[str, Field(description="The session's `$`-prefixed tmux id.")]
-    name: Annotated[str, Field(description="The session's name as tmux stores it.")]
-    windows: Annotated[int, Field(description="How many windows the session has.", ge=0)]
+    attached: bool
+    id: str
+    name: str
+    windows: Annotated[int, Field(ge=0)]

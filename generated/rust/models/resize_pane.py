@@ -32,6 +32,6 @@ class ResizePaneInput(BaseModel):
 
 
 class ResizePaneOutput(BaseModel):
-    height: Annotated[int, Field(description="The pane's height in rows after the call.", ge=0)]
-    pane: Annotated[str, Field(description="The `%`-prefixed id of the pane.")]
-    width: Annotated[int, Field(description="The pane's width in columns after the call.", ge=0)]
+    height: Annotated[int, Field(ge=0)]
+    pane: str
+    width: Annotated[int, Field(ge=0)]

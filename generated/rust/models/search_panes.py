@@ -39,33 +39,13 @@ class SearchPanesInput(BaseModel):
 
 
 class MatchView(BaseModel):
-    """
-    One matching line.
-    """
-
-    line: Annotated[
-        int,
-        Field(
-            description="The line's position in the text searched, 0 for its first line (the oldest scrollback line with history, else the top of the screen).",
-            ge=0,
-        ),
-    ]
-    pane: Annotated[str, Field(description="The pane.")]
-    text: Annotated[str, Field(description="The line (at most 1,000 characters).")]
-    window_id: Annotated[str, Field(description="The pane's window.")]
+    line: Annotated[int, Field(description="0 is the first line searched.", ge=0)]
+    pane: str
+    text: str
+    window_id: str
 
 
 class SearchPanesOutput(BaseModel):
-    capped: Annotated[
-        bool,
-        Field(
-            description="A bound stopped the search before every pane in scope was searched whole."
-        ),
-    ]
-    matches: Annotated[
-        list[MatchView],
-        Field(description="Matching lines, pane by pane in tmux's order."),
-    ]
-    panes_searched: Annotated[
-        int, Field(description="Panes whose text was read and searched.", ge=0)
-    ]
+    capped: bool
+    matches: list[MatchView]
+    panes_searched: Annotated[int, Field(ge=0)]

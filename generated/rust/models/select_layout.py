@@ -24,10 +24,5 @@ class SelectLayoutInput(BaseModel):
 
 
 class SelectLayoutOutput(BaseModel):
-    layout: Annotated[
-        str,
-        Field(
-            description="The layout applied: the preset's full name, or the window's layout string as tmux reports it after applying the one given."
-        ),
-    ]
-    window: Annotated[str, Field(description="The `@`-prefixed id of the window.")]
+    layout: str
+    window: str

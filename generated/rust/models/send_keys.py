@@ -31,10 +31,5 @@ class SendKeysInput(BaseModel):
 
 
 class SendKeysOutput(BaseModel):
-    pane: Annotated[str, Field(description="The pane named in the call.")]
-    panes: Annotated[
-        list[str],
-        Field(
-            description="Every pane the input was addressed to: the pane itself, then the other synchronized panes of its window (what tmux was asked to do, not a proof of what each program read)."
-        ),
-    ]
+    pane: str
+    panes: list[str]

@@ -30,13 +30,6 @@ class SetHistoryLimitInput(BaseModel):
 
 
 class SetHistoryLimitOutput(BaseModel):
-    name: Annotated[str, Field(description="Always `history-limit`.")]
-    target: Annotated[
-        str | None | MISSING,
-        Field(
-            description="The `$`-prefixed id of the session whose value was set; null for the global value."
-        ),
-    ] = MISSING
-    value: Annotated[
-        str, Field(description="The limit as tmux now holds it, for panes created from now on.")
-    ]
+    name: str
+    target: str | None | MISSING = MISSING
+    value: str

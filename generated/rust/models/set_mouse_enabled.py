@@ -24,13 +24,6 @@ class SetMouseEnabledInput(BaseModel):
 
 
 class SetMouseEnabledOutput(BaseModel):
-    name: Annotated[str, Field(description="The option set: always `mouse`.")]
-    target: Annotated[
-        str | None | MISSING,
-        Field(
-            description="The `$`-prefixed id of the session it was set for, or null for the global value."
-        ),
-    ] = MISSING
-    value: Annotated[
-        str, Field(description="The option's value read back from tmux: `on` or `off`.")
-    ]
+    name: str
+    target: str | None | MISSING = MISSING
+    value: str

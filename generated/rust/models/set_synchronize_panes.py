@@ -22,13 +22,6 @@ class SetSynchronizePanesInput(BaseModel):
 
 
 class SetSynchronizePanesOutput(BaseModel):
-    name: Annotated[str, Field(description="The option set: `synchronize-panes`.")]
-    target: Annotated[str | None | MISSING, Field(description="The window it was set on.")] = (
-        MISSING
-    )
-    value: Annotated[
-        str,
-        Field(
-            description="The value now set: `on` (later input to one pane of the window reaches all its synchronized panes) or `off`."
-        ),
-    ]
+    name: str
+    target: str | None | MISSING = MISSING
+    value: str

@@ -23,17 +23,10 @@ class ShowHooksInput(BaseModel):
 
 
 class Hook(BaseModel):
-    """
-    One hook command.
-    """
-
-    command: Annotated[str, Field(description="The tmux command it runs, as tmux prints it.")]
-    index: Annotated[
-        int | None | MISSING,
-        Field(description="Its position among the commands of that hook.", ge=0),
-    ] = MISSING
-    name: Annotated[str, Field(description="The hook, such as after-new-window.")]
+    command: str
+    index: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    name: str
 
 
 class ShowHooksOutput(BaseModel):
-    hooks: Annotated[list[Hook], Field(description="The hooks set, in tmux's order.")]
+    hooks: list[Hook]

@@ -47,8 +47,5 @@ class ShowOptionInput(BaseModel):
 
 
 class ShowOptionOutput(BaseModel):
-    name: Annotated[str, Field(description="The option name as asked.")]
-    value: Annotated[
-        str | None | MISSING,
-        Field(description="The value, verbatim; null when the option is not set at that scope."),
-    ] = MISSING
+    name: str
+    value: str | None | MISSING = MISSING

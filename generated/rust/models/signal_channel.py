@@ -25,4 +25,4 @@ class SignalChannelInput(BaseModel):
 
 
 class SignalChannelOutput(BaseModel):
-    channel: Annotated[str, Field(description="The channel signalled.")]
+    channel: str

@@ -24,15 +24,10 @@ class WaitForChannelInput(BaseModel):
 class ChannelWaitOutcome(RootModel[Literal["signalled", "deadline"]]):
     root: Annotated[
         Literal["signalled", "deadline"],
-        Field(description="How the wait ended.", title="ChannelWaitOutcome"),
+        Field(title="ChannelWaitOutcome"),
     ]
 
 
 class WaitForChannelOutput(BaseModel):
-    channel: Annotated[str, Field(description="The channel waited on.")]
-    outcome: Annotated[
-        ChannelWaitOutcome,
-        Field(
-            description="`signalled` when the channel was signalled (or a kept signal was used), `deadline` when the time ran out first."
-        ),
-    ]
+    channel: str
+    outcome: ChannelWaitOutcome

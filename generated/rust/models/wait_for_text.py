@@ -75,34 +75,9 @@ class WaitOutcome(
 
 
 class WaitForTextOutput(BaseModel):
-    bytes: Annotated[
-        int,
-        Field(
-            description="How many bytes of output the pane's stream carried during the wait, before escape sequences were removed.",
-            ge=0,
-        ),
-    ]
-    matched_index: Annotated[
-        int | None | MISSING,
-        Field(
-            description="Index of the entry that matched, in patterns (or in stop when stopped); null when none did.",
-            ge=0,
-        ),
-    ] = MISSING
-    matched_pattern: Annotated[
-        str | None | MISSING,
-        Field(description="The entry that matched, as given; null when none did."),
-    ] = MISSING
-    outcome: Annotated[
-        WaitOutcome,
-        Field(
-            description="matched, stopped, deadline, pane_closed, cancelled, present_at_entry (already on a finished row when the call started), or pending (only on the row still being typed)."
-        ),
-    ]
-    pane: Annotated[str, Field(description="The pane waited on.")]
-    text: Annotated[
-        str,
-        Field(
-            description="The pane's output since the call started, escape sequences removed (newest 256 KiB); at entry outcomes, the row that matched."
-        ),
-    ]
+    bytes: Annotated[int, Field(ge=0)]
+    matched_index: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    matched_pattern: str | None | MISSING = MISSING
+    outcome: WaitOutcome
+    pane: str
+    text: str
