@@ -14,22 +14,11 @@ class CapturePaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    end: Annotated[int | None | MISSING, Field(description="The last line, numbered as start.")] = (
-        MISSING
-    )
-    history: Annotated[
-        bool, Field(description="Include the whole scrollback above the screen.")
-    ] = False
-    last_command: Annotated[
-        bool, Field(description="Ask for the last command's output block only (see marks).")
-    ] = False
-    pane: Annotated[str, Field(description="The pane, a raw id such as %3.")]
-    start: Annotated[
-        int | None | MISSING,
-        Field(
-            description="The first line: 0 is the top of the screen, negative lines are scrollback."
-        ),
-    ] = MISSING
+    end: int | None | MISSING = MISSING
+    history: bool = False
+    last_command: bool = False
+    pane: str
+    start: int | None | MISSING = MISSING
 
 
 class Marks(RootModel[Literal["present", "absent", "unsupported", "not_asked"]]):

@@ -14,18 +14,8 @@ class CreateSessionInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[
-        str,
-        Field(
-            description="The session's name, used literally. It must be new on this server, not empty, and free of `.`, `:`, `\\` and control characters (tmux would alter them)."
-        ),
-    ]
-    start_directory: Annotated[
-        str | None | MISSING,
-        Field(
-            description="An existing directory for the first shell (`~` expanded, relative to this MCP server's directory). Omit or null for this MCP server's own working directory."
-        ),
-    ] = MISSING
+    name: str
+    start_directory: str | None | MISSING = MISSING
 
 
 class CreateSessionOutput(BaseModel):

@@ -14,24 +14,9 @@ class CreateWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[
-        str | None | MISSING,
-        Field(
-            description="The window's name, used literally. Omit or null to let tmux name it after its program."
-        ),
-    ] = MISSING
-    session: Annotated[
-        str,
-        Field(
-            description="The session to add the window to: its id such as `$1`, or its exact name."
-        ),
-    ]
-    start_directory: Annotated[
-        str | None | MISSING,
-        Field(
-            description="An existing directory for the window's shell (`~` expanded, relative to this MCP server's directory). Omit or null for this MCP server's own working directory."
-        ),
-    ] = MISSING
+    name: str | None | MISSING = MISSING
+    session: str
+    start_directory: str | None | MISSING = MISSING
 
 
 class CreateWindowOutput(BaseModel):

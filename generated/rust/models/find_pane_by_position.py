@@ -14,10 +14,8 @@ class FindPaneByPositionInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    corner: Annotated[
-        str, Field(description="Which corner: top-left, top-right, bottom-left or bottom-right.")
-    ]
-    window: Annotated[str, Field(description="The window's tmux id, such as @2.")]
+    corner: str
+    window: str
 
 
 class Relation(RootModel[Literal["unknown", "self", "other"]]):

@@ -14,7 +14,7 @@ class GetPaneInfoInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane: Annotated[str, Field(description="The pane's tmux id, such as %3.")]
+    pane: str
 
 
 class Relation(RootModel[Literal["unknown", "self", "other"]]):

@@ -14,12 +14,7 @@ class GetSessionInfoInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    session: Annotated[
-        str,
-        Field(
-            description="The session: its id such as $1, or its exact name (never a prefix or pattern)."
-        ),
-    ]
+    session: str
 
 
 class GetSessionInfoOutput(BaseModel):

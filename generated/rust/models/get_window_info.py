@@ -14,7 +14,7 @@ class GetWindowInfoInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    window: Annotated[str, Field(description="The window's tmux id, such as @2.")]
+    window: str
 
 
 class GetWindowInfoOutput(BaseModel):

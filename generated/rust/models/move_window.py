@@ -14,14 +14,9 @@ class MoveWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    destination_index: Annotated[
-        int, Field(description="The free index to put it at in that session (0 or more).")
-    ]
-    destination_session: Annotated[
-        str,
-        Field(description="The session to move it into: its `$`-prefixed id, or its exact name."),
-    ]
-    window: Annotated[str, Field(description="The `@`-prefixed id of the window to move.")]
+    destination_index: int
+    destination_session: str
+    window: str
 
 
 class MoveWindowOutput(BaseModel):

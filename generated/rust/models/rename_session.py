@@ -14,16 +14,8 @@ class RenameSessionInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[
-        str,
-        Field(
-            description="The new name, taken literally; not empty and not another session's name."
-        ),
-    ]
-    session: Annotated[
-        str,
-        Field(description="The session to rename: its `$`-prefixed id, or its exact current name."),
-    ]
+    name: str
+    session: str
 
 
 class RenameSessionOutput(BaseModel):

@@ -14,8 +14,8 @@ class RenameWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[str, Field(description="The new name, taken literally.")]
-    window: Annotated[str, Field(description="The `@`-prefixed id of the window to rename.")]
+    name: str
+    window: str
 
 
 class RenameWindowOutput(BaseModel):

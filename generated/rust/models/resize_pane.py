@@ -11,24 +11,16 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
 class ResizeDirection(RootModel[Literal["up", "down", "left", "right"]]):
-    root: Annotated[
-        Literal["up", "down", "left", "right"],
-        Field(description="The way a border moves.", title="ResizeDirection"),
-    ]
+    root: Annotated[Literal["up", "down", "left", "right"], Field(title="ResizeDirection")]
 
 
 class ResizePaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    cells: Annotated[
-        int, Field(description="How many cells (rows or columns) to move it, 1 to 10000.", ge=0)
-    ]
-    direction: Annotated[
-        ResizeDirection,
-        Field(description="Which way to move the border: up, down, left or right."),
-    ]
-    pane: Annotated[str, Field(description="The `%`-prefixed id of the pane to resize.")]
+    cells: Annotated[int, Field(ge=0)]
+    direction: ResizeDirection
+    pane: str
 
 
 class ResizePaneOutput(BaseModel):

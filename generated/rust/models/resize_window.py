@@ -14,9 +14,9 @@ class ResizeWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    height: Annotated[int, Field(description="The new height in rows, 1 to 10000.", ge=0)]
-    width: Annotated[int, Field(description="The new width in columns, 1 to 10000.", ge=0)]
-    window: Annotated[str, Field(description="The `@`-prefixed id of the window to resize.")]
+    height: Annotated[int, Field(ge=0)]
+    width: Annotated[int, Field(ge=0)]
+    window: str
 
 
 class ResizeWindowOutput(BaseModel):

@@ -14,13 +14,8 @@ class RespawnPaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    kill_first: Annotated[
-        bool,
-        Field(
-            description="End the pane's running process before restarting it. Without it only a dead pane (one kept open by remain-on-exit) can be restarted."
-        ),
-    ] = False
-    pane: Annotated[str, Field(description="The `%`-prefixed pane to restart.")]
+    kill_first: bool = False
+    pane: str
 
 
 class Relation(RootModel[Literal["unknown", "self", "other"]]):

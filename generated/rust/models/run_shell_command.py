@@ -14,24 +14,10 @@ class RunShellCommandInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    command: Annotated[
-        str,
-        Field(description="The command line to run, as typed at the shell's prompt (no NUL byte)."),
-    ]
-    pane: Annotated[str, Field(description="The pane's id, such as %3.")]
-    seconds: Annotated[
-        int | None | MISSING,
-        Field(
-            description="How long to wait for the command to finish, in seconds (default 30, at most 600; 0 returns right after the command is typed).",
-            ge=0,
-        ),
-    ] = MISSING
-    suppress_history: Annotated[
-        bool,
-        Field(
-            description="Keep the command out of the shell's history: the line is typed with a leading space, and bash's entry is deleted if it recorded one. Otherwise bash records the command itself, never the markers around it."
-        ),
-    ] = False
+    command: str
+    pane: str
+    seconds: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    suppress_history: bool = False
 
 
 class RunOutcome(

@@ -14,28 +14,12 @@ class SearchPanesInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    history: Annotated[bool, Field(description="Search the scrollback as well as the screen.")] = (
-        False
-    )
-    match_case: Annotated[bool, Field(description="Match letter case exactly.")] = False
-    pattern: Annotated[
-        str,
-        Field(
-            description="The text or regex to look for, at most 4,096 bytes (UTF-8).",
-            max_length=4096,
-        ),
-    ]
-    regex: Annotated[
-        bool, Field(description="Treat pattern as a Rust-syntax regular expression.")
-    ] = False
-    session: Annotated[
-        str | None | MISSING,
-        Field(description="Search only this session's panes (id or exact name)."),
-    ] = MISSING
-    window: Annotated[
-        str | None | MISSING,
-        Field(description="Search only this window's panes (an id such as @2)."),
-    ] = MISSING
+    history: bool = False
+    match_case: bool = False
+    pattern: Annotated[str, Field(max_length=4096)]
+    regex: bool = False
+    session: str | None | MISSING = MISSING
+    window: str | None | MISSING = MISSING
 
 
 class MatchView(BaseModel):

@@ -13,10 +13,7 @@ from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
 class SelectWindowDirection(RootModel[Literal["next", "previous", "last"]]):
     root: Annotated[
         Literal["next", "previous", "last"],
-        Field(
-            description="Where to move from the named window.",
-            title="SelectWindowDirection",
-        ),
+        Field(title="SelectWindowDirection"),
     ]
 
 
@@ -24,15 +21,8 @@ class SelectWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    direction: Annotated[
-        SelectWindowDirection | None | MISSING,
-        Field(
-            description="Move from that window instead of selecting it: next, previous or last. Omit to select the window itself."
-        ),
-    ] = MISSING
-    window: Annotated[
-        str, Field(description="The `@`-prefixed id of the window to select, or to move from.")
-    ]
+    direction: SelectWindowDirection | None | MISSING = MISSING
+    window: str
 
 
 class WindowView(BaseModel):

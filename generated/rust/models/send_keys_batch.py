@@ -11,48 +11,25 @@ from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
 
 
 class SendKeysBatchInputOnError(RootModel[Literal["stop", "continue"]]):
-    root: Annotated[
-        Literal["stop", "continue"],
-        Field(
-            description="Whether the batch stops at its first failed operation or continues.",
-            title="SendKeysBatchInputOnError",
-        ),
-    ]
+    root: Annotated[Literal["stop", "continue"], Field(title="SendKeysBatchInputOnError")]
 
 
 class SendOperation(BaseModel):
-    """
-    One send_keys call: the pane, then text, keys and Enter as send_keys takes them.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    enter: Annotated[bool, Field(description="Press Enter after the text and keys.")] = False
-    keys: Annotated[
-        list[str] | None | MISSING,
-        Field(description="tmux key names sent after the text, in order."),
-    ] = MISSING
-    pane: Annotated[str, Field(description="The `%`-prefixed id of the pane to type into.")]
-    text: Annotated[
-        str | None | MISSING, Field(description="Text typed literally before any keys.")
-    ] = MISSING
+    enter: bool = False
+    keys: list[str] | None | MISSING = MISSING
+    pane: str
+    text: str | None | MISSING = MISSING
 
 
 class SendKeysBatchInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    on_error: Annotated[
-        Literal["stop", "continue"],
-        Field(
-            description="What a failed operation does to the rest: `stop` (default) ends the batch there, `continue` runs the remaining operations."
-        ),
-    ] = "stop"
-    operations: Annotated[
-        list[SendOperation],
-        Field(description="The operations, 1 to 64, run in this order."),
-    ]
+    on_error: Literal["stop", "continue"] = "stop"
+    operations: list[SendOperation]
 
 
 class ErrorCode(RootModel[int]):

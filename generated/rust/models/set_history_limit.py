@@ -14,19 +14,8 @@ class SetHistoryLimitInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    limit: Annotated[
-        int,
-        Field(
-            description="Lines of history per pane, from 0 to 2147483647 (the most tmux takes).",
-            ge=0,
-        ),
-    ]
-    session: Annotated[
-        str | None | MISSING,
-        Field(
-            description="A session's `$`-prefixed id or exact name, to set that session's own value; null or left out sets the global value."
-        ),
-    ] = MISSING
+    limit: Annotated[int, Field(ge=0)]
+    session: str | None | MISSING = MISSING
 
 
 class SetHistoryLimitOutput(BaseModel):

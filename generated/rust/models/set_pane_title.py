@@ -14,13 +14,8 @@ class SetPaneTitleInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane: Annotated[str, Field(description="The `%`-prefixed id of the pane.")]
-    title: Annotated[
-        str,
-        Field(
-            description="The new title, taken literally; may be empty, must not contain control characters."
-        ),
-    ]
+    pane: str
+    title: str
 
 
 class Relation(RootModel[Literal["unknown", "self", "other"]]):

@@ -14,12 +14,7 @@ class ShowEnvironmentInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    session: Annotated[
-        str | None | MISSING,
-        Field(
-            description="The session whose environment to list, by id or exact name; omit for the global environment."
-        ),
-    ] = MISSING
+    session: str | None | MISSING = MISSING
 
 
 class EnvironmentState(RootModel[Literal["set", "removed"]]):

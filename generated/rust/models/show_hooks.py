@@ -14,12 +14,7 @@ class ShowHooksInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    session: Annotated[
-        str | None | MISSING,
-        Field(
-            description="The session whose hooks to list, by id or exact name; omit for the global hooks."
-        ),
-    ] = MISSING
+    session: str | None | MISSING = MISSING
 
 
 class Hook(BaseModel):

@@ -14,15 +14,9 @@ class SnapshotPaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    history: Annotated[bool, Field(description="Include the scrollback above the screen.")] = False
-    max_lines: Annotated[
-        int | None | MISSING,
-        Field(
-            description="Keep at most this many of the newest lines; all (within the byte bound) when omitted.",
-            ge=0,
-        ),
-    ] = MISSING
-    pane: Annotated[str, Field(description="The pane, a raw id such as %3.")]
+    history: bool = False
+    max_lines: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    pane: str
 
 
 class Relation(RootModel[Literal["unknown", "self", "other"]]):

@@ -13,7 +13,7 @@ from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
 class SplitDirection(RootModel[Literal["above", "below", "left", "right"]]):
     root: Annotated[
         Literal["above", "below", "left", "right"],
-        Field(description="A side of the split pane.", title="SplitDirection"),
+        Field(title="SplitDirection"),
     ]
 
 
@@ -21,26 +21,10 @@ class SplitWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    direction: Annotated[
-        SplitDirection | None | MISSING,
-        Field(
-            description="Where the new pane goes relative to the split one: `above`, `below` (the default), `left` or `right`."
-        ),
-    ] = MISSING
-    pane: Annotated[str, Field(description="The `%`-prefixed pane to split.")]
-    percent: Annotated[
-        int | None | MISSING,
-        Field(
-            description="The new pane's size as a percentage of the split pane, 1 to 100. Omit or null for half.",
-            ge=0,
-        ),
-    ] = MISSING
-    start_directory: Annotated[
-        str | None | MISSING,
-        Field(
-            description="An existing directory for the new shell (`~` expanded, relative to this MCP server's directory). Omit or null for this MCP server's own working directory."
-        ),
-    ] = MISSING
+    direction: SplitDirection | None | MISSING = MISSING
+    pane: str
+    percent: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    start_directory: str | None | MISSING = MISSING
 
 
 class Relation(RootModel[Literal["unknown", "self", "other"]]):

@@ -14,10 +14,8 @@ class SwapPaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    source_pane: Annotated[str, Field(description="The `%`-prefixed id of one pane.")]
-    target_pane: Annotated[
-        str, Field(description="The `%`-prefixed id of the pane to exchange it with.")
-    ]
+    source_pane: str
+    target_pane: str
 
 
 class Relation(RootModel[Literal["unknown", "self", "other"]]):

@@ -14,11 +14,8 @@ class WaitForChannelInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    channel: Annotated[str, Field(description="The channel's name, not empty; taken literally.")]
-    seconds: Annotated[
-        int | None | MISSING,
-        Field(description="How long to wait: default 30, at most 600; 0 is read as 1.", ge=0),
-    ] = MISSING
+    channel: str
+    seconds: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
 
 
 class ChannelWaitOutcome(RootModel[Literal["signalled", "deadline"]]):

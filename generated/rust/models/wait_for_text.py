@@ -14,37 +14,12 @@ class WaitForTextInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    match_case: Annotated[
-        bool, Field(description="Match letter case exactly (by default case is ignored).")
-    ] = False
-    pane: Annotated[str, Field(description="The pane's id, such as %3.")]
-    patterns: Annotated[
-        list[str] | None | MISSING,
-        Field(
-            description="Text to wait for (at most 32, each 1 to 4096 bytes); the first that matches decides. Omit or leave empty to wait for any output.",
-            max_length=32,
-        ),
-    ] = MISSING
-    regex: Annotated[
-        bool,
-        Field(
-            description="Read patterns and stop entries as regular expressions instead of literal text."
-        ),
-    ] = False
-    seconds: Annotated[
-        int | None | MISSING,
-        Field(
-            description="How long to wait, in seconds (default 30, at most 600; 0 only checks the screen).",
-            ge=0,
-        ),
-    ] = MISSING
-    stop: Annotated[
-        list[str] | None | MISSING,
-        Field(
-            description="Text that ends the wait as `stopped`, such as an error message (at most 32, each 1 to 4096 bytes).",
-            max_length=32,
-        ),
-    ] = MISSING
+    match_case: bool = False
+    pane: str
+    patterns: Annotated[list[str] | None | MISSING, Field(max_length=32)] = MISSING
+    regex: bool = False
+    seconds: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    stop: Annotated[list[str] | None | MISSING, Field(max_length=32)] = MISSING
 
 
 class WaitOutcome(
