@@ -438,7 +438,8 @@ async def test_wait_for_channel_ends_when_tmux_signals_it(
 async def test_kept_signals_cleared_signals_and_the_signal_an_ended_wait_takes(
     shared: TmuxServer, rust_client: Client
 ) -> None:
-    """tmux's channel rules as the tool descriptions state them (tmux 3.3a)."""
+    """tmux's channel rules as signal_channel's and wait_for_channel's descriptions and
+    reference notes state them (tmux 3.3a)."""
     channel = f"kept-{tag()}"
 
     async def wait(seconds: int) -> tuple[str, float]:

@@ -74,163 +74,163 @@ class RustProfileHandlers(abc.ABC):
     async def call_read_tools_batch(
         self, params: CallReadToolsBatchInput
     ) -> CallReadToolsBatchOutput | Reply[CallReadToolsBatchOutput]:
-        """Run 1 to 16 read-only inspect calls in order, in one request. Each operation names a tool and its arguments and is checked and answered exactly as a direct call; arguments that break the tool's input schema refuse the whole batch before anything runs, while a refusal from the tool itself is a failed row. A tool this server does not serve is a failed row carrying a JSON-RPC error. With on_error stop (the default) the batch ends at the first failed row (stoppedAt); with continue it runs them all. Each row carries the nested call's whole result. The response stays under 1,000,000 bytes: results are left out, lowest index first, with resultTruncated and their bytes counted in truncatedBytes, then long error messages are shortened."""
+        """Runs 1 to 16 inspect calls in order, each checked and answered as a direct call (never wait_for_text). Arguments a direct call would refuse refuse the whole batch before anything runs; a call that fails, or a tool not served, is a failed row, and on_error stop ends there. Returns one row per call run, with its whole result, and counts; to keep the answer under 1,000,000 bytes results are left out from the lowest index up (resultTruncated)."""
 
     @abc.abstractmethod
     async def capture_pane(
         self, params: CapturePaneInput
     ) -> CapturePaneOutput | Reply[CapturePaneOutput]:
-        """Read the text a pane shows, without colours. By default the visible screen; `history` adds the whole scrollback above it; `start` and `end` pick tmux line numbers instead (0 is the top of the screen, negative numbers reach into the scrollback). Blank rows under the last output are left out unless `end` is given. `last_command` asks for the last command's output block, which needs tmux's command marks; this server answers the visible screen with `marks` unsupported. Memory is bounded: a range over 1,000,000 character cells (rows times pane width) is refused before capturing, and a text over 400,000 bytes after, both as kind capacity: ask a narrower start/end."""
+        """Returns a pane's text without colours: the screen, with history all the scrollback too, or lines start to end (0 is the screen's top row, negative lines are scrollback). last_command is unsupported here: marks says so and text is the screen. Over 1,000,000 cells (rows × width) or 400,000 bytes is refused as capacity: narrow start/end. capture_since gives only new output."""
 
     @abc.abstractmethod
     async def capture_since(
         self, params: CaptureSinceInput
     ) -> CaptureSinceOutput | Reply[CaptureSinceOutput]:
-        """Follow a pane's output. Called without `cursor` it returns the visible screen with `first` true and a cursor; pass that cursor back to get only the lines completed since (a line still being written, such as a prompt, comes once the cursor has moved below it). `missed` is true when lines were lost before they could be read (scrolled out of history, history cleared, more than 2,000 new lines, or the pane's process or the tmux server restarted); `closed` is true when the pane's process has exited or the pane is gone. A cursor works only for its pane and this server process; any other is invalid_input."""
+        """Follows a pane's new output. Returns, without cursor, the screen, first true and a cursor; with that cursor, the lines completed since (the newest 2,000 at most) and a new cursor. missed: lines were lost unread. closed: the pane's process ended or the pane is gone. A cursor works only for its pane in this server process."""
 
     @abc.abstractmethod
     async def clear_pane_scrollback(
         self, params: ClearPaneScrollbackInput
     ) -> ClearPaneScrollbackOutput | Reply[ClearPaneScrollbackOutput]:
-        """Throw away a pane's scrollback history, for good. What the pane shows now and the process in it stay as they are. Refused with kind self_protection on the pane this MCP server runs in. Returns the pane's id."""
+        """Deletes a pane's scrollback history for good; the screen and the process stay. Refuses this server's own pane (self_protection). Returns the pane's id."""
 
     @abc.abstractmethod
     async def create_session(
         self, params: CreateSessionInput
     ) -> CreateSessionOutput | Reply[CreateSessionOutput]:
-        """Start a new tmux session in the background (detached, so no client switches to it) with one window running the default shell. The name and the directory are used exactly as given: a `#` stays a `#` and is never expanded by tmux. Without start_directory the shell starts in this MCP server's working directory. A name another session already has is refused. Returns the new session's row. Changes tmux state and starts a process."""
+        """Starts a detached session (no client switches to it) with one window running the default shell. The name must be new, not empty, and free of '.', ':', '\\' and control characters. Returns the new session's row."""
 
     @abc.abstractmethod
     async def create_window(
         self, params: CreateWindowInput
     ) -> CreateWindowOutput | Reply[CreateWindowOutput]:
-        """Open a new window at the first free index of a session, in the background (the session's current window stays current), running the default shell. The name and the directory are used exactly as given, never expanded as tmux formats; without a name tmux names the window after its program and keeps renaming it. Without start_directory the shell starts in this MCP server's working directory. Returns the new window's row. Changes tmux state and starts a process."""
+        """Opens a window at the first free index of a session, in the background, running the default shell. Without name tmux names it after its program and keeps renaming it. Returns the new window's row."""
 
     @abc.abstractmethod
     async def find_pane_by_position(
         self, params: FindPaneByPositionInput
     ) -> FindPaneByPositionOutput | Reply[FindPaneByPositionOutput]:
-        """Find the pane in a corner of a window: the first pane, in tmux's order, that touches both edges of that corner. corner must be top-left, top-right, bottom-left or bottom-right; anything else is refused as invalid_input. Read-only. A window that does not exist is reported as object_gone."""
+        """Returns the pane in one corner of a window: the first in tmux's order touching both edges of that corner. corner is top-left, top-right, bottom-left or bottom-right; anything else is invalid_input."""
 
     @abc.abstractmethod
     async def get_pane_info(
         self, params: GetPaneInfoInput
     ) -> GetPaneInfoOutput | Reply[GetPaneInfoOutput]:
-        """Describe one pane by its id (such as %3): its window, whether it is active, what runs in it, its working directory, and whether it is the pane this MCP server runs in. Read-only. A pane that does not exist is reported as object_gone."""
+        """Returns one pane's row. snapshot_pane adds its text, size and cursor."""
 
     @abc.abstractmethod
     async def get_server_info(
         self, params: GetServerInfoInput
     ) -> GetServerInfoOutput | Reply[GetServerInfoOutput]:
-        """Describe the whole tmux server as a tree: each session with its windows and each window with its panes. Read-only; one call gives the layout that three listings would."""
+        """Returns the whole server as a tree: each session with its windows (one per link), each window with its panes (id, active, command). One call instead of list_sessions, list_windows and list_panes."""
 
     @abc.abstractmethod
     async def get_session_info(
         self, params: GetSessionInfoInput
     ) -> GetSessionInfoOutput | Reply[GetSessionInfoOutput]:
-        """Describe one session by its id (such as $1) or its exact name: id, name, window count and whether a terminal client is attached. Read-only. A session that does not exist is reported as object_gone."""
+        """Returns one session's row."""
 
     @abc.abstractmethod
     async def get_tmux_variables(
         self, params: GetTmuxVariablesInput
     ) -> GetTmuxVariablesOutput | Reply[GetTmuxVariablesOutput]:
-        """Read tmux format variables (such as pane_current_command, window_layout or session_name; option names such as mouse work too) as tmux expands them for one pane. Give 1 to 32 names; each must start with a letter and hold only letters, digits and '_'. Without `pane` tmux picks the pane. A name tmux does not know answers "". tmux answers an unknown name from the environment, so a name whose answer is the value of an environment variable of that name is refused (invalid_input) unless LIBTMUX_ENVIRONMENT_VALUES lists it."""
+        """Expands tmux format variables (pane_current_command, window_layout, an option such as mouse) for one pane, or the pane tmux picks without pane. Returns each name's value, "" when tmux does not know it. A name tmux answers from the environment is refused unless LIBTMUX_ENVIRONMENT_VALUES lists it."""
 
     @abc.abstractmethod
     async def get_window_info(
         self, params: GetWindowInfoInput
     ) -> GetWindowInfoOutput | Reply[GetWindowInfoOutput]:
-        """Describe one window by its id (such as @2): its session, index, name, pane count and flags. A window linked into several sessions is described at its first link in tmux's order. Read-only. A window that does not exist is reported as object_gone."""
+        """Returns one window's row. A window linked into several sessions is given at its first link in tmux's order; list_windows shows every link."""
 
     @abc.abstractmethod
     async def kill_pane(self, params: KillPaneInput) -> KillPaneOutput | Reply[KillPaneOutput]:
-        """End a pane and the process running in it; a window left with no pane closes too. Refused with kind self_protection when the pane is the one this MCP server runs in; a pane that no longer exists (a second call, say) answers object_gone. Returns the id of the pane that was ended."""
+        """Ends a pane and its process; a window left with no pane closes too. Refuses this server's own pane (self_protection). Returns the ended pane's id."""
 
     @abc.abstractmethod
     async def kill_session(
         self, params: KillSessionInput
     ) -> KillSessionOutput | Reply[KillSessionOutput]:
-        """End a session and the processes in its windows; a window also linked into another session stays there. Refused with kind self_protection when one of the session's windows holds the pane this MCP server runs in; a session that no longer exists answers object_gone. Returns the id of the session that was ended."""
+        """Ends a session and the processes of its windows; a window also linked into another session stays there. Refuses the session holding this server's own pane (self_protection). Returns the ended session's id."""
 
     @abc.abstractmethod
     async def kill_window(
         self, params: KillWindowInput
     ) -> KillWindowOutput | Reply[KillWindowOutput]:
-        """End a window with every pane in it and their processes. A window linked into several sessions goes from all of them. Refused with kind self_protection when the window holds the pane this MCP server runs in; a window that no longer exists answers object_gone. Returns the id of the window that was ended."""
+        """Ends a window, its panes and their processes, in every session it is linked into. Refuses the window holding this server's own pane (self_protection). Returns the ended window's id."""
 
     @abc.abstractmethod
     async def list_panes(self, params: ListPanesInput) -> ListPanesOutput | Reply[ListPanesOutput]:
-        """List every pane of the tmux server, in tmux's order, with its window, whether it is active, what runs in it, its working directory, and whether it is the pane this MCP server runs in. Read-only; an empty list when there is none."""
+        """Returns every pane of the server once, in tmux's order. get_server_info gives sessions, windows and panes as one tree."""
 
     @abc.abstractmethod
     async def list_sessions(
         self, params: ListSessionsInput
     ) -> ListSessionsOutput | Reply[ListSessionsOutput]:
-        """List every session of the tmux server this process serves, in tmux's order: id, name, window count and whether a terminal client is attached. Read-only; an empty list when the server has no session."""
+        """Returns every session in tmux's order."""
 
     @abc.abstractmethod
     async def list_windows(
         self, params: ListWindowsInput
     ) -> ListWindowsOutput | Reply[ListWindowsOutput]:
-        """List every window of every session, one row per place a window is linked (so a window linked into two sessions appears twice, once per session), with its index, name, pane count and flags. Read-only; an empty list when there is none."""
+        """Returns every window of every session in tmux's order, one row per session link."""
 
     @abc.abstractmethod
     async def move_window(
         self, params: MoveWindowInput
     ) -> MoveWindowOutput | Reply[MoveWindowOutput]:
-        """Move a window to an index of a session, the same session or another one; its id, panes and processes stay. The index must be free: an occupied index is refused by tmux and nothing moves. Returns the window's row at its new place."""
+        """Moves a window to a free index of a session, its own or another; its id, panes and processes stay. An occupied index is refused and nothing moves. Returns the window's row at its new place."""
 
     @abc.abstractmethod
     async def paste_text(self, params: PasteTextInput) -> PasteTextOutput | Reply[PasteTextOutput]:
-        """Paste text into one pane through a tmux paste buffer, as a terminal paste: it is bracketed (tmux paste-buffer -p), so a program that asked for bracketed paste, such as a shell's line editor, takes it as pasted text rather than as typed keys, and `#{...}` or key names in it are never interpreted. The buffer is private to this call and always deleted. With `enter` a newline ends the pasted text, inside the same paste. Only the named pane receives it, even when its window has synchronize-panes on. Before the buffer is made, and again just before pasting, the pane is checked: dead, input turned off, in a mode such as copy mode, shown to a person by an attached tmux client, the pane this MCP server runs in (self_protection), or running a run_shell_command command: refused, nothing pasted. Empty text without `enter` only runs the checks. Returns the pane and the UTF-8 bytes of `text`."""
+        """Pastes text into one pane as a bracketed paste (paste-buffer -p) through a private buffer: a program that enabled bracketed paste, such as a shell's line editor, takes it as pasted, and nothing in it is read as a key. enter adds a newline inside the paste. Only this pane receives it, even under synchronize-panes. Refused, pasting nothing, on the panes send_keys refuses. Returns the pane and the UTF-8 bytes of text."""
 
     @abc.abstractmethod
     async def rename_session(
         self, params: RenameSessionInput
     ) -> RenameSessionOutput | Reply[RenameSessionOutput]:
-        """Give a session a new name; its id, windows and clients stay. The name is taken literally: `#{...}` and `#(...)` are neither expanded nor run. A name another session already has is refused, and so is an empty one. Returns the session's row with the name tmux stored."""
+        """Renames a session; its id, windows and clients stay. An empty name or one another session has is refused. Returns the session's row, where attached counts every client but this server's own."""
 
     @abc.abstractmethod
     async def rename_window(
         self, params: RenameWindowInput
     ) -> RenameWindowOutput | Reply[RenameWindowOutput]:
-        """Give a window a new name; its id and panes stay, and tmux stops renaming it after the program running in it. The name is taken literally: `#{...}` and `#(...)` are neither expanded nor run. Returns the window's row with the name tmux stored."""
+        """Renames a window; its id and panes stay, and tmux stops renaming it after its program. Returns the window's row."""
 
     @abc.abstractmethod
     async def resize_pane(
         self, params: ResizePaneInput
     ) -> ResizePaneOutput | Reply[ResizePaneOutput]:
-        """Resize a pane by moving one of its borders `up`, `down`, `left` or `right` by a number of cells (tmux resize-pane -U, -D, -L, -R); the neighbouring panes give or take the room. tmux stops at the window's edges and at its neighbours' minimum size, so the pane may change by less, or not at all when it is alone in its window. Returns the pane's size afterwards as tmux reports it."""
+        """Moves one border of a pane by cells (1 to 10000) in direction; neighbours give or take the room, and tmux stops at the window's edges and at their minimum size, so the pane may change less or not at all. Returns the pane's size afterwards."""
 
     @abc.abstractmethod
     async def resize_window(
         self, params: ResizeWindowInput
     ) -> ResizeWindowOutput | Reply[ResizeWindowOutput]:
-        """Set a window's size in columns and rows (each 1 to 10000). tmux then keeps that size: it also sets the window's `window-size` option to `manual`, so attached clients no longer resize it. Returns the window's row."""
+        """Sets a window's size in columns and rows (each 1 to 10000) and its window-size option to manual, so attached clients no longer resize it. Returns the window's row."""
 
     @abc.abstractmethod
     async def respawn_pane(
         self, params: RespawnPaneInput
     ) -> RespawnPaneOutput | Reply[RespawnPaneOutput]:
-        """Restart a pane: run the command it was started with again, in the same pane with the same id. A pane whose process still runs is refused unless kill_first is true, which ends that process first (anything unsaved in it is lost). The pane this MCP server runs in is never respawned with kill_first: that would end this server. Returns the pane's row after the restart. Changes tmux state and ends a process."""
+        """Restarts a pane with the command it was started with, keeping its id. A pane whose process still runs is refused unless kill_first, which ends that process (unsaved work in it is lost); kill_first is refused on this server's own pane (self_protection). Returns the pane's row."""
 
     @abc.abstractmethod
     async def run_shell_command(
         self, params: RunShellCommandInput
     ) -> RunShellCommandOutput | Reply[RunShellCommandOutput]:
-        """Run one shell command line in a pane whose foreground program is a POSIX-style shell (sh, ash, bash, dash, ksh, ksh93, mksh, pdksh or zsh, login forms included; not fish) and answer with its exit status and output. The command runs in a subshell, so `cd`, `export` or `exit` inside it leave the interactive shell as it was. Completion is seen in the pane's output stream through markers the shell prints, never by polling. `output` holds stdout and stderr as the terminal showed them, without escape sequences, keeping the newest 256 KiB. When `seconds` (default 30, at most 600) pass first, or the call is cancelled, only the wait ends: the command keeps running and the pane stays reserved against other input from this server (send_keys with C-c alone still interrupts it) until the command ends or the pane exits. A pane whose foreground is not such a shell answers `no_shell` and nothing is typed. The pane must take input from this server alone: a dead pane, one in copy mode, one with input off, one a person is viewing, one whose window synchronizes input to other panes, or the pane this server runs in is refused before anything is typed."""
+        """Runs one command line at the prompt of a pane whose foreground is sh, ash, bash, dash, ksh, ksh93, mksh, pdksh or zsh (not fish), in a subshell (cd, export, exit stay inside). Returns the outcome, exit_status and output (stdout and stderr, newest 256 KiB). After a deadline or cancel the command keeps running and the pane stays reserved until it ends (send_keys C-c alone still reaches it). Refused, typing nothing, on the panes send_keys refuses and on synchronized panes. seconds 0 returns once the line is typed."""
 
     @abc.abstractmethod
     async def search_panes(
         self, params: SearchPanesInput
     ) -> SearchPanesOutput | Reply[SearchPanesOutput]:
-        """Find lines in pane text. `pattern` is literal and case-insensitive unless `regex` or `match_case` say otherwise; a regex uses Rust regex syntax, so look-around, backreferences, atomic groups and possessive quantifiers are invalid_input. Searches the screens (with `history` the scrollback too) of every pane, or one session's (by id or exact name) or one window's (when both are given the window must be in the session). Bounded: a pattern of at most 4,096 bytes, 64 panes, 8,192 lines and 1 MiB of text read, 5 seconds of capturing, 250 ms of matching and 200 matches; `capped` is true whenever one of these stopped the search early."""
+        """Finds lines in the text of every pane, or of one session or window (given both, the window must be in the session); history adds scrollback. pattern is literal and case-insensitive unless regex or match_case; regex is Rust syntax (no look-around or backreferences). Bounds: 4,096 pattern bytes, 64 panes, 8,192 lines, 1 MiB, 5 s reading, 250 ms matching, 200 matches; capped says one cut the search short. Returns the matching lines."""
 
     @abc.abstractmethod
     async def select_layout(
         self, params: SelectLayoutInput
     ) -> SelectLayoutOutput | Reply[SelectLayoutOutput]:
-        """Arrange a window's panes by a layout: a preset (even-horizontal, even-vertical, main-horizontal, main-vertical, tiled; main-horizontal-mirrored and main-vertical-mirrored need tmux 3.5 or newer), a unique abbreviation of one, or a layout string saved from `window_layout`. An unknown or ambiguous name or a malformed string is refused before the window is looked up, and only full preset names or checked layout strings ever reach tmux; a layout string with fewer cells than the window has panes is refused by tmux and nothing changes. Returns the layout applied: a preset's full name, or the layout string tmux made of the one given (a string with more cells than the window has panes loses its last cells)."""
+        """Arranges a window's panes by a preset (even-horizontal, even-vertical, main-horizontal, main-vertical, tiled; the -mirrored mains need tmux 3.5), a unique abbreviation of one, or a window_layout string. Bad layouts are refused before tmux runs; tmux refuses a string with fewer cells than the window's panes. Returns the layout applied."""
 
     @abc.abstractmethod
     async def select_pane(
@@ -242,91 +242,91 @@ class RustProfileHandlers(abc.ABC):
     async def select_window(
         self, params: SelectWindowInput
     ) -> SelectWindowOutput | Reply[SelectWindowOutput]:
-        """Make a window the current window of its session. With a direction, move from the named window instead: `next` and `previous` step through its session's windows by index and wrap around, `last` returns to the window that was current before in that session. Returns the session's current window afterwards."""
+        """Makes a window its session's current window, or with direction moves from it: next or previous by index, wrapping, or last, back to the window current before (refused if none). Returns the session's current window afterwards."""
 
     @abc.abstractmethod
     async def send_keys(self, params: SendKeysInput) -> SendKeysOutput | Reply[SendKeysOutput]:
-        """Type into a pane: `text` is typed literally (tmux send-keys -l, so key names and `#{...}` inside it are plain characters), then each of `keys` is sent as a tmux key name (`C-c`, `Escape`, `Up`...), then Enter when `enter` is true, all in one dispatch. Give `text`, `keys` or `enter`. Before anything is typed every recipient is checked: the pane, plus, when the pane has synchronize-panes on, every other synchronized pane of its window (those receive the same input). The call is refused, typing nothing, when any recipient is dead, has input turned off, is in a mode such as copy mode, is shown to a person by an attached tmux client, is the pane this MCP server runs in (self_protection), or is running a run_shell_command command (a lone `C-c` or `C-\\\\` key still goes through, to interrupt it). Returns the pane and every pane the input was addressed to."""
+        """Types into a pane in one dispatch: text literally, then keys as tmux key names (C-c, Escape, Up), then Enter if enter. With synchronize-panes on, the window's other synchronized panes receive it too. Refused, typing nothing, if any recipient is dead, has input off, is in a mode such as copy mode, is shown on a person's attached tmux client, is this server's own pane, or is held by run_shell_command (a lone C-c or C-\\ key still passes). Returns the pane and every pane addressed."""
 
     @abc.abstractmethod
     async def send_keys_batch(
         self, params: SendKeysBatchInput
     ) -> SendKeysBatchOutput | Reply[SendKeysBatchOutput]:
-        """Type into several panes in one call: 1 to 64 operations, each a full send_keys (its own pane, `text`, `keys` and `enter`, and all of send_keys' checks), run in order. Not atomic: operations that ran before a failure stay done. The shape of every operation is checked before the first one runs. `on_error` `stop` (the default) ends the batch at the first failed operation; `continue` runs the rest. Each row gives the operation's index, `tool: "send_keys"`, whether it succeeded, and its result (`{pane, panes}`) or its error."""
+        """Runs 1 to 64 send_keys operations in order, each with its own pane and all of send_keys' checks. Not atomic: operations before a failure stay done. on_error stop ends at the first failed operation. Returns one row per operation run (its {pane, panes} or its error) and counts."""
 
     @abc.abstractmethod
     async def set_history_limit(
         self, params: SetHistoryLimitInput
     ) -> SetHistoryLimitOutput | Reply[SetHistoryLimitOutput]:
-        """Set tmux's history-limit option, the number of lines of scrollback a pane keeps: the global value, or one session's own value when `session` is given. On tmux before 3.7, such as 3.3a, a pane takes the limit only when it is created: panes that exist already keep theirs and only panes created afterwards get the new one. Returns the option's name, the session it was set on (null for the global value) and the value tmux now holds."""
+        """Sets history-limit, the scrollback lines a pane keeps (0 to 2147483647), globally or for one session. On tmux before 3.7 only panes created afterwards take it. Returns the option name, the session set (null: global) and the value tmux holds."""
 
     @abc.abstractmethod
     async def set_mouse_enabled(
         self, params: SetMouseEnabledInput
     ) -> SetMouseEnabledOutput | Reply[SetMouseEnabledOutput]:
-        """Turn tmux's mouse support on or off, for every session (the global `mouse` option) or for one session. Returns the option as tmux holds it afterwards."""
+        """Turns tmux's mouse option on or off, globally or for one session. Returns the option as tmux holds it afterwards."""
 
     @abc.abstractmethod
     async def set_pane_title(
         self, params: SetPaneTitleInput
     ) -> SetPaneTitleOutput | Reply[SetPaneTitleOutput]:
-        """Set a pane's title (tmux's `pane_title`, shown in pane borders and status lines). The title is taken literally: `#{...}` and `#(...)` are neither expanded nor run. tmux keeps the old title when the new one holds control characters (newline, tab, escape), so such a title is refused. Returns the pane's row."""
+        """Sets a pane's title (pane_title, shown in borders and status lines). A title holding control characters (newline, tab, escape) is refused, since tmux would keep the old one. Returns the pane's row."""
 
     @abc.abstractmethod
     async def set_synchronize_panes(
         self, params: SetSynchronizePanesInput
     ) -> SetSynchronizePanesOutput | Reply[SetSynchronizePanesOutput]:
-        """Turn a window's synchronize-panes option on or off. On, it amplifies later input: what send_keys or send_keys_batch types into one pane of the window then reaches every synchronized pane of it, and run_shell_command refuses those panes; paste_text still reaches only its pane. A pane's own synchronize-panes value (tmux 3.2 and newer) still wins over the window's. Returns the option name, the window and the value now set; the result's text adds `amplifies`, the panes that later input to any one of them now reaches together (empty when nothing is widened)."""
+        """Turns a window's synchronize-panes on or off. On, later send_keys input to one pane reaches every synchronized pane of the window and run_shell_command refuses them; paste_text is unaffected. A pane's own value (tmux 3.2+) still wins. Returns the option, the window and the value; the text adds amplifies, the panes later input reaches together."""
 
     @abc.abstractmethod
     async def show_environment(
         self, params: ShowEnvironmentInput
     ) -> ShowEnvironmentOutput | Reply[ShowEnvironmentOutput]:
-        """List the tmux environment: the global one, or one session's (by id such as $1 or exact name). Each entry is set or removed (marked to be unset in new processes). Values are withheld (null, with `withheld` true) unless LIBTMUX_ENVIRONMENT_VALUES names the variable, since environments often hold secrets."""
+        """Returns the global tmux environment, or one session's: each variable set, or removed (unset in new processes). Values are withheld (null, withheld true) unless LIBTMUX_ENVIRONMENT_VALUES names the variable."""
 
     @abc.abstractmethod
     async def show_hooks(self, params: ShowHooksInput) -> ShowHooksOutput | Reply[ShowHooksOutput]:
-        """List the tmux hooks that are set: the global ones, or one session's (by id such as $1 or exact name). Hooks that are not set are left out."""
+        """Returns the tmux hooks that are set, global or one session's: name, command, and index among that hook's commands."""
 
     @abc.abstractmethod
     async def show_option(
         self, params: ShowOptionInput
     ) -> ShowOptionOutput | Reply[ShowOptionOutput]:
-        """Read one tmux option's value at one scope. Scopes: server, global-session (the default), global-window, and session, window or pane, which need `target` (a session id or exact name, a window id such as @2, a pane id such as %3). With a target and no scope the scope follows the target's shape. `value` is null when the option is not set at that scope (a scope below the global one inherits instead); an array option read whole gives one value per line. An option name tmux does not know is invalid_input."""
+        """Returns one tmux option's value at one scope, null when unset there; an array option gives one value per line. Scopes session, window and pane need target, the others take none; a target alone picks the scope by its shape. An unknown option is invalid_input."""
 
     @abc.abstractmethod
     async def signal_channel(
         self, params: SignalChannelInput
     ) -> SignalChannelOutput | Reply[SignalChannelOutput]:
-        """Signal a tmux wait-for channel (`tmux wait-for -S`): every wait on it ends. With nobody waiting, tmux keeps the signal once for the next wait; a second signal before anyone waits clears it again. Returns the channel."""
+        """Signals a tmux wait-for channel (tmux wait-for -S), ending every wait on it. With nobody waiting, tmux keeps the signal for the next wait; a second signal before then clears it. seconds is ignored. Returns the channel."""
 
     @abc.abstractmethod
     async def snapshot_pane(
         self, params: SnapshotPaneInput
     ) -> SnapshotPaneOutput | Reply[SnapshotPaneOutput]:
-        """One look at a pane: its row, size, cursor, mode, scroll position, whether it is dead, and its text (the screen, with `history` the scrollback too; blank rows under the last output left out). `max_lines` keeps only the newest lines, and `dropped` counts the older ones left out; without it at most 400,000 bytes of the newest text are kept."""
+        """Returns one look at a pane: its row, size, cursor, mode, scroll position, whether dead, and its text (the screen, with history the scrollback too, blank rows below the output dropped). max_lines keeps the newest lines; at most 400,000 bytes are kept, and dropped counts the older lines left out."""
 
     @abc.abstractmethod
     async def split_window(
         self, params: SplitWindowInput
     ) -> SplitWindowOutput | Reply[SplitWindowOutput]:
-        """Split a pane in two and start the default shell in the new half, which is placed below the pane unless direction says above, left or right. The pane that was split stays active. percent sizes the new pane as a share of the split pane, from 1 to 100. Without start_directory the shell starts in this MCP server's working directory, not the split pane's; a given directory is used literally, never expanded as a tmux format. Returns the new pane's row. Changes tmux state and starts a process."""
+        """Splits a pane; the new pane runs the default shell, goes below unless direction says otherwise, and takes percent (1 to 100) of the space, else half. The split pane stays active. Without start_directory the shell starts in this MCP server's directory, not the split pane's. Returns the new pane's row."""
 
     @abc.abstractmethod
     async def swap_pane(self, params: SwapPaneInput) -> SwapPaneOutput | Reply[SwapPaneOutput]:
-        """Exchange the places of two panes, in one window or across windows. Each pane keeps its id and its process, so the ids follow the programs to their new places. The two panes must differ. Returns the source pane's row at its new place."""
+        """Exchanges the places of two different panes, in one window or across windows; each keeps its id and process, so ids follow the programs. Returns the source pane's row at its new place."""
 
     @abc.abstractmethod
     async def wait_for_channel(
         self, params: WaitForChannelInput
     ) -> WaitForChannelOutput | Reply[WaitForChannelOutput]:
-        """Wait until a tmux wait-for channel is signalled (`tmux wait-for -S NAME` from a script, or signal_channel), or until the deadline. A signal sent while nobody waited is kept once, and this wait uses it up and returns at once. The wait sleeps on tmux's answer without polling and ends at once, as an error, when the tmux server goes away. At the deadline its tmux client is killed; tmux then hands the channel's next signal to that ended wait unless another wait is pending, so signal again after a new wait has started. Returns the channel and how the wait ended."""
+        """Waits until a tmux wait-for channel is signalled (signal_channel, or tmux wait-for -S) or seconds pass (0 counts as 1; over 600 is refused). A signal kept from before ends it at once; the tmux server going ends it as an error. After a deadline tmux may give the next signal to the ended wait: signal only once a new wait runs. Returns the channel and the outcome."""
 
     @abc.abstractmethod
     async def wait_for_text(
         self, params: WaitForTextInput
     ) -> WaitForTextOutput | Reply[WaitForTextOutput]:
-        """Wait until a pane prints text matching one of `patterns` (or one of `stop`), judging only output written after the call starts, as it arrives in the pane's output stream: nothing polls. Patterns are literal and case-insensitive unless `regex` or `match_case` says otherwise; at most 32 of each, each at most 4096 bytes. Without patterns any new output ends the wait. A stop pattern wins over a pattern on the same line. Before waiting, the screen is read once: wanted text already on a finished row answers `present_at_entry`, and wanted text only on the row still being typed answers `pending`. Lines this server typed and submitted into the pane in the last two seconds (send_keys, run_shell_command) are not taken as output. `seconds` defaults to 30 (at most 600). Ends at once with `pane_closed` when the pane, its window, its session or the server goes."""
+        """Waits until a pane prints text matching one of patterns, or of stop (which wins on the same line), judging only output after the call starts; without patterns any output ends it. Literal and case-insensitive unless regex or match_case; each at most 4,096 bytes. Wanted text already on a finished screen row answers present_at_entry, on the row being typed pending. Lines this server submitted in the last 2 s are not output. Returns the outcome, the entry matched and the output seen."""
 
     @abc.abstractmethod
     async def resource_capabilities(

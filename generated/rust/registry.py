@@ -504,8 +504,11 @@ ENVIRONMENT: tuple[EnvironmentEntry, ...] = (
 TEXT_UNWRAPS: str | None = None
 ERROR_TEXT: str = "envelope"
 INSTRUCTIONS: tuple[str, ...] = (
-    "These tools drive tmux. A tmux server holds sessions, a session holds windows, a window holds panes.",
-    "Name a pane by its id, such as %3. This process serves one tmux server, chosen when it starts.",
+    "These tools drive one tmux server, chosen when this process starts (by default its own socket libtmux-mcp, not a tmux your client runs in); no tool takes a socket.",
+    "A server holds sessions, a session windows, a window panes. Name them by raw tmux id: pane %3, window @2, session $1 or its exact name (never a prefix). list_panes, list_windows, list_sessions and get_server_info give the ids.",
+    "A pane's caller is self for the pane this MCP server runs in (socket and pane id proven), other for any other pane, unknown when this server runs outside tmux. A window has one row per session it is linked into (linked true when several). A session is attached when a terminal client shows it; control-mode clients, this server's own included, do not count.",
+    "A failure is an isError result whose text is JSON: a message, and data with kind, retryable and stale. invalid_input names the argument at fault, object_gone (stale) means an id names nothing now (list again), self_protection guards this server's own pane.",
+    "Names, titles and start directories are taken literally: tmux formats in them stay text. A start_directory must exist (~ expanded); without one a new shell starts in this MCP server's working directory. A seconds wait defaults to 30 and goes up to 600.",
     "Toolsets on: {toolsets_on}.",
     "Toolsets off: {toolsets_off} (their tools are not offered; the user can turn them on with LIBTMUX_TOOLSETS).",
     'This MCP server runs inside tmux: pane {caller_pane} on socket {caller_socket} is the one your client runs in (caller "self"). Never kill that pane, its window, its session or its server, and do not type into it.',

@@ -11,180 +11,96 @@ from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
 
 
 class CallReadToolsBatchInputOnError(RootModel[Literal["stop", "continue"]]):
-    root: Annotated[
-        Literal["stop", "continue"],
-        Field(
-            description="What a failed row does to the rest of the batch.",
-            title="CallReadToolsBatchInputOnError",
-        ),
-    ]
+    root: Annotated[Literal["stop", "continue"], Field(title="CallReadToolsBatchInputOnError")]
 
 
 class CapturePaneOperationArguments(BaseModel):
-    """
-    The arguments of capture_pane, as a direct call takes them.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    end: Annotated[int | None | MISSING, Field(description="The last line.")] = MISSING
-    history: Annotated[bool, Field(description="Include the scrollback.")] = False
-    last_command: Annotated[bool, Field(description="Ask for the last command's output block.")] = (
-        False
-    )
-    pane: Annotated[str, Field(description="The pane, a raw id such as %3.")]
-    start: Annotated[
-        int | None | MISSING, Field(description="The first line (0 is the top of the screen).")
-    ] = MISSING
+    end: int | None | MISSING = MISSING
+    history: bool = False
+    last_command: bool = False
+    pane: str
+    start: int | None | MISSING = MISSING
 
 
 class CapturePaneOperation(BaseModel):
-    """
-    One capture_pane call.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: Annotated[
-        CapturePaneOperationArguments | MISSING,
-        Field(description="The arguments of capture_pane, as a direct call takes them."),
-    ] = MISSING
-    tool: Annotated[Literal["capture_pane"], Field(description="The tool to call: capture_pane.")]
+    arguments: CapturePaneOperationArguments | MISSING = MISSING
+    tool: Literal["capture_pane"]
 
 
 class CaptureSinceOperationArguments(BaseModel):
-    """
-    The arguments of capture_since, as a direct call takes them.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    cursor: Annotated[
-        str | None | MISSING, Field(description="The cursor an earlier call returned.")
-    ] = MISSING
-    pane: Annotated[str, Field(description="The pane, a raw id such as %3.")]
+    cursor: str | None | MISSING = MISSING
+    pane: str
 
 
 class CaptureSinceOperation(BaseModel):
-    """
-    One capture_since call.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: Annotated[
-        CaptureSinceOperationArguments | MISSING,
-        Field(description="The arguments of capture_since, as a direct call takes them."),
-    ] = MISSING
-    tool: Annotated[Literal["capture_since"], Field(description="The tool to call: capture_since.")]
+    arguments: CaptureSinceOperationArguments | MISSING = MISSING
+    tool: Literal["capture_since"]
 
 
 class FindPaneByPositionOperationArguments(BaseModel):
-    """
-    The arguments of find_pane_by_position, as a direct call takes them.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    corner: Annotated[str, Field(description="top-left, top-right, bottom-left or bottom-right.")]
-    window: Annotated[str, Field(description="The window, an id such as @2.")]
+    corner: str
+    window: str
 
 
 class FindPaneByPositionOperation(BaseModel):
-    """
-    One find_pane_by_position call.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: Annotated[
-        FindPaneByPositionOperationArguments | MISSING,
-        Field(description="The arguments of find_pane_by_position, as a direct call takes them."),
-    ] = MISSING
-    tool: Annotated[
-        Literal["find_pane_by_position"],
-        Field(description="The tool to call: find_pane_by_position."),
-    ]
+    arguments: FindPaneByPositionOperationArguments | MISSING = MISSING
+    tool: Literal["find_pane_by_position"]
 
 
 class GetPaneInfoOperationArguments(BaseModel):
-    """
-    The arguments of get_pane_info, as a direct call takes them.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane: Annotated[str, Field(description="The pane, a raw id such as %3.")]
+    pane: str
 
 
 class GetPaneInfoOperation(BaseModel):
-    """
-    One get_pane_info call.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: Annotated[
-        GetPaneInfoOperationArguments | MISSING,
-        Field(description="The arguments of get_pane_info, as a direct call takes them."),
-    ] = MISSING
-    tool: Annotated[Literal["get_pane_info"], Field(description="The tool to call: get_pane_info.")]
+    arguments: GetPaneInfoOperationArguments | MISSING = MISSING
+    tool: Literal["get_pane_info"]
 
 
 class GetServerInfoOperation(BaseModel):
-    """
-    One get_server_info call.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: Annotated[
-        dict[str, Any] | MISSING,
-        Field(
-            description="The arguments of get_server_info, as a direct call takes them.",
-            max_length=0,
-        ),
-    ] = MISSING
-    tool: Annotated[
-        Literal["get_server_info"], Field(description="The tool to call: get_server_info.")
-    ]
+    arguments: Annotated[dict[str, Any] | MISSING, Field(max_length=0)] = MISSING
+    tool: Literal["get_server_info"]
 
 
 class GetSessionInfoOperationArguments(BaseModel):
-    """
-    The arguments of get_session_info, as a direct call takes them.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    session: Annotated[str, Field(description="The session, by id such as $1 or exact name.")]
+    session: str
 
 
 class GetSessionInfoOperation(BaseModel):
-    """
-    One get_session_info call.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: Annotated[
-        GetSessionInfoOperationArguments | MISSING,
-        Field(description="The arguments of get_session_info, as a direct call takes them."),
-    ] = MISSING
-    tool: Annotated[
-        Literal["get_session_info"], Field(description="The tool to call: get_session_info.")
-    ]
+    arguments: GetSessionInfoOperationArguments | MISSING = MISSING
+    tool: Literal["get_session_info"]
 
 
 class GetTmuxVariablesOperationArgumentsName(RootModel[str]):
@@ -192,284 +108,156 @@ class GetTmuxVariablesOperationArgumentsName(RootModel[str]):
 
 
 class GetTmuxVariablesOperationArguments(BaseModel):
-    """
-    The arguments of get_tmux_variables, as a direct call takes them.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
     names: Annotated[
         list[GetTmuxVariablesOperationArgumentsName],
-        Field(description="Format variable names, 1 to 32.", max_length=32, min_length=1),
+        Field(max_length=32, min_length=1),
     ]
-    pane: Annotated[str | None | MISSING, Field(description="The pane, a raw id such as %3.")] = (
-        MISSING
-    )
+    pane: str | None | MISSING = MISSING
 
 
 class GetTmuxVariablesOperation(BaseModel):
-    """
-    One get_tmux_variables call.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: Annotated[
-        GetTmuxVariablesOperationArguments | MISSING,
-        Field(description="The arguments of get_tmux_variables, as a direct call takes them."),
-    ] = MISSING
-    tool: Annotated[
-        Literal["get_tmux_variables"], Field(description="The tool to call: get_tmux_variables.")
-    ]
+    arguments: GetTmuxVariablesOperationArguments | MISSING = MISSING
+    tool: Literal["get_tmux_variables"]
 
 
 class GetWindowInfoOperationArguments(BaseModel):
-    """
-    The arguments of get_window_info, as a direct call takes them.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    window: Annotated[str, Field(description="The window, an id such as @2.")]
+    window: str
 
 
 class GetWindowInfoOperation(BaseModel):
-    """
-    One get_window_info call.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: Annotated[
-        GetWindowInfoOperationArguments | MISSING,
-        Field(description="The arguments of get_window_info, as a direct call takes them."),
-    ] = MISSING
-    tool: Annotated[
-        Literal["get_window_info"], Field(description="The tool to call: get_window_info.")
-    ]
+    arguments: GetWindowInfoOperationArguments | MISSING = MISSING
+    tool: Literal["get_window_info"]
 
 
 class ListPanesOperation(BaseModel):
-    """
-    One list_panes call.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: Annotated[
-        dict[str, Any] | MISSING,
-        Field(
-            description="The arguments of list_panes, as a direct call takes them.", max_length=0
-        ),
-    ] = MISSING
-    tool: Annotated[Literal["list_panes"], Field(description="The tool to call: list_panes.")]
+    arguments: Annotated[dict[str, Any] | MISSING, Field(max_length=0)] = MISSING
+    tool: Literal["list_panes"]
 
 
 class ListSessionsOperation(BaseModel):
-    """
-    One list_sessions call.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: Annotated[
-        dict[str, Any] | MISSING,
-        Field(
-            description="The arguments of list_sessions, as a direct call takes them.", max_length=0
-        ),
-    ] = MISSING
-    tool: Annotated[Literal["list_sessions"], Field(description="The tool to call: list_sessions.")]
+    arguments: Annotated[dict[str, Any] | MISSING, Field(max_length=0)] = MISSING
+    tool: Literal["list_sessions"]
 
 
 class ListWindowsOperation(BaseModel):
-    """
-    One list_windows call.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: Annotated[
-        dict[str, Any] | MISSING,
-        Field(
-            description="The arguments of list_windows, as a direct call takes them.", max_length=0
-        ),
-    ] = MISSING
-    tool: Annotated[Literal["list_windows"], Field(description="The tool to call: list_windows.")]
+    arguments: Annotated[dict[str, Any] | MISSING, Field(max_length=0)] = MISSING
+    tool: Literal["list_windows"]
 
 
 class SearchPanesOperationArguments(BaseModel):
-    """
-    The arguments of search_panes, as a direct call takes them.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    history: Annotated[bool, Field(description="Include the scrollback.")] = False
-    match_case: Annotated[bool, Field(description="Match letter case exactly.")] = False
-    pattern: Annotated[str, Field(description="The text or regex to look for.", max_length=4096)]
-    regex: Annotated[bool, Field(description="Treat pattern as a regex.")] = False
-    session: Annotated[
-        str | None | MISSING, Field(description="The session, by id such as $1 or exact name.")
-    ] = MISSING
-    window: Annotated[str | None | MISSING, Field(description="The window, an id such as @2.")] = (
-        MISSING
-    )
+    history: bool = False
+    match_case: bool = False
+    pattern: Annotated[str, Field(max_length=4096)]
+    regex: bool = False
+    session: str | None | MISSING = MISSING
+    window: str | None | MISSING = MISSING
 
 
 class SearchPanesOperation(BaseModel):
-    """
-    One search_panes call.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: Annotated[
-        SearchPanesOperationArguments | MISSING,
-        Field(description="The arguments of search_panes, as a direct call takes them."),
-    ] = MISSING
-    tool: Annotated[Literal["search_panes"], Field(description="The tool to call: search_panes.")]
+    arguments: SearchPanesOperationArguments | MISSING = MISSING
+    tool: Literal["search_panes"]
 
 
 class ShowEnvironmentOperationArguments(BaseModel):
-    """
-    The arguments of show_environment, as a direct call takes them.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    session: Annotated[
-        str | None | MISSING, Field(description="The session, by id such as $1 or exact name.")
-    ] = MISSING
+    session: str | None | MISSING = MISSING
 
 
 class ShowEnvironmentOperation(BaseModel):
-    """
-    One show_environment call.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: Annotated[
-        ShowEnvironmentOperationArguments | MISSING,
-        Field(description="The arguments of show_environment, as a direct call takes them."),
-    ] = MISSING
-    tool: Annotated[
-        Literal["show_environment"], Field(description="The tool to call: show_environment.")
-    ]
+    arguments: ShowEnvironmentOperationArguments | MISSING = MISSING
+    tool: Literal["show_environment"]
 
 
 class ShowHooksOperationArguments(BaseModel):
-    """
-    The arguments of show_hooks, as a direct call takes them.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    session: Annotated[
-        str | None | MISSING, Field(description="The session, by id such as $1 or exact name.")
-    ] = MISSING
+    session: str | None | MISSING = MISSING
 
 
 class ShowHooksOperation(BaseModel):
-    """
-    One show_hooks call.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: Annotated[
-        ShowHooksOperationArguments | MISSING,
-        Field(description="The arguments of show_hooks, as a direct call takes them."),
-    ] = MISSING
-    tool: Annotated[Literal["show_hooks"], Field(description="The tool to call: show_hooks.")]
+    arguments: ShowHooksOperationArguments | MISSING = MISSING
+    tool: Literal["show_hooks"]
 
 
 class ShowOptionOperationArguments(BaseModel):
-    """
-    The arguments of show_option, as a direct call takes them.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[str, Field(description="The option name.")]
-    scope: Annotated[
+    name: str
+    scope: (
         Literal["server", "global-session", "global-window", "session", "window", "pane"]
         | None
-        | MISSING,
-        Field(description="Where to read the option."),
-    ] = MISSING
-    target: Annotated[
-        str | None | MISSING, Field(description="The session, window or pane for a local scope.")
-    ] = MISSING
+        | MISSING
+    ) = MISSING
+    target: str | None | MISSING = MISSING
 
 
 class ShowOptionOperation(BaseModel):
-    """
-    One show_option call.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: Annotated[
-        ShowOptionOperationArguments | MISSING,
-        Field(description="The arguments of show_option, as a direct call takes them."),
-    ] = MISSING
-    tool: Annotated[Literal["show_option"], Field(description="The tool to call: show_option.")]
+    arguments: ShowOptionOperationArguments | MISSING = MISSING
+    tool: Literal["show_option"]
 
 
 class SnapshotPaneOperationArguments(BaseModel):
-    """
-    The arguments of snapshot_pane, as a direct call takes them.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    history: Annotated[bool, Field(description="Include the scrollback.")] = False
-    max_lines: Annotated[
-        int | None | MISSING, Field(description="Keep at most this many of the newest lines.", ge=0)
-    ] = MISSING
-    pane: Annotated[str, Field(description="The pane, a raw id such as %3.")]
+    history: bool = False
+    max_lines: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    pane: str
 
 
 class SnapshotPaneOperation(BaseModel):
-    """
-    One snapshot_pane call.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    arguments: Annotated[
-        SnapshotPaneOperationArguments | MISSING,
-        Field(description="The arguments of snapshot_pane, as a direct call takes them."),
-    ] = MISSING
-    tool: Annotated[Literal["snapshot_pane"], Field(description="The tool to call: snapshot_pane.")]
+    arguments: SnapshotPaneOperationArguments | MISSING = MISSING
+    tool: Literal["snapshot_pane"]
 
 
 class CallReadToolsBatchInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    on_error: Annotated[
-        Literal["stop", "continue"],
-        Field(description="stop: end at the first failed row; continue: run every operation."),
-    ] = "stop"
+    on_error: Literal["stop", "continue"] = "stop"
     operations: Annotated[
         list[
             CapturePaneOperation
@@ -489,72 +277,38 @@ class CallReadToolsBatchInput(BaseModel):
             | ShowOptionOperation
             | SnapshotPaneOperation
         ],
-        Field(description="The calls, run in this order.", max_length=16, min_length=1),
+        Field(max_length=16, min_length=1),
     ]
 
 
 class ErrorCode(RootModel[int]):
-    root: Annotated[int, Field(description="A JSON-RPC error code.", title="ErrorCode")]
+    root: Annotated[int, Field(title="ErrorCode")]
 
 
 class ErrorData(BaseModel):
-    """
-    A JSON-RPC error object.
-    """
-
-    code: Annotated[ErrorCode, Field(description="The JSON-RPC error code.")]
-    data: Annotated[Any | MISSING, Field(description="The error's kind, retryable and stale.")] = (
-        MISSING
-    )
-    message: Annotated[str, Field(description="What went wrong and what to do.")]
+    code: ErrorCode
+    data: Any | MISSING = MISSING
+    message: str
 
 
 class CallReadToolsBatchOutputOnError(RootModel[Literal["stop", "continue"]]):
-    root: Annotated[
-        Literal["stop", "continue"],
-        Field(
-            description="What a failed row did to the rest of the batch.",
-            title="CallReadToolsBatchOutputOnError",
-        ),
-    ]
+    root: Annotated[Literal["stop", "continue"], Field(title="CallReadToolsBatchOutputOnError")]
 
 
 class BatchItem(BaseModel):
-    """
-    One operation's row.
-    """
-
-    error: Annotated[
-        ErrorData | None | MISSING,
-        Field(
-            description="A JSON-RPC error for a call that never reached its tool (such as one this server does not serve); null otherwise."
-        ),
-    ] = MISSING
-    index: Annotated[int, Field(description="The operation's position, from 0.", ge=0)]
+    error: ErrorData | None | MISSING = MISSING
+    index: Annotated[int, Field(ge=0)]
     result: Any | MISSING = MISSING
-    resultTruncated: Annotated[
-        bool, Field(description="The result was left out to fit the response.")
-    ]
-    success: Annotated[bool, Field(description="Whether the call succeeded.")]
-    tool: Annotated[str, Field(description="The tool it called.")]
+    resultTruncated: bool
+    success: bool
+    tool: str
 
 
 class CallReadToolsBatchOutput(BaseModel):
-    failed: Annotated[int, Field(description="Rows that failed.", ge=0)]
-    onError: Annotated[
-        CallReadToolsBatchOutputOnError, Field(description="The on_error the batch ran with.")
-    ]
-    results: Annotated[
-        list[BatchItem],
-        Field(description="One row per operation run, in order."),
-    ]
-    stoppedAt: Annotated[
-        int | None | MISSING,
-        Field(
-            description="The index of the row the batch stopped at under on_error stop, else null.",
-            ge=0,
-        ),
-    ] = MISSING
-    succeeded: Annotated[int, Field(description="Rows that succeeded.", ge=0)]
-    truncated: Annotated[bool, Field(description="Some results were left out to fit the response.")]
-    truncatedBytes: Annotated[int, Field(description="Bytes of results left out.", ge=0)]
+    failed: Annotated[int, Field(ge=0)]
+    onError: CallReadToolsBatchOutputOnError
+    results: list[BatchItem]
+    stoppedAt: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    succeeded: Annotated[int, Field(ge=0)]
+    truncated: bool
+    truncatedBytes: Annotated[int, Field(ge=0)]

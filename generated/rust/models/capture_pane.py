@@ -14,36 +14,22 @@ class CapturePaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    end: Annotated[int | None | MISSING, Field(description="The last line, numbered as start.")] = (
-        MISSING
-    )
-    history: Annotated[
-        bool, Field(description="Include the whole scrollback above the screen.")
-    ] = False
-    last_command: Annotated[
-        bool, Field(description="Ask for the last command's output block only (see marks).")
-    ] = False
-    pane: Annotated[str, Field(description="The pane, a raw id such as %3.")]
-    start: Annotated[
-        int | None | MISSING,
-        Field(
-            description="The first line: 0 is the top of the screen, negative lines are scrollback."
-        ),
-    ] = MISSING
+    end: int | None | MISSING = MISSING
+    history: bool = False
+    last_command: bool = False
+    pane: str
+    start: int | None | MISSING = MISSING
 
 
 class Marks(RootModel[Literal["present", "absent", "unsupported", "not_asked"]]):
     root: Annotated[
         Literal["present", "absent", "unsupported", "not_asked"],
-        Field(
-            description="Whether the last command's output block could be found.",
-            title="Marks",
-        ),
+        Field(title="Marks"),
     ]
 
 
 class CapturePaneOutput(BaseModel):
-    lines: Annotated[int, Field(description="How many lines text holds.", ge=0)]
-    marks: Annotated[Marks, Field(description="What became of a last_command request.")]
-    pane: Annotated[str, Field(description="The pane read.")]
-    text: Annotated[str, Field(description="The lines read, joined by newlines.")]
+    lines: Annotated[int, Field(ge=0)]
+    marks: Marks
+    pane: str
+    text: str

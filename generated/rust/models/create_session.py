@@ -14,29 +14,12 @@ class CreateSessionInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[
-        str,
-        Field(
-            description="The session's name, used literally. It must be new on this server, not empty, and free of `.`, `:`, `\\` and control characters (tmux would alter them)."
-        ),
-    ]
-    start_directory: Annotated[
-        str | None | MISSING,
-        Field(
-            description="An existing directory for the first shell (`~` expanded, relative to this MCP server's directory). Omit or null for this MCP server's own working directory."
-        ),
-    ] = MISSING
+    name: str
+    start_directory: str | None | MISSING = MISSING
 
 
 class CreateSessionOutput(BaseModel):
-    attached: Annotated[
-        bool,
-        Field(
-            description="Whether a client other than this MCP server's own is attached (false for a new, detached session)."
-        ),
-    ]
-    id: Annotated[str, Field(description="The new session's tmux id, such as `$4`.")]
-    name: Annotated[str, Field(description="The session's name as tmux holds it.")]
-    windows: Annotated[
-        int, Field(description="How many windows the session has (1 when new).", ge=0)
-    ]
+    attached: bool
+    id: str
+    name: str
+    windows: Annotated[int, Field(ge=0)]

@@ -14,38 +14,16 @@ class CreateWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[
-        str | None | MISSING,
-        Field(
-            description="The window's name, used literally. Omit or null to let tmux name it after its program."
-        ),
-    ] = MISSING
-    session: Annotated[
-        str,
-        Field(
-            description="The session to add the window to: its id such as `$1`, or its exact name."
-        ),
-    ]
-    start_directory: Annotated[
-        str | None | MISSING,
-        Field(
-            description="An existing directory for the window's shell (`~` expanded, relative to this MCP server's directory). Omit or null for this MCP server's own working directory."
-        ),
-    ] = MISSING
+    name: str | None | MISSING = MISSING
+    session: str
+    start_directory: str | None | MISSING = MISSING
 
 
 class CreateWindowOutput(BaseModel):
-    active: Annotated[
-        bool,
-        Field(
-            description="Whether it is its session's current window (false: it is created in the background)."
-        ),
-    ]
-    id: Annotated[str, Field(description="The new window's tmux id, such as `@9`.")]
-    index: Annotated[int, Field(description="The window's index in that session.")]
-    linked: Annotated[
-        bool, Field(description="Whether the window is linked into more than one session.")
-    ]
-    name: Annotated[str, Field(description="The window's name as tmux holds it.")]
-    panes: Annotated[int, Field(description="How many panes the window has (1 when new).", ge=0)]
-    session_id: Annotated[str, Field(description="The session the window was created in.")]
+    active: bool
+    id: str
+    index: int
+    linked: bool
+    name: str
+    panes: Annotated[int, Field(ge=0)]
+    session_id: str

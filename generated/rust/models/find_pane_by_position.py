@@ -14,41 +14,18 @@ class FindPaneByPositionInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    corner: Annotated[
-        str, Field(description="Which corner: top-left, top-right, bottom-left or bottom-right.")
-    ]
-    window: Annotated[str, Field(description="The window's tmux id, such as @2.")]
+    corner: str
+    window: str
 
 
 class Relation(RootModel[Literal["unknown", "self", "other"]]):
-    root: Annotated[
-        Literal["unknown", "self", "other"],
-        Field(
-            description="How a pane relates to this MCP server's own pane.",
-            title="Relation",
-        ),
-    ]
+    root: Annotated[Literal["unknown", "self", "other"], Field(title="Relation")]
 
 
 class FindPaneByPositionOutput(BaseModel):
-    active: Annotated[bool, Field(description="True when this is the active pane of its window.")]
-    caller: Annotated[
-        Relation,
-        Field(
-            description="Whether this pane is the one this MCP server runs in: self (same tmux server and same pane, both confirmed), other (any other pane, or one that cannot be proven either way), or unknown (this server is not running inside tmux)."
-        ),
-    ]
-    command: Annotated[
-        str | None | MISSING,
-        Field(
-            description="The program running in the pane's foreground, as tmux reports it; null when tmux reports none."
-        ),
-    ] = MISSING
-    id: Annotated[str, Field(description="The pane's tmux id, such as %3.")]
-    path: Annotated[
-        str | None | MISSING,
-        Field(description="The pane's current working directory; null when tmux does not know it."),
-    ] = MISSING
-    window_id: Annotated[
-        str, Field(description="The id of the window holding the pane, such as @2.")
-    ]
+    active: bool
+    caller: Relation
+    command: str | None | MISSING = MISSING
+    id: str
+    path: str | None | MISSING = MISSING
+    window_id: str

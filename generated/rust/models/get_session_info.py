@@ -14,21 +14,11 @@ class GetSessionInfoInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    session: Annotated[
-        str,
-        Field(
-            description="The session: its id such as $1, or its exact name (never a prefix or pattern)."
-        ),
-    ]
+    session: str
 
 
 class GetSessionInfoOutput(BaseModel):
-    attached: Annotated[
-        bool,
-        Field(
-            description="True when at least one terminal client (not a control-mode client such as this server's own) is attached to the session."
-        ),
-    ]
-    id: Annotated[str, Field(description="The session's tmux id, such as $1.")]
-    name: Annotated[str, Field(description="The session's name.")]
-    windows: Annotated[int, Field(description="How many windows the session holds.", ge=0)]
+    attached: bool
+    id: str
+    name: str
+    windows: Annotated[int, Field(ge=0)]

@@ -20,24 +20,10 @@ class GetTmuxVariablesInput(BaseModel):
     )
     names: Annotated[
         list[GetTmuxVariablesInputName],
-        Field(
-            description="The variable names to expand, without #{ }: 1 to 32, each a letter then letters, digits or '_'.",
-            max_length=32,
-            min_length=1,
-        ),
+        Field(description="Names without #{ }.", max_length=32, min_length=1),
     ]
-    pane: Annotated[
-        str | None | MISSING,
-        Field(
-            description="The pane to expand them for, a raw id such as %3; omit to let tmux pick."
-        ),
-    ] = MISSING
+    pane: str | None | MISSING = MISSING
 
 
 class GetTmuxVariablesOutput(BaseModel):
-    values: Annotated[
-        dict[str, str],
-        Field(
-            description='Each name asked, with what tmux expanded it to ("" when tmux does not know it).'
-        ),
-    ]
+    values: dict[str, str]

@@ -17,20 +17,11 @@ class ListSessionsInput(BaseModel):
 
 
 class SessionView(BaseModel):
-    """
-    A session.
-    """
-
-    attached: Annotated[
-        bool,
-        Field(
-            description="True when at least one terminal client (not a control-mode client such as this server's own) is attached to the session."
-        ),
-    ]
-    id: Annotated[str, Field(description="The session's tmux id, such as $1.")]
-    name: Annotated[str, Field(description="The session's name.")]
-    windows: Annotated[int, Field(description="How many windows the session holds.", ge=0)]
+    attached: bool
+    id: str
+    name: str
+    windows: Annotated[int, Field(ge=0)]
 
 
 class ListSessionsOutput(BaseModel):
-    sessions: Annotated[list[SessionView], Field(description="The sessions, in tmux's order.")]
+    sessions: list[SessionView]

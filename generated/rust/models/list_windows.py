@@ -17,30 +17,14 @@ class ListWindowsInput(BaseModel):
 
 
 class WindowView(BaseModel):
-    """
-    A window at one of its session links.
-    """
-
-    active: Annotated[
-        bool, Field(description="True when this is the current window of that session.")
-    ]
-    id: Annotated[str, Field(description="The window's tmux id, such as @2.")]
-    index: Annotated[int, Field(description="The window's index in that session.")]
-    linked: Annotated[
-        bool, Field(description="True when the window is linked into more than one session.")
-    ]
-    name: Annotated[str, Field(description="The window's name.")]
-    panes: Annotated[int, Field(description="How many panes the window holds.", ge=0)]
-    session_id: Annotated[
-        str,
-        Field(
-            description="The id of the session this row places the window in, such as $1 (a window linked into several sessions gets one row per session)."
-        ),
-    ]
+    active: bool
+    id: str
+    index: int
+    linked: bool
+    name: str
+    panes: Annotated[int, Field(ge=0)]
+    session_id: str
 
 
 class ListWindowsOutput(BaseModel):
-    windows: Annotated[
-        list[WindowView],
-        Field(description="One row per session link of a window, in tmux's order."),
-    ]
+    windows: list[WindowView]

@@ -14,19 +14,11 @@ class PasteTextInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    enter: Annotated[
-        bool, Field(description="End the paste with a newline, inside the same paste.")
-    ] = False
-    pane: Annotated[str, Field(description="The `%`-prefixed id of the pane to paste into.")]
-    text: Annotated[str, Field(description="The text to paste, as it is.")]
+    enter: bool = False
+    pane: str
+    text: str
 
 
 class PasteTextOutput(BaseModel):
-    bytes: Annotated[
-        int,
-        Field(
-            description="The length of `text` in UTF-8 bytes (a newline added by `enter` not counted).",
-            ge=0,
-        ),
-    ]
-    pane: Annotated[str, Field(description="The pane pasted into.")]
+    bytes: Annotated[int, Field(ge=0)]
+    pane: str

@@ -14,25 +14,12 @@ class RenameSessionInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[
-        str,
-        Field(
-            description="The new name, taken literally; not empty and not another session's name."
-        ),
-    ]
-    session: Annotated[
-        str,
-        Field(description="The session to rename: its `$`-prefixed id, or its exact current name."),
-    ]
+    name: str
+    session: str
 
 
 class RenameSessionOutput(BaseModel):
-    attached: Annotated[
-        bool,
-        Field(
-            description="Whether any client other than this server's own is attached to the session."
-        ),
-    ]
-    id: Annotated[str, Field(description="The session's `$`-prefixed tmux id.")]
-    name: Annotated[str, Field(description="The session's name as tmux stores it.")]
-    windows: Annotated[int, Field(description="How many windows the session has.", ge=0)]
+    attached: bool
+    id: str
+    name: str
+    windows: Annotated[int, Field(ge=0)]

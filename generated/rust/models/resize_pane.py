@@ -11,27 +11,19 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
 class ResizeDirection(RootModel[Literal["up", "down", "left", "right"]]):
-    root: Annotated[
-        Literal["up", "down", "left", "right"],
-        Field(description="The way a border moves.", title="ResizeDirection"),
-    ]
+    root: Annotated[Literal["up", "down", "left", "right"], Field(title="ResizeDirection")]
 
 
 class ResizePaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    cells: Annotated[
-        int, Field(description="How many cells (rows or columns) to move it, 1 to 10000.", ge=0)
-    ]
-    direction: Annotated[
-        ResizeDirection,
-        Field(description="Which way to move the border: up, down, left or right."),
-    ]
-    pane: Annotated[str, Field(description="The `%`-prefixed id of the pane to resize.")]
+    cells: Annotated[int, Field(ge=0)]
+    direction: ResizeDirection
+    pane: str
 
 
 class ResizePaneOutput(BaseModel):
-    height: Annotated[int, Field(description="The pane's height in rows after the call.", ge=0)]
-    pane: Annotated[str, Field(description="The `%`-prefixed id of the pane.")]
-    width: Annotated[int, Field(description="The pane's width in columns after the call.", ge=0)]
+    height: Annotated[int, Field(ge=0)]
+    pane: str
+    width: Annotated[int, Field(ge=0)]

@@ -14,23 +14,16 @@ class ResizeWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    height: Annotated[int, Field(description="The new height in rows, 1 to 10000.", ge=0)]
-    width: Annotated[int, Field(description="The new width in columns, 1 to 10000.", ge=0)]
-    window: Annotated[str, Field(description="The `@`-prefixed id of the window to resize.")]
+    height: Annotated[int, Field(ge=0)]
+    width: Annotated[int, Field(ge=0)]
+    window: str
 
 
 class ResizeWindowOutput(BaseModel):
-    active: Annotated[bool, Field(description="Whether it is the current window of that session.")]
-    id: Annotated[str, Field(description="The window's `@`-prefixed tmux id.")]
-    index: Annotated[int, Field(description="The window's index (position) in that session.")]
-    linked: Annotated[
-        bool,
-        Field(
-            description="Whether the window is linked into more than one session (it then has one row per session)."
-        ),
-    ]
-    name: Annotated[str, Field(description="The window's name.")]
-    panes: Annotated[int, Field(description="How many panes the window has.", ge=0)]
-    session_id: Annotated[
-        str, Field(description="The `$`-prefixed id of the session this row places the window in.")
-    ]
+    active: bool
+    id: str
+    index: int
+    linked: bool
+    name: str
+    panes: Annotated[int, Field(ge=0)]
+    session_id: str

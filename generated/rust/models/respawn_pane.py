@@ -14,44 +14,18 @@ class RespawnPaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    kill_first: Annotated[
-        bool,
-        Field(
-            description="End the pane's running process before restarting it. Without it only a dead pane (one kept open by remain-on-exit) can be restarted."
-        ),
-    ] = False
-    pane: Annotated[str, Field(description="The `%`-prefixed pane to restart.")]
+    kill_first: bool = False
+    pane: str
 
 
 class Relation(RootModel[Literal["unknown", "self", "other"]]):
-    root: Annotated[
-        Literal["unknown", "self", "other"],
-        Field(
-            description="How a pane stands to this MCP server: its own pane, another one, or no answer because the server runs outside tmux.",
-            title="Relation",
-        ),
-    ]
+    root: Annotated[Literal["unknown", "self", "other"], Field(title="Relation")]
 
 
 class RespawnPaneOutput(BaseModel):
-    active: Annotated[bool, Field(description="Whether it is its window's active pane.")]
-    caller: Annotated[
-        Relation,
-        Field(
-            description="Whether this pane is the one this MCP server runs in (`self`), another (`other`), or unknowable because the server runs outside tmux (`unknown`)."
-        ),
-    ]
-    command: Annotated[
-        str | None | MISSING,
-        Field(
-            description="The program in the pane's foreground, as tmux reports it; null when tmux reports none."
-        ),
-    ] = MISSING
-    id: Annotated[str, Field(description="The new pane's tmux id, such as `%7`.")]
-    path: Annotated[
-        str | None | MISSING,
-        Field(description="The pane's current working directory; null when tmux reports none."),
-    ] = MISSING
-    window_id: Annotated[
-        str, Field(description="The `@`-prefixed id of the window holding the pane.")
-    ]
+    active: bool
+    caller: Relation
+    command: str | None | MISSING = MISSING
+    id: str
+    path: str | None | MISSING = MISSING
+    window_id: str

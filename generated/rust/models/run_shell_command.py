@@ -14,24 +14,10 @@ class RunShellCommandInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    command: Annotated[
-        str,
-        Field(description="The command line to run, as typed at the shell's prompt (no NUL byte)."),
-    ]
-    pane: Annotated[str, Field(description="The pane's id, such as %3.")]
-    seconds: Annotated[
-        int | None | MISSING,
-        Field(
-            description="How long to wait for the command to finish, in seconds (default 30, at most 600; 0 returns right after the command is typed).",
-            ge=0,
-        ),
-    ] = MISSING
-    suppress_history: Annotated[
-        bool,
-        Field(
-            description="Keep the command out of the shell's history: the line is typed with a leading space, and bash's entry is deleted if it recorded one. Otherwise bash records the command itself, never the markers around it."
-        ),
-    ] = False
+    command: str
+    pane: str
+    seconds: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    suppress_history: bool = False
 
 
 class RunOutcome(
@@ -44,35 +30,9 @@ class RunOutcome(
 
 
 class RunShellCommandOutput(BaseModel):
-    bytes: Annotated[
-        int,
-        Field(
-            description="How many bytes the command's output stream carried, escape sequences included, before any cut.",
-            ge=0,
-        ),
-    ]
-    exit_status: Annotated[
-        int | None | MISSING,
-        Field(
-            description="The command's exit status (128+N when a signal N ended it); null unless it completed."
-        ),
-    ] = MISSING
-    outcome: Annotated[
-        RunOutcome,
-        Field(
-            description="completed (it ended; see exit_status), deadline (still running when the time ran out), pane_closed (the pane, its window, session or server went), cancelled, or no_shell (no shell took the command)."
-        ),
-    ]
-    output: Annotated[
-        str,
-        Field(
-            description="What the command wrote to the terminal (stdout and stderr), escape sequences removed, newest part kept."
-        ),
-    ]
-    pane: Annotated[str, Field(description="The pane the command ran in.")]
-    truncated: Annotated[
-        bool,
-        Field(
-            description="True when the oldest part of the output was cut to keep the newest 256 KiB."
-        ),
-    ]
+    bytes: Annotated[int, Field(ge=0)]
+    exit_status: int | None | MISSING = MISSING
+    outcome: RunOutcome
+    output: str
+    pane: str
+    truncated: bool

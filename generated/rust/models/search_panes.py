@@ -14,58 +14,22 @@ class SearchPanesInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    history: Annotated[bool, Field(description="Search the scrollback as well as the screen.")] = (
-        False
-    )
-    match_case: Annotated[bool, Field(description="Match letter case exactly.")] = False
-    pattern: Annotated[
-        str,
-        Field(
-            description="The text or regex to look for, at most 4,096 bytes (UTF-8).",
-            max_length=4096,
-        ),
-    ]
-    regex: Annotated[
-        bool, Field(description="Treat pattern as a Rust-syntax regular expression.")
-    ] = False
-    session: Annotated[
-        str | None | MISSING,
-        Field(description="Search only this session's panes (id or exact name)."),
-    ] = MISSING
-    window: Annotated[
-        str | None | MISSING,
-        Field(description="Search only this window's panes (an id such as @2)."),
-    ] = MISSING
+    history: bool = False
+    match_case: bool = False
+    pattern: Annotated[str, Field(max_length=4096)]
+    regex: bool = False
+    session: str | None | MISSING = MISSING
+    window: str | None | MISSING = MISSING
 
 
 class MatchView(BaseModel):
-    """
-    One matching line.
-    """
-
-    line: Annotated[
-        int,
-        Field(
-            description="The line's position in the text searched, 0 for its first line (the oldest scrollback line with history, else the top of the screen).",
-            ge=0,
-        ),
-    ]
-    pane: Annotated[str, Field(description="The pane.")]
-    text: Annotated[str, Field(description="The line (at most 1,000 characters).")]
-    window_id: Annotated[str, Field(description="The pane's window.")]
+    line: Annotated[int, Field(description="0 is the first line searched.", ge=0)]
+    pane: str
+    text: str
+    window_id: str
 
 
 class SearchPanesOutput(BaseModel):
-    capped: Annotated[
-        bool,
-        Field(
-            description="A bound stopped the search before every pane in scope was searched whole."
-        ),
-    ]
-    matches: Annotated[
-        list[MatchView],
-        Field(description="Matching lines, pane by pane in tmux's order."),
-    ]
-    panes_searched: Annotated[
-        int, Field(description="Panes whose text was read and searched.", ge=0)
-    ]
+    capped: bool
+    matches: list[MatchView]
+    panes_searched: Annotated[int, Field(ge=0)]

@@ -13,10 +13,7 @@ from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
 class SelectWindowDirection(RootModel[Literal["next", "previous", "last"]]):
     root: Annotated[
         Literal["next", "previous", "last"],
-        Field(
-            description="Where to move from the named window.",
-            title="SelectWindowDirection",
-        ),
+        Field(title="SelectWindowDirection"),
     ]
 
 
@@ -24,40 +21,19 @@ class SelectWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    direction: Annotated[
-        SelectWindowDirection | None | MISSING,
-        Field(
-            description="Move from that window instead of selecting it: next, previous or last. Omit to select the window itself."
-        ),
-    ] = MISSING
-    window: Annotated[
-        str, Field(description="The `@`-prefixed id of the window to select, or to move from.")
-    ]
+    direction: SelectWindowDirection | None | MISSING = MISSING
+    window: str
 
 
 class WindowView(BaseModel):
-    """
-    A window as placed in one session.
-    """
-
-    active: Annotated[bool, Field(description="Whether it is the current window of that session.")]
-    id: Annotated[str, Field(description="The window's `@`-prefixed tmux id.")]
-    index: Annotated[int, Field(description="The window's index (position) in that session.")]
-    linked: Annotated[
-        bool,
-        Field(
-            description="Whether the window is linked into more than one session (it then has one row per session)."
-        ),
-    ]
-    name: Annotated[str, Field(description="The window's name.")]
-    panes: Annotated[int, Field(description="How many panes the window has.", ge=0)]
-    session_id: Annotated[
-        str, Field(description="The `$`-prefixed id of the session this row places the window in.")
-    ]
+    active: bool
+    id: str
+    index: int
+    linked: bool
+    name: str
+    panes: Annotated[int, Field(ge=0)]
+    session_id: str
 
 
 class SelectWindowOutput(BaseModel):
-    windows: Annotated[
-        list[WindowView],
-        Field(description="One row: the current window of the session after the call."),
-    ]
+    windows: list[WindowView]

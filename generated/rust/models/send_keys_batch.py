@@ -11,126 +11,55 @@ from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
 
 
 class SendKeysBatchInputOnError(RootModel[Literal["stop", "continue"]]):
-    root: Annotated[
-        Literal["stop", "continue"],
-        Field(
-            description="Whether the batch stops at its first failed operation or continues.",
-            title="SendKeysBatchInputOnError",
-        ),
-    ]
+    root: Annotated[Literal["stop", "continue"], Field(title="SendKeysBatchInputOnError")]
 
 
 class SendOperation(BaseModel):
-    """
-    One send_keys call: the pane, then text, keys and Enter as send_keys takes them.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
-    enter: Annotated[bool, Field(description="Press Enter after the text and keys.")] = False
-    keys: Annotated[
-        list[str] | None | MISSING,
-        Field(description="tmux key names sent after the text, in order."),
-    ] = MISSING
-    pane: Annotated[str, Field(description="The `%`-prefixed id of the pane to type into.")]
-    text: Annotated[
-        str | None | MISSING, Field(description="Text typed literally before any keys.")
-    ] = MISSING
+    enter: bool = False
+    keys: list[str] | None | MISSING = MISSING
+    pane: str
+    text: str | None | MISSING = MISSING
 
 
 class SendKeysBatchInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    on_error: Annotated[
-        Literal["stop", "continue"],
-        Field(
-            description="What a failed operation does to the rest: `stop` (default) ends the batch there, `continue` runs the remaining operations."
-        ),
-    ] = "stop"
-    operations: Annotated[
-        list[SendOperation],
-        Field(description="The operations, 1 to 64, run in this order."),
-    ]
+    on_error: Literal["stop", "continue"] = "stop"
+    operations: list[SendOperation]
 
 
 class ErrorCode(RootModel[int]):
-    root: Annotated[int, Field(description="A JSON-RPC error code.", title="ErrorCode")]
+    root: Annotated[int, Field(title="ErrorCode")]
 
 
 class ErrorData(BaseModel):
-    """
-    Why an operation failed: a code, a message that says what to do, and `data` with the failure's `kind`, `retryable` and `stale`.
-    """
-
-    code: Annotated[
-        ErrorCode,
-        Field(
-            description="The JSON-RPC error code: -32602 for input that cannot be used, -32603 otherwise."
-        ),
-    ]
-    data: Annotated[
-        Any | MISSING,
-        Field(
-            description="The failure's `kind`, and whether it may be `retryable` as it is or means the caller's view of tmux is `stale`."
-        ),
-    ] = MISSING
-    message: Annotated[str, Field(description="What went wrong and what to do next.")]
+    code: ErrorCode
+    data: Any | MISSING = MISSING
+    message: str
 
 
 class SendKeysBatchOutputOnError(RootModel[Literal["stop", "continue"]]):
-    root: Annotated[
-        Literal["stop", "continue"],
-        Field(
-            description="Whether the batch stopped at its first failure or continued.",
-            title="SendKeysBatchOutputOnError",
-        ),
-    ]
+    root: Annotated[Literal["stop", "continue"], Field(title="SendKeysBatchOutputOnError")]
 
 
 class BatchItem(BaseModel):
-    """
-    One operation as it ran.
-    """
-
-    error: Annotated[
-        ErrorData | None | MISSING,
-        Field(description="Why the operation failed, or null when it succeeded."),
-    ] = MISSING
-    index: Annotated[
-        int, Field(description="The operation's position in `operations`, from 0.", ge=0)
-    ]
+    error: ErrorData | None | MISSING = MISSING
+    index: Annotated[int, Field(ge=0)]
     result: Any | MISSING = MISSING
-    resultTruncated: Annotated[
-        bool, Field(description="Whether `result` was left out to keep the answer small.")
-    ]
-    success: Annotated[bool, Field(description="Whether the operation succeeded.")]
-    tool: Annotated[str, Field(description="Always `send_keys`: what each operation is.")]
+    resultTruncated: bool
+    success: bool
+    tool: str
 
 
 class SendKeysBatchOutput(BaseModel):
-    failed: Annotated[int, Field(description="How many operations failed.", ge=0)]
-    onError: Annotated[
-        SendKeysBatchOutputOnError, Field(description="The `on_error` the batch ran with.")
-    ]
-    results: Annotated[
-        list[BatchItem],
-        Field(
-            description="One row per operation that ran, in order; under `stop` the failed row is the last."
-        ),
-    ]
-    stoppedAt: Annotated[
-        int | None | MISSING,
-        Field(
-            description="The index of the operation that stopped the batch, or null when none did.",
-            ge=0,
-        ),
-    ] = MISSING
-    succeeded: Annotated[int, Field(description="How many operations succeeded.", ge=0)]
-    truncated: Annotated[
-        bool, Field(description="Whether any row's result was left out to keep the answer small.")
-    ]
-    truncatedBytes: Annotated[
-        int, Field(description="How many bytes of results were left out.", ge=0)
-    ]
+    failed: Annotated[int, Field(ge=0)]
+    onError: SendKeysBatchOutputOnError
+    results: list[BatchItem]
+    stoppedAt: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    succeeded: Annotated[int, Field(ge=0)]
+    truncated: bool
+    truncatedBytes: Annotated[int, Field(ge=0)]

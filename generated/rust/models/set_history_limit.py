@@ -14,29 +14,11 @@ class SetHistoryLimitInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    limit: Annotated[
-        int,
-        Field(
-            description="Lines of history per pane, from 0 to 2147483647 (the most tmux takes).",
-            ge=0,
-        ),
-    ]
-    session: Annotated[
-        str | None | MISSING,
-        Field(
-            description="A session's `$`-prefixed id or exact name, to set that session's own value; null or left out sets the global value."
-        ),
-    ] = MISSING
+    limit: Annotated[int, Field(ge=0)]
+    session: str | None | MISSING = MISSING
 
 
 class SetHistoryLimitOutput(BaseModel):
-    name: Annotated[str, Field(description="Always `history-limit`.")]
-    target: Annotated[
-        str | None | MISSING,
-        Field(
-            description="The `$`-prefixed id of the session whose value was set; null for the global value."
-        ),
-    ] = MISSING
-    value: Annotated[
-        str, Field(description="The limit as tmux now holds it, for panes created from now on.")
-    ]
+    name: str
+    target: str | None | MISSING = MISSING
+    value: str

@@ -14,46 +14,18 @@ class SetPaneTitleInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    pane: Annotated[str, Field(description="The `%`-prefixed id of the pane.")]
-    title: Annotated[
-        str,
-        Field(
-            description="The new title, taken literally; may be empty, must not contain control characters."
-        ),
-    ]
+    pane: str
+    title: str
 
 
 class Relation(RootModel[Literal["unknown", "self", "other"]]):
-    root: Annotated[
-        Literal["unknown", "self", "other"],
-        Field(
-            description="How a pane relates to this MCP server's own pane.",
-            title="Relation",
-        ),
-    ]
+    root: Annotated[Literal["unknown", "self", "other"], Field(title="Relation")]
 
 
 class SetPaneTitleOutput(BaseModel):
-    active: Annotated[bool, Field(description="Whether it is its window's active pane.")]
-    caller: Annotated[
-        Relation,
-        Field(
-            description="Whether this is the pane this MCP server runs in: `self` only when both the tmux socket and the pane id are proven to be the caller's, `other` for any pane that is not or cannot be proven, `unknown` when this server does not run inside tmux."
-        ),
-    ]
-    command: Annotated[
-        str | None | MISSING,
-        Field(
-            description="The program running in the pane in the foreground, or null when tmux does not know it."
-        ),
-    ] = MISSING
-    id: Annotated[str, Field(description="The pane's `%`-prefixed tmux id.")]
-    path: Annotated[
-        str | None | MISSING,
-        Field(
-            description="The pane's current working directory, or null when tmux does not know it."
-        ),
-    ] = MISSING
-    window_id: Annotated[
-        str, Field(description="The `@`-prefixed id of the window holding the pane.")
-    ]
+    active: bool
+    caller: Relation
+    command: str | None | MISSING = MISSING
+    id: str
+    path: str | None | MISSING = MISSING
+    window_id: str

@@ -14,51 +14,20 @@ class ShowEnvironmentInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    session: Annotated[
-        str | None | MISSING,
-        Field(
-            description="The session whose environment to list, by id or exact name; omit for the global environment."
-        ),
-    ] = MISSING
+    session: str | None | MISSING = MISSING
 
 
 class EnvironmentState(RootModel[Literal["set", "removed"]]):
-    root: Annotated[
-        Literal["set", "removed"],
-        Field(
-            description="Whether the variable is set or marked for removal.",
-            title="EnvironmentState",
-        ),
-    ]
+    root: Annotated[Literal["set", "removed"], Field(title="EnvironmentState")]
 
 
 class EnvironmentEntry(BaseModel):
-    """
-    One variable.
-    """
-
-    name: Annotated[str, Field(description="The variable name.")]
-    state: Annotated[
-        EnvironmentState,
-        Field(description="set, or removed when tmux will unset it in new processes."),
-    ]
-    value: Annotated[
-        str | None | MISSING,
-        Field(
-            description="The value, given only for a set variable LIBTMUX_ENVIRONMENT_VALUES allows; otherwise null."
-        ),
-    ] = MISSING
-    withheld: Annotated[
-        bool, Field(description="True when the variable is set but its value was not given out.")
-    ]
+    name: str
+    state: EnvironmentState
+    value: str | None | MISSING = MISSING
+    withheld: bool
 
 
 class ShowEnvironmentOutput(BaseModel):
-    entries: Annotated[
-        list[EnvironmentEntry],
-        Field(description="Every variable in tmux's order."),
-    ]
-    session: Annotated[
-        str | None | MISSING,
-        Field(description="The session id listed, or null for the global environment."),
-    ] = MISSING
+    entries: list[EnvironmentEntry]
+    session: str | None | MISSING = MISSING

@@ -14,26 +14,14 @@ class ShowHooksInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    session: Annotated[
-        str | None | MISSING,
-        Field(
-            description="The session whose hooks to list, by id or exact name; omit for the global hooks."
-        ),
-    ] = MISSING
+    session: str | None | MISSING = MISSING
 
 
 class Hook(BaseModel):
-    """
-    One hook command.
-    """
-
-    command: Annotated[str, Field(description="The tmux command it runs, as tmux prints it.")]
-    index: Annotated[
-        int | None | MISSING,
-        Field(description="Its position among the commands of that hook.", ge=0),
-    ] = MISSING
-    name: Annotated[str, Field(description="The hook, such as after-new-window.")]
+    command: str
+    index: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    name: str
 
 
 class ShowHooksOutput(BaseModel):
-    hooks: Annotated[list[Hook], Field(description="The hooks set, in tmux's order.")]
+    hooks: list[Hook]

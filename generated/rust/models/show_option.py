@@ -15,10 +15,7 @@ class OptionScope(
 ):
     root: Annotated[
         Literal["server", "global-session", "global-window", "session", "window", "pane"],
-        Field(
-            description="An option scope: the server, the global session or window options, or one session, window or pane.",
-            title="OptionScope",
-        ),
+        Field(title="OptionScope"),
     ]
 
 
@@ -26,29 +23,11 @@ class ShowOptionInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[
-        str,
-        Field(
-            description="The option, such as status, history-limit or @my-option (letters, digits, '-' and '_', an optional leading '@' and an optional [index])."
-        ),
-    ]
-    scope: Annotated[
-        OptionScope | None | MISSING,
-        Field(
-            description="Where to read it; global-session when omitted (or the target's own scope when a target is given)."
-        ),
-    ] = MISSING
-    target: Annotated[
-        str | None | MISSING,
-        Field(
-            description="The session, window or pane for scope session, window or pane; leave out for the other scopes."
-        ),
-    ] = MISSING
+    name: str
+    scope: OptionScope | None | MISSING = MISSING
+    target: str | None | MISSING = MISSING
 
 
 class ShowOptionOutput(BaseModel):
-    name: Annotated[str, Field(description="The option name as asked.")]
-    value: Annotated[
-        str | None | MISSING,
-        Field(description="The value, verbatim; null when the option is not set at that scope."),
-    ] = MISSING
+    name: str
+    value: str | None | MISSING = MISSING

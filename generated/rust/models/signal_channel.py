@@ -14,15 +14,9 @@ class SignalChannelInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    channel: Annotated[str, Field(description="The channel's name, not empty; taken literally.")]
-    seconds: Annotated[
-        int | None | MISSING,
-        Field(
-            description="Accepted for compatibility with the family's interface and not used: signalling never waits.",
-            ge=0,
-        ),
-    ] = MISSING
+    channel: str
+    seconds: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
 
 
 class SignalChannelOutput(BaseModel):
-    channel: Annotated[str, Field(description="The channel signalled.")]
+    channel: str

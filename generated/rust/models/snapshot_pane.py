@@ -14,71 +14,34 @@ class SnapshotPaneInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    history: Annotated[bool, Field(description="Include the scrollback above the screen.")] = False
-    max_lines: Annotated[
-        int | None | MISSING,
-        Field(
-            description="Keep at most this many of the newest lines; all (within the byte bound) when omitted.",
-            ge=0,
-        ),
-    ] = MISSING
-    pane: Annotated[str, Field(description="The pane, a raw id such as %3.")]
+    history: bool = False
+    max_lines: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    pane: str
 
 
 class Relation(RootModel[Literal["unknown", "self", "other"]]):
-    root: Annotated[
-        Literal["unknown", "self", "other"],
-        Field(
-            description="How a pane relates to this MCP server's own pane.",
-            title="Relation",
-        ),
-    ]
+    root: Annotated[Literal["unknown", "self", "other"], Field(title="Relation")]
 
 
 class PaneView(BaseModel):
-    """
-    A pane.
-    """
-
-    active: Annotated[bool, Field(description="Whether it is its window's active pane.")]
-    caller: Annotated[
-        Relation,
-        Field(
-            description="self when this MCP server runs in this pane, other when not, unknown when the server is not in tmux."
-        ),
-    ]
-    command: Annotated[str | None | MISSING, Field(description="The command running in it.")] = (
-        MISSING
-    )
-    id: Annotated[str, Field(description="The pane id, such as %3.")]
-    path: Annotated[str | None | MISSING, Field(description="Its current directory.")] = MISSING
-    window_id: Annotated[str, Field(description="Its window, such as @2.")]
+    active: bool
+    caller: Relation
+    command: str | None | MISSING = MISSING
+    id: str
+    path: str | None | MISSING = MISSING
+    window_id: str
 
 
 class SnapshotPaneOutput(BaseModel):
-    content: Annotated[str, Field(description="The text, lines joined by newlines.")]
-    cursor_x: Annotated[int | None | MISSING, Field(description="The cursor's column.", ge=0)] = (
-        MISSING
-    )
-    cursor_y: Annotated[
-        int | None | MISSING, Field(description="The cursor's row on the screen.", ge=0)
-    ] = MISSING
-    dead: Annotated[
-        bool,
-        Field(
-            description="Whether the pane's process has exited (the pane stays under remain-on-exit)."
-        ),
-    ]
-    dropped: Annotated[
-        int, Field(description="Older lines left out by max_lines or the byte bound.", ge=0)
-    ]
-    height: Annotated[int, Field(description="Rows.", ge=0)]
-    in_mode: Annotated[bool, Field(description="Whether the pane is in a mode such as copy-mode.")]
-    lines: Annotated[int, Field(description="How many lines content holds.", ge=0)]
-    mode: Annotated[str | None | MISSING, Field(description="That mode's name, or null.")] = MISSING
-    pane: Annotated[PaneView, Field(description="The pane's row.")]
-    scroll_position: Annotated[
-        int | None | MISSING,
-        Field(description="How far copy-mode has scrolled up, or null outside it."),
-    ] = MISSING
-    width: Annotated[int, Field(description="Columns.", ge=0)]
+    content: str
+    cursor_x: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    cursor_y: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    dead: bool
+    dropped: Annotated[int, Field(ge=0)]
+    height: Annotated[int, Field(ge=0)]
+    in_mode: bool
+    lines: Annotated[int, Field(ge=0)]
+    mode: str | None | MISSING = MISSING
+    pane: PaneView
+    scroll_position: int | None | MISSING = MISSING
+    width: Annotated[int, Field(ge=0)]

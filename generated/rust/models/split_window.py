@@ -13,7 +13,7 @@ from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
 class SplitDirection(RootModel[Literal["above", "below", "left", "right"]]):
     root: Annotated[
         Literal["above", "below", "left", "right"],
-        Field(description="A side of the split pane.", title="SplitDirection"),
+        Field(title="SplitDirection"),
     ]
 
 
@@ -21,57 +21,20 @@ class SplitWindowInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    direction: Annotated[
-        SplitDirection | None | MISSING,
-        Field(
-            description="Where the new pane goes relative to the split one: `above`, `below` (the default), `left` or `right`."
-        ),
-    ] = MISSING
-    pane: Annotated[str, Field(description="The `%`-prefixed pane to split.")]
-    percent: Annotated[
-        int | None | MISSING,
-        Field(
-            description="The new pane's size as a percentage of the split pane, 1 to 100. Omit or null for half.",
-            ge=0,
-        ),
-    ] = MISSING
-    start_directory: Annotated[
-        str | None | MISSING,
-        Field(
-            description="An existing directory for the new shell (`~` expanded, relative to this MCP server's directory). Omit or null for this MCP server's own working directory."
-        ),
-    ] = MISSING
+    direction: SplitDirection | None | MISSING = MISSING
+    pane: str
+    percent: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    start_directory: str | None | MISSING = MISSING
 
 
 class Relation(RootModel[Literal["unknown", "self", "other"]]):
-    root: Annotated[
-        Literal["unknown", "self", "other"],
-        Field(
-            description="How a pane stands to this MCP server: its own pane, another one, or no answer because the server runs outside tmux.",
-            title="Relation",
-        ),
-    ]
+    root: Annotated[Literal["unknown", "self", "other"], Field(title="Relation")]
 
 
 class SplitWindowOutput(BaseModel):
-    active: Annotated[bool, Field(description="Whether it is its window's active pane.")]
-    caller: Annotated[
-        Relation,
-        Field(
-            description="Whether this pane is the one this MCP server runs in (`self`), another (`other`), or unknowable because the server runs outside tmux (`unknown`)."
-        ),
-    ]
-    command: Annotated[
-        str | None | MISSING,
-        Field(
-            description="The program in the pane's foreground, as tmux reports it; null when tmux reports none."
-        ),
-    ] = MISSING
-    id: Annotated[str, Field(description="The new pane's tmux id, such as `%7`.")]
-    path: Annotated[
-        str | None | MISSING,
-        Field(description="The pane's current working directory; null when tmux reports none."),
-    ] = MISSING
-    window_id: Annotated[
-        str, Field(description="The `@`-prefixed id of the window holding the pane.")
-    ]
+    active: bool
+    caller: Relation
+    command: str | None | MISSING = MISSING
+    id: str
+    path: str | None | MISSING = MISSING
+    window_id: str

@@ -14,25 +14,17 @@ class WaitForChannelInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    channel: Annotated[str, Field(description="The channel's name, not empty; taken literally.")]
-    seconds: Annotated[
-        int | None | MISSING,
-        Field(description="How long to wait: default 30, at most 600; 0 is read as 1.", ge=0),
-    ] = MISSING
+    channel: str
+    seconds: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
 
 
 class ChannelWaitOutcome(RootModel[Literal["signalled", "deadline"]]):
     root: Annotated[
         Literal["signalled", "deadline"],
-        Field(description="How the wait ended.", title="ChannelWaitOutcome"),
+        Field(title="ChannelWaitOutcome"),
     ]
 
 
 class WaitForChannelOutput(BaseModel):
-    channel: Annotated[str, Field(description="The channel waited on.")]
-    outcome: Annotated[
-        ChannelWaitOutcome,
-        Field(
-            description="`signalled` when the channel was signalled (or a kept signal was used), `deadline` when the time ran out first."
-        ),
-    ]
+    channel: str
+    outcome: ChannelWaitOutcome

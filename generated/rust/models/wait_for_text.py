@@ -14,37 +14,12 @@ class WaitForTextInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    match_case: Annotated[
-        bool, Field(description="Match letter case exactly (by default case is ignored).")
-    ] = False
-    pane: Annotated[str, Field(description="The pane's id, such as %3.")]
-    patterns: Annotated[
-        list[str] | None | MISSING,
-        Field(
-            description="Text to wait for (at most 32, each 1 to 4096 bytes); the first that matches decides. Omit or leave empty to wait for any output.",
-            max_length=32,
-        ),
-    ] = MISSING
-    regex: Annotated[
-        bool,
-        Field(
-            description="Read patterns and stop entries as regular expressions instead of literal text."
-        ),
-    ] = False
-    seconds: Annotated[
-        int | None | MISSING,
-        Field(
-            description="How long to wait, in seconds (default 30, at most 600; 0 only checks the screen).",
-            ge=0,
-        ),
-    ] = MISSING
-    stop: Annotated[
-        list[str] | None | MISSING,
-        Field(
-            description="Text that ends the wait as `stopped`, such as an error message (at most 32, each 1 to 4096 bytes).",
-            max_length=32,
-        ),
-    ] = MISSING
+    match_case: bool = False
+    pane: str
+    patterns: Annotated[list[str] | None | MISSING, Field(max_length=32)] = MISSING
+    regex: bool = False
+    seconds: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    stop: Annotated[list[str] | None | MISSING, Field(max_length=32)] = MISSING
 
 
 class WaitOutcome(
@@ -75,34 +50,9 @@ class WaitOutcome(
 
 
 class WaitForTextOutput(BaseModel):
-    bytes: Annotated[
-        int,
-        Field(
-            description="How many bytes of output the pane's stream carried during the wait, before escape sequences were removed.",
-            ge=0,
-        ),
-    ]
-    matched_index: Annotated[
-        int | None | MISSING,
-        Field(
-            description="Index of the entry that matched, in patterns (or in stop when stopped); null when none did.",
-            ge=0,
-        ),
-    ] = MISSING
-    matched_pattern: Annotated[
-        str | None | MISSING,
-        Field(description="The entry that matched, as given; null when none did."),
-    ] = MISSING
-    outcome: Annotated[
-        WaitOutcome,
-        Field(
-            description="matched, stopped, deadline, pane_closed, cancelled, present_at_entry (already on a finished row when the call started), or pending (only on the row still being typed)."
-        ),
-    ]
-    pane: Annotated[str, Field(description="The pane waited on.")]
-    text: Annotated[
-        str,
-        Field(
-            description="The pane's output since the call started, escape sequences removed (newest 256 KiB); at entry outcomes, the row that matched."
-        ),
-    ]
+    bytes: Annotated[int, Field(ge=0)]
+    matched_index: Annotated[int | None | MISSING, Field(ge=0)] = MISSING
+    matched_pattern: str | None | MISSING = MISSING
+    outcome: WaitOutcome
+    pane: str
+    text: str
