@@ -224,7 +224,7 @@ class RustProfileHandlers(abc.ABC):
     async def search_panes(
         self, params: SearchPanesInput
     ) -> SearchPanesOutput | Reply[SearchPanesOutput]:
-        """Finds lines in the text of every pane, or of one session or window (given both, the window must be in the session); history adds scrollback. pattern is literal and case-insensitive unless regex or match_case; regex is Rust syntax (no look-around or backreferences). Bounds: 4,096 pattern bytes, 64 panes, 8,192 lines, 1 MiB, 5 s reading, 250 ms matching, 200 matches; capped says one cut the search short. Returns the matching lines."""
+        """Finds lines in the text of every pane, or of one session or window (given both, the window must be in the session); history adds scrollback. pattern is literal and case-insensitive unless regex or match_case; regex is read by Rust's regex crate (no look-around or backreferences). Bounds: 4,096 pattern bytes, 64 panes, 8,192 lines, 1 MiB, 5 s reading, 250 ms matching, 200 matches; capped says one cut the search short. Returns the matching lines."""
 
     @abc.abstractmethod
     async def select_layout(
@@ -326,7 +326,7 @@ class RustProfileHandlers(abc.ABC):
     async def wait_for_text(
         self, params: WaitForTextInput
     ) -> WaitForTextOutput | Reply[WaitForTextOutput]:
-        """Waits until a pane prints text matching one of patterns, or of stop (which wins on the same line), judging only output after the call starts; without patterns any output ends it. Literal and case-insensitive unless regex or match_case; each at most 4,096 bytes. Wanted text already on a finished screen row answers present_at_entry, on the row being typed pending. Lines this server submitted in the last 2 s are not output. Returns the outcome, the entry matched and the output seen."""
+        """Waits until a pane prints text matching one of patterns, or of stop (which wins on the same line), judging only output after the call starts; without patterns any output ends it. Literal and case-insensitive unless regex (Rust's regex crate) or match_case; each at most 4,096 bytes. Wanted text already on a finished screen row answers present_at_entry, on the row being typed pending. Lines this server submitted in the last 2 s are not output. Returns the outcome, the entry matched and the output seen."""
 
     @abc.abstractmethod
     async def resource_capabilities(
