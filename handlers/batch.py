@@ -12,7 +12,6 @@ shape of a row and of the answer (``Flavour``).
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ import mcp.types as types
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
+from ..reply import compact_json
 from .services import Runtime, WireSize
 
 ERROR_CAP = 4096  # bytes of one row's error message
@@ -38,11 +38,6 @@ def cap_text(text: str, limit: int) -> str:
         return text
     marker = " [... cut]"
     return data[: limit - len(marker)].decode("utf-8", "ignore") + marker
-
-
-def compact_json(value: Any) -> str:
-    """JSON as the server writes a result's structured content."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def result_text(result: types.CallToolResult) -> str:

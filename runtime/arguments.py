@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
+from .handlers.services import ArgumentsRefused
 from .integral import integral
 from .text_rule import text_problems
 
@@ -23,12 +24,15 @@ if TYPE_CHECKING:
 from .validation import json_path
 
 
-class ArgumentsRefused(Exception):
-    """Arguments that broke a rule: one line per problem, naming field, rule and fix."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = problems
+def refused(tool: Tool, problems: list[str]) -> ArgumentsRefused:
+    """The refusal of a call to ``tool``: one line per problem, naming field, rule and fix,
+    and the whole answer the agent reads."""
+    message = (
+        f"Invalid arguments for {tool.entry.name}: "
+        + "; ".join(problems)
+        + ". Nothing was run; fix the arguments (see the tool's input schema) and call again."
+    )
+    return ArgumentsRefused(problems, message)
 
 
 def model_errors(exc: ValidationError, prefix: Sequence[str | int] = ()) -> list[str]:
@@ -48,12 +52,12 @@ def check_arguments(
     value: Any = {} if arguments is None else arguments
     problems = text_problems(value, prefix)
     if problems:
-        raise ArgumentsRefused(problems)
+        raise refused(tool, problems)
     if not tool.checks.input.accepts(value):
-        raise ArgumentsRefused(tool.checks.input.problems(value, prefix))
+        raise refused(tool, tool.checks.input.problems(value, prefix))
     value = integral(value)
     try:
         params: BaseModel = tool.input_model.model_validate(value, strict=True)
     except ValidationError as exc:
-        raise ArgumentsRefused(model_errors(exc, prefix)) from None
+        raise refused(tool, model_errors(exc, prefix)) from None
     return params

@@ -9,7 +9,6 @@ protocol error except an unknown tool.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -19,11 +18,12 @@ import mcp.types as types
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
-from .arguments import ArgumentsRefused, check_arguments
+from .arguments import check_arguments
 from .errors import ToolError, envelope_data
 from .handlers import services
+from .handlers.services import ArgumentsRefused
 from .profiles import Profile, Tool
-from .reply import Reply
+from .reply import Reply, compact_json
 from .wire import ESCAPE_FACTOR, LINE_CAP, line_bound, response_line_bytes
 
 log = logging.getLogger(__name__)
@@ -38,10 +38,6 @@ def error_result(
     if tool is not None and tool.error_text == "envelope":
         text = compact_json({"message": message, "data": envelope_data(kind)})
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-
-
-def compact_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def structured_text(structured: dict[str, Any], key: str | None = None) -> str:
@@ -62,14 +58,6 @@ def success_result(structured: dict[str, Any], text: str | None = None) -> types
     )
 
 
-def invalid_arguments(name: str, problems: list[str]) -> str:
-    return (
-        f"Invalid arguments for {name}: "
-        + "; ".join(problems)
-        + ". Nothing was run; fix the arguments (see the tool's input schema) and call again."
-    )
-
-
 async def call_tool(
     tool: Tool, handlers: Any, arguments: Mapping[str, Any] | None
 ) -> types.CallToolResult:
@@ -82,9 +70,7 @@ async def call_tool(
     try:
         params = check_arguments(tool, arguments)
     except ArgumentsRefused as exc:
-        result = error_result(
-            invalid_arguments(tool.entry.name, exc.problems), tool, "invalid_input"
-        )
+        result = error_result(exc.message, tool, "invalid_input")
     else:
         result = await run_checked(tool, handlers, params)
     if log.isEnabledFor(logging.INFO):
@@ -187,11 +173,7 @@ class ServedRuntime:
     def check_arguments(
         self, name: str, arguments: Mapping[str, Any] | None, at: Sequence[str | int] = ()
     ) -> BaseModel:
-        try:
-            return check_arguments(self._served_tool(name), arguments, at)
-        except ArgumentsRefused as exc:
-            message = invalid_arguments(name, exc.problems)
-            raise services.ArgumentsRefused(exc.problems, message) from None
+        return check_arguments(self._served_tool(name), arguments, at)
 
     async def call(self, name: str, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
         return await call_tool(self._served_tool(name), self._bound(), arguments)

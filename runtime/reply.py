@@ -1,13 +1,23 @@
-"""A handler's answer when the text content should not be the JSON of the result."""
+"""What a result's text is: the compact JSON of the structured content, or a handler's own.
+
+Handlers and the runtime both write results' JSON with ``compact_json``, so a batch can
+count a nested result's bytes exactly as the runtime will send them.
+"""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def compact_json(value: Any) -> str:
+    """JSON as the server writes a result's structured content and its text."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True)

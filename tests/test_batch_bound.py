@@ -7,11 +7,12 @@ import random
 import mcp.types as types
 import pytest
 
-from tmux_contract_mcp.dispatch import ServedRuntime, compact_json, success_result
+from tmux_contract_mcp.dispatch import ServedRuntime, success_result
 from tmux_contract_mcp.handlers.batch import Answer, Flavour, Row
 from tmux_contract_mcp.handlers.python.batch import PythonRows
 from tmux_contract_mcp.handlers.swift.batch import SwiftRows
 from tmux_contract_mcp.profiles import load_profile
+from tmux_contract_mcp.reply import compact_json
 from tmux_contract_mcp.wire import LINE_CAP, Outgoing, answering
 
 # The runtime's measure of the wire, as the batch is given it.

@@ -17,7 +17,8 @@ import pytest
 from pydantic import BaseModel
 
 from tests.corpus import instances
-from tmux_contract_mcp.arguments import ArgumentsRefused, check_arguments
+from tmux_contract_mcp.arguments import check_arguments
+from tmux_contract_mcp.handlers.services import ArgumentsRefused
 from tmux_contract_mcp.integral import integral
 from tmux_contract_mcp.profiles import PROFILES, Tool, load_profile
 
