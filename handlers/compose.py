@@ -16,6 +16,8 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
+from ..seam import HOOKS, HandlerSet
+
 Method = Callable[..., Awaitable[Any]]
 Wrap = Callable[[str, Method], Method]
 
@@ -33,12 +35,14 @@ class CompositionError(TypeError):
 
 
 def declared(interface: type) -> list[str]:
-    """The public methods the interface declares (abstract or with a default)."""
-    return sorted(
+    """The public methods the interface declares (abstract or with a default), and the
+    hooks every handler set has (``seam.HOOKS``)."""
+    own = {
         name
         for name, value in vars(interface).items()
         if not name.startswith("_") and inspect.isfunction(value)
-    )
+    }
+    return sorted(own | set(HOOKS))
 
 
 def defined(part: object) -> set[str]:
@@ -59,16 +63,19 @@ def compose(
     *,
     wrap: Wrap | None = None,
     wrapped: Iterable[str] = (),
-) -> Any:
-    """An instance of ``interface`` whose methods are the parts' methods of the same name.
+) -> HandlerSet:
+    """An instance of ``interface`` (a generated interface, so a ``HandlerSet``) whose
+    methods are the parts' methods of the same name.
 
-    Typed ``Any`` because mypy will not take an abstract class as ``type[T]``;
-    the caller annotates the result with the interface.
+    ``interface`` is typed ``type[Any]`` because mypy will not take an abstract class
+    as ``type[T]``; it is checked to be a ``HandlerSet`` here.
 
     ``wrap(name, method)`` is applied to each method named in ``wrapped`` (such
     as every tool method, for a check every tool shares). A method with a body
     in the interface (no part defines it) keeps that body.
     """
+    if not issubclass(interface, HandlerSet):
+        raise CompositionError(f"{interface.__name__} is not a generated handler interface")
     providers: dict[str, list[object]] = {}
     for part in parts:
         for name in defined(part):
@@ -96,4 +103,6 @@ def compose(
         )
     namespace["parts"] = tuple(parts)
     composed = type(f"Composed{interface.__name__}", (interface,), namespace)
-    return composed()
+    handlers = composed()
+    assert isinstance(handlers, HandlerSet)
+    return handlers

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
 
 import mcp.types as types
 from mcp.shared.exceptions import MCPError
 
 from .errors import ToolError
+from .seam import HandlerSet
 from .surfaces import Prompt, Resource
 
 log = logging.getLogger(__name__)
@@ -51,14 +51,15 @@ async def complete(
     params: types.CompleteRequestParams,
     prompts: Mapping[str, Prompt],
     resources: Mapping[str, Resource],
-    handlers: Any,
+    handlers: HandlerSet,
 ) -> types.CompleteResult:
     kind = _kind(params.ref, params.argument.name, prompts, resources)
+    completer = handlers.completer()
     values: list[str] = []
-    if kind is not None:
+    if kind is not None and completer is not None:
         context = dict(params.context.arguments or {}) if params.context else {}
         try:
-            values = list(await handlers.complete_argument(kind, params.argument.value, context))
+            values = list(await completer(kind, params.argument.value, context))
         except ToolError as exc:
             log.info("no completion for %s: %s", params.argument.name, exc.message)
     return types.CompleteResult(

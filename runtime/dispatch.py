@@ -24,6 +24,7 @@ from .handlers import services
 from .handlers.services import ArgumentsRefused
 from .profiles import Profile, Tool
 from .reply import Reply, compact_json
+from .seam import HandlerSet
 from .wire import ESCAPE_FACTOR, LINE_CAP, line_bound, response_line_bytes
 
 log = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ def success_result(structured: dict[str, Any], text: str | None = None) -> types
 
 
 async def call_tool(
-    tool: Tool, handlers: Any, arguments: Mapping[str, Any] | None
+    tool: Tool, handlers: HandlerSet, arguments: Mapping[str, Any] | None
 ) -> types.CallToolResult:
     """One call, top-down: check the arguments, run the handler, check the result, reply.
 
@@ -78,11 +79,11 @@ async def call_tool(
     return result
 
 
-async def run_checked(tool: Tool, handlers: Any, params: BaseModel) -> types.CallToolResult:
+async def run_checked(tool: Tool, handlers: HandlerSet, params: BaseModel) -> types.CallToolResult:
     """Run a call whose arguments ``check_arguments`` admitted, check what it answers, and
     reply; a batch runs its admitted operations through here too."""
     try:
-        output = await getattr(handlers, tool.entry.method)(params)
+        output = await handlers.tool(tool.entry.method)(params)
     except ToolError as exc:
         return error_result(exc.message, tool, exc.kind)
     except MCPError:  # a handler's deliberate protocol-level answer
@@ -148,13 +149,13 @@ class ServedRuntime:
 
     def __init__(self, served: Profile) -> None:
         self.served = served
-        self._handlers: Any = None
+        self._handlers: HandlerSet | None = None
 
     def show(self, served: Profile) -> None:
         """Serve ``served`` instead: the tool list as fixed at startup (``served_after_startup``)."""
         self.served = served
 
-    def serve(self, handlers: Any) -> None:
+    def serve(self, handlers: HandlerSet) -> None:
         """Bind the handler object nested calls run on (created after this runtime)."""
         self._handlers = handlers
 
@@ -193,7 +194,7 @@ class ServedRuntime:
             raise LookupError(f"{name} is not served by the {self.served.name} profile")
         return tool
 
-    def _bound(self) -> Any:
+    def _bound(self) -> HandlerSet:
         if self._handlers is None:
             raise RuntimeError("nested call before the handlers were bound (ServedRuntime.serve)")
         return self._handlers

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping
-from typing import Any
 
 from .profiles import Profile
+from .seam import HandlerSet
 from .toolsets import chosen
 
 
@@ -39,12 +39,12 @@ def render(lines: tuple[str, ...], facts: Mapping[str, str]) -> str:
     return "\n".join(kept)
 
 
-def instructions_for(profile: Profile, handlers: Any, environ: Mapping[str, str]) -> str | None:
+def instructions_for(
+    profile: Profile, handlers: HandlerSet, environ: Mapping[str, str]
+) -> str | None:
     """What the server tells a client at initialize about itself and where it runs."""
     if not profile.instructions:
         return None
     facts = toolset_facts(profile, environ)
-    from_handlers = getattr(handlers, "instruction_facts", None)
-    if from_handlers is not None:
-        facts.update(from_handlers())
+    facts.update(handlers.instruction_facts())
     return render(profile.instructions, facts) or None

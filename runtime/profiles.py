@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .generated import DEFAULT_PROFILE, PROFILES
 from .handlers.compose import CompositionError
 from .pointers import cut_lists
+from .seam import HandlerSet
 from .surfaces import Prompt, Resource
 from .toolsets import Toolsets, visible
 from .toolspec import EnvironmentEntry, ToolEntry
@@ -253,7 +254,7 @@ def load_profile(name: str) -> Profile:
 
 def create_handlers(
     profile: Profile, environ: Mapping[str, str], runtime: ServedRuntime | None = None
-) -> Any:
+) -> HandlerSet:
     """The profile's handler object, refusing a profile with an unimplemented tool.
 
     The profile module's ``create_handlers(environ, runtime)`` builds it; ``runtime``
@@ -286,16 +287,18 @@ def create_handlers(
         _refuse_missing(profile, set(exc.missing))
         raise
     _check_implemented(profile, type(handlers))
+    if not isinstance(handlers, HandlerSet):  # _check_implemented proved it; for the types
+        raise ProfileUnavailable(f"profile {profile.name!r}: its handlers are no HandlerSet")
     runtime.serve(handlers)
     return handlers
 
 
 def served_after_startup(
-    profile: Profile, environ: Mapping[str, str], handlers: Any, runtime: ServedRuntime
+    profile: Profile, environ: Mapping[str, str], handlers: HandlerSet, runtime: ServedRuntime
 ) -> Profile:
     """The profile as served once the handlers have started (their ``startup_toolsets``,
     asked once, join the default toolsets); ``runtime`` serves the same from then on."""
-    added = tuple(handlers.startup_toolsets()) if hasattr(handlers, "startup_toolsets") else ()
+    added = tuple(handlers.startup_toolsets())
     if not added:
         return runtime.served
     served = profile.with_default_toolsets(added).shown(environ)

@@ -17,6 +17,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from .errors import InvalidArgument, ToolError, shown
+from .seam import HandlerSet
 from .surfaces import Prompt
 from .validation import json_path
 
@@ -48,7 +49,7 @@ def decoded(prompt: Prompt, arguments: Mapping[str, str]) -> dict[str, Any]:
 
 
 async def get_prompt(
-    prompt: Prompt, handlers: Any, arguments: Mapping[str, str] | None
+    prompt: Prompt, handlers: HandlerSet, arguments: Mapping[str, str] | None
 ) -> types.GetPromptResult:
     name = prompt.entry.name
     values = decoded(prompt, arguments or {})
@@ -66,7 +67,7 @@ async def get_prompt(
         fields = "; ".join(f"`{json_path(e['loc'])}`: {e['msg']}" for e in exc.errors())
         _fail(types.INVALID_PARAMS, f"Invalid arguments for prompt {name}: {fields}.")
     try:
-        text = await getattr(handlers, prompt.entry.method)(params)
+        text = await handlers.prompt(prompt.entry.method)(params)
     except InvalidArgument as exc:
         _fail(types.INVALID_PARAMS, exc.message)
     except ToolError as exc:

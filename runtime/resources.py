@@ -21,6 +21,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ValidationError
 
 from .errors import InvalidArgument, NotFound, ToolError
+from .seam import HandlerSet
 from .surfaces import Resource
 from .uritemplate import BadUri
 from .validation import json_path
@@ -58,7 +59,7 @@ def match(resources: Iterable[Resource], uri: str) -> tuple[Resource, dict[str, 
 
 
 async def read_resource(
-    resources: Iterable[Resource], handlers: Any, uri: str
+    resources: Iterable[Resource], handlers: HandlerSet, uri: str
 ) -> types.ReadResourceResult:
     started = time.perf_counter()
     resource, variables = match(resources, uri)
@@ -81,7 +82,7 @@ async def read_resource(
         _fail(types.INVALID_PARAMS, f"Invalid resource URI {uri}: {fields}. Nothing was read.", uri)
 
     try:
-        answer = await getattr(handlers, resource.entry.method)(params)
+        answer = await handlers.resource(resource.entry.method)(params)
     except NotFound as exc:
         _fail(types.INVALID_PARAMS, f"Resource not found: {exc.message}", uri)
     except InvalidArgument as exc:

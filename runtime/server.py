@@ -26,6 +26,7 @@ from .profiles import Profile
 from .progress import reporter
 from .prompts import get_prompt
 from .resources import read_resource
+from .seam import HandlerSet
 from .toolsets import EXCLUDE_TOOLS_ENV, TOOLS_ENV, TOOLSETS_ENV
 from .wire import Outgoing, answering
 
@@ -51,7 +52,7 @@ def unknown_tool(profile: Profile, name: str) -> MCPError:
 
 def build_server(
     profile: Profile,
-    handlers: Any,
+    handlers: HandlerSet,
     environ: Mapping[str, str] | None = None,
     client_log: ClientLog | None = None,
 ) -> Server[Any]:
@@ -88,7 +89,7 @@ def build_server(
     return server
 
 
-def add_resources_and_prompts(server: Server[Any], profile: Profile, handlers: Any) -> None:
+def add_resources_and_prompts(server: Server[Any], profile: Profile, handlers: HandlerSet) -> None:
     """The resource, prompt and completion methods, for a profile that declares any."""
 
     async def on_list_resources(
@@ -165,7 +166,7 @@ def add_logging(server: Server[Any], client_log: ClientLog) -> None:
     )
 
 
-async def serve_stdio(profile: Profile, handlers: Any) -> None:
+async def serve_stdio(profile: Profile, handlers: HandlerSet) -> None:
     from mcp.server.stdio import stdio_server
 
     from .stdio import loop_stdio
@@ -182,7 +183,5 @@ async def serve_stdio(profile: Profile, handlers: Any) -> None:
     finally:
         with anyio.CancelScope(shield=True):
             await client_log.aclose()
-        close = getattr(handlers, "aclose", None)  # handlers may hold connections
-        if close is not None:
-            with anyio.CancelScope(shield=True):
-                await close()
+        with anyio.CancelScope(shield=True):  # handlers may hold connections
+            await handlers.aclose()

@@ -23,6 +23,7 @@ from tmux_contract_mcp.arguments import check_arguments
 from tmux_contract_mcp.dispatch import call_tool
 from tmux_contract_mcp.errors import ToolError
 from tmux_contract_mcp.profiles import Tool, create_handlers, load_profile
+from tmux_contract_mcp.seam import HandlerSet
 
 pytestmark = pytest.mark.anyio
 
@@ -35,7 +36,7 @@ def served(profile: str, name: str) -> Tool:
     return tool
 
 
-class Recorder:
+class Recorder(HandlerSet):
     """Handlers that note every call they get; ``answer`` makes each call's result."""
 
     def __init__(self, answer: Callable[[], Any]) -> None:

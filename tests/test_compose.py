@@ -9,17 +9,15 @@ from typing import Any
 import pytest
 
 from tmux_contract_mcp.handlers.compose import CompositionError, compose
+from tmux_contract_mcp.seam import HandlerSet
 
 
-class Interface(abc.ABC):
+class Interface(HandlerSet, abc.ABC):
     @abc.abstractmethod
     async def list_things(self, params: int) -> int: ...
 
     @abc.abstractmethod
     async def kill_thing(self, params: int) -> int: ...
-
-    def instruction_facts(self) -> dict[str, str]:
-        return {}
 
 
 class Listing:
@@ -84,6 +82,16 @@ async def test_wrap_applies_only_to_the_methods_named() -> None:
         return call
 
     handlers = compose(Interface, [Listing(0), Killing()], wrap=wrap, wrapped=["kill_thing"])
+    assert isinstance(handlers, Interface)
     await handlers.list_things(1)
     await handlers.kill_thing(1)
     assert seen == ["kill_thing"]
+
+
+def test_only_a_handler_set_is_composed() -> None:
+    class NotAHandlerSet(abc.ABC):
+        @abc.abstractmethod
+        async def list_things(self, params: int) -> int: ...
+
+    with pytest.raises(CompositionError, match="not a generated handler interface"):
+        compose(NotAHandlerSet, [Listing(0)])

@@ -21,6 +21,7 @@ from scripts.lab.client import COMMAND, open_client
 from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.dispatch import ServedRuntime
 from tmux_contract_mcp.profiles import load_profile, served_after_startup
+from tmux_contract_mcp.seam import HandlerSet
 
 DEDICATED = "libtmux-mcp"
 INCARNATION = "#{pid} #{start_time}"
@@ -137,7 +138,7 @@ def test_the_runtime_adds_the_handlers_startup_toolsets_to_the_default_only() ->
     """The hook, on a profile that has teardown tools: added to the default, and ignored
     when LIBTMUX_TOOLSETS chose."""
 
-    class Started:
+    class Started(HandlerSet):
         def startup_toolsets(self) -> tuple[str, ...]:
             return ("teardown",)
 

@@ -16,6 +16,8 @@ import abc
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
+from ...seam import HandlerSet
+
 if TYPE_CHECKING:
     from ...reply import Reply
     from .models.call_read_tools_batch import CallReadToolsBatchInput, CallReadToolsBatchOutput
@@ -93,7 +95,7 @@ CompletionKind = Literal["pane_id", "session_name", "window_index"]
 """What a resource variable or a prompt argument completes to, as its contract names it."""
 
 
-class PythonProfileHandlers(abc.ABC):
+class PythonProfileHandlers(HandlerSet, abc.ABC):
     """One async method per tool, resource, prompt: typed model in, typed answer out."""
 
     @abc.abstractmethod
@@ -458,16 +460,3 @@ class PythonProfileHandlers(abc.ABC):
     ) -> list[str]:
         """Live values of ``kind`` that start with ``value``; ``context`` holds the other
         arguments already given (e.g. the session whose window indexes to offer)."""
-
-    def instruction_facts(self) -> dict[str, str]:
-        """What the server instructions may state about where this process runs."""
-        return {}
-
-    def startup_toolsets(self) -> tuple[str, ...]:
-        """Called once at startup, before the tool list is fixed: toolsets this start turns
-        on by default besides the profile's (e.g. having started the server it serves).
-        LIBTMUX_TOOLSETS, when set, still decides alone."""
-        return ()
-
-    async def aclose(self) -> None:
-        """Release what the handlers hold (connections, watchers) when the server stops."""

@@ -14,6 +14,8 @@ from __future__ import annotations
 import abc
 from typing import TYPE_CHECKING
 
+from ...seam import HandlerSet
+
 if TYPE_CHECKING:
     from ...reply import Reply
     from .models.call_read_tools_batch import CallReadToolsBatchInput, CallReadToolsBatchOutput
@@ -67,7 +69,7 @@ if TYPE_CHECKING:
     from .models.wait_for_text import WaitForTextInput, WaitForTextOutput
 
 
-class RustProfileHandlers(abc.ABC):
+class RustProfileHandlers(HandlerSet, abc.ABC):
     """One async method per tool, resource: typed model in, typed answer out."""
 
     @abc.abstractmethod
@@ -333,16 +335,3 @@ class RustProfileHandlers(abc.ABC):
         self, variables: CapabilitiesResourceVariables
     ) -> CapabilitiesResourceResult:
         """tmux://capabilities: The tool surface of this process as JSON, fixed when it started: the names of the served tools, each with its capability row (its toolset, which tmux effects it has, what it can make run, what its results can hold), the toolsets on and off with the tools added or removed by name, and the tmux socket served (how it was chosen, whether this process started its server, and the command that attaches to it)."""
-
-    def instruction_facts(self) -> dict[str, str]:
-        """What the server instructions may state about where this process runs."""
-        return {}
-
-    def startup_toolsets(self) -> tuple[str, ...]:
-        """Called once at startup, before the tool list is fixed: toolsets this start turns
-        on by default besides the profile's (e.g. having started the server it serves).
-        LIBTMUX_TOOLSETS, when set, still decides alone."""
-        return ()
-
-    async def aclose(self) -> None:
-        """Release what the handlers hold (connections, watchers) when the server stops."""

@@ -14,6 +14,8 @@ from __future__ import annotations
 import abc
 from typing import TYPE_CHECKING
 
+from ...seam import HandlerSet
+
 if TYPE_CHECKING:
     from ...reply import Reply
     from .models.call_read_tools_batch import CallReadToolsBatchInput, CallReadToolsBatchOutput
@@ -67,7 +69,7 @@ if TYPE_CHECKING:
     from .models.wait_for_text import WaitForTextInput, WaitForTextOutput
 
 
-class SwiftProfileHandlers(abc.ABC):
+class SwiftProfileHandlers(HandlerSet, abc.ABC):
     """One async method per tool, resource: typed model in, typed answer out."""
 
     @abc.abstractmethod
@@ -333,16 +335,3 @@ class SwiftProfileHandlers(abc.ABC):
         self, variables: CapabilitiesResourceVariables
     ) -> CapabilitiesResourceResult:
         """tmux://capabilities: What this server offers, as JSON: every served tool with its capability record (which tmux effects it has, what it can make run, what its results can hold), the tool selection the environment made, and the tmux socket this process serves (how it was chosen, whether this process started its server, and the command to attach to it)."""
-
-    def instruction_facts(self) -> dict[str, str]:
-        """What the server instructions may state about where this process runs."""
-        return {}
-
-    def startup_toolsets(self) -> tuple[str, ...]:
-        """Called once at startup, before the tool list is fixed: toolsets this start turns
-        on by default besides the profile's (e.g. having started the server it serves).
-        LIBTMUX_TOOLSETS, when set, still decides alone."""
-        return ()
-
-    async def aclose(self) -> None:
-        """Release what the handlers hold (connections, watchers) when the server stops."""

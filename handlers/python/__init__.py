@@ -58,10 +58,11 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> PythonProfi
         TeardownTools(tmux),
         PromptTools(),
     ]
-    handlers: PythonProfileHandlers = compose(
+    handlers = compose(
         PythonProfileHandlers,
         parts,
         wrap=session_pair_check(tmux),
         wrapped=[entry.method for entry in TOOLS],
     )
+    assert isinstance(handlers, PythonProfileHandlers)  # compose built it from this interface
     return handlers

@@ -59,5 +59,6 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> RustProfile
         Reading(tmux, Refs()),
         BatchTools(runtime),
     ]
-    handlers: RustProfileHandlers = compose(RustProfileHandlers, parts)
+    handlers = compose(RustProfileHandlers, parts)
+    assert isinstance(handlers, RustProfileHandlers)  # compose built it from this interface
     return handlers

@@ -65,5 +65,6 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfil
         Input(lookups, refs, ledger),
         Running(tmux, lookups, refs, config, ledger),
     ]
-    handlers: SwiftProfileHandlers = compose(SwiftProfileHandlers, parts)
+    handlers = compose(SwiftProfileHandlers, parts)
+    assert isinstance(handlers, SwiftProfileHandlers)  # compose built it from this interface
     return handlers

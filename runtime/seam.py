@@ -1,0 +1,64 @@
+"""The seam between the runtime and a profile's handlers: what the runtime may call.
+
+Every generated interface subclasses ``HandlerSet``, and the runtime knows a profile's
+handlers only as one: it calls a tool, resource or prompt by the method name the
+generated registry gives, with the model the call's checks produced, and reads the
+answer. Beside those, a handler set says what the instructions may state about where
+this process runs, which toolsets its start turns on, and how to let go of what it holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, cast
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from .reply import Reply
+
+ToolMethod = Callable[[BaseModel], Awaitable["BaseModel | Reply[BaseModel]"]]
+"""A tool: its checked input model in, its output model (or a Reply) out."""
+ResourceMethod = Callable[[BaseModel], Awaitable["BaseModel | str"]]
+"""A resource: its URI's checked variables in, the result model or the text out."""
+PromptMethod = Callable[[BaseModel], Awaitable[str]]
+"""A prompt: its checked argument values in, the message's text out."""
+Completer = Callable[[str, str, Mapping[str, str]], Awaitable[list[str]]]
+"""Live values of a kind that start with a prefix, given the other arguments."""
+
+
+HOOKS = ("instruction_facts", "startup_toolsets", "aclose")
+"""The methods below with a body a profile's parts may replace (``handlers.compose``)."""
+
+
+class HandlerSet:
+    """A profile's handlers as the runtime sees them (a generated interface adds one
+    abstract method per tool, resource and prompt)."""
+
+    def tool(self, method: str) -> ToolMethod:
+        """The method serving a tool (the registry's ``method`` for it)."""
+        return cast(ToolMethod, getattr(self, method))
+
+    def resource(self, method: str) -> ResourceMethod:
+        return cast(ResourceMethod, getattr(self, method))
+
+    def prompt(self, method: str) -> PromptMethod:
+        return cast(PromptMethod, getattr(self, method))
+
+    def completer(self) -> Completer | None:
+        """``complete_argument``, for a profile whose contracts complete to live values."""
+        return cast("Completer | None", getattr(self, "complete_argument", None))
+
+    def instruction_facts(self) -> dict[str, str]:
+        """What the server instructions may state about where this process runs."""
+        return {}
+
+    def startup_toolsets(self) -> tuple[str, ...]:
+        """Called once at startup, before the tool list is fixed: toolsets this start turns
+        on by default besides the profile's (e.g. having started the server it serves).
+        LIBTMUX_TOOLSETS, when set, still decides alone."""
+        return ()
+
+    async def aclose(self) -> None:
+        """Release what the handlers hold (connections, watchers) when the server stops."""
+        return None
