@@ -27,7 +27,7 @@ from codegen.checks import ContractError, check_profile, check_profiles, check_t
 from codegen.model import Profile, Tool, load_profile, profile_names
 from codegen.surface_checks import check_prompt, check_resource
 from codegen.surfaces import Prompt, Resource
-from tmux_contract_mcp.validation import UTF8_KEYWORD
+from tmux_contract_mcp.contract_rules import UTF8_KEYWORD
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = Path(__file__).resolve().parent / "templates"

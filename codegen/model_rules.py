@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from codegen import naming
-from tmux_contract_mcp.validation import UTF8_KEYWORD
+from tmux_contract_mcp.contract_rules import UTF8_KEYWORD
 
 _DATA = frozenset({"const", "enum", "default", "examples"})  # values, not schemas
 _SCHEMA_MAPS = frozenset({"properties", "$defs", "dependentSchemas"})  # name -> schema
