@@ -544,10 +544,7 @@ class CallReadToolsBatchOutput(BaseModel):
     onError: Annotated[
         CallReadToolsBatchOutputOnError, Field(description="The on_error the batch ran with.")
     ]
-    results: Annotated[
-        list[BatchItem],
-        Field(description="One row per operation run, in order."),
-    ]
+    results: Annotated[list[BatchItem], Field(description="One row per operation run, in order.")]
     stoppedAt: Annotated[
         int | None | MISSING,
         Field(

@@ -35,10 +35,7 @@ class CapturePaneInput(BaseModel):
 class Marks(RootModel[Literal["present", "absent", "unsupported", "not_asked"]]):
     root: Annotated[
         Literal["present", "absent", "unsupported", "not_asked"],
-        Field(
-            description="Whether the last command's output block could be found.",
-            title="Marks",
-        ),
+        Field(description="Whether the last command's output block could be found.", title="Marks"),
     ]
 
 

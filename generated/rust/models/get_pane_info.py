@@ -20,10 +20,7 @@ class GetPaneInfoInput(BaseModel):
 class Relation(RootModel[Literal["unknown", "self", "other"]]):
     root: Annotated[
         Literal["unknown", "self", "other"],
-        Field(
-            description="How a pane relates to this MCP server's own pane.",
-            title="Relation",
-        ),
+        Field(description="How a pane relates to this MCP server's own pane.", title="Relation"),
     ]
 
 

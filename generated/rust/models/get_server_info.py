@@ -45,10 +45,7 @@ class BranchWindow(BaseModel):
         bool, Field(description="True when the window is linked into more than one session.")
     ]
     name: Annotated[str, Field(description="The window's name.")]
-    panes: Annotated[
-        list[BranchPane],
-        Field(description="The window's panes, in tmux's order."),
-    ]
+    panes: Annotated[list[BranchPane], Field(description="The window's panes, in tmux's order.")]
 
 
 class Branch(BaseModel):
@@ -72,6 +69,5 @@ class Branch(BaseModel):
 
 class GetServerInfoOutput(BaseModel):
     sessions: Annotated[
-        list[Branch],
-        Field(description="The sessions, each with its windows and their panes."),
+        list[Branch], Field(description="The sessions, each with its windows and their panes.")
     ]

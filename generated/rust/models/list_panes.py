@@ -19,10 +19,7 @@ class ListPanesInput(BaseModel):
 class Relation(RootModel[Literal["unknown", "self", "other"]]):
     root: Annotated[
         Literal["unknown", "self", "other"],
-        Field(
-            description="How a pane relates to this MCP server's own pane.",
-            title="Relation",
-        ),
+        Field(description="How a pane relates to this MCP server's own pane.", title="Relation"),
     ]
 
 
@@ -56,6 +53,5 @@ class PaneView(BaseModel):
 
 class ListPanesOutput(BaseModel):
     panes: Annotated[
-        list[PaneView],
-        Field(description="Every pane of the server, in tmux's order."),
+        list[PaneView], Field(description="Every pane of the server, in tmux's order.")
     ]

@@ -25,8 +25,7 @@ class ResizePaneInput(BaseModel):
         int, Field(description="How many cells (rows or columns) to move it, 1 to 10000.", ge=0)
     ]
     direction: Annotated[
-        ResizeDirection,
-        Field(description="Which way to move the border: up, down, left or right."),
+        ResizeDirection, Field(description="Which way to move the border: up, down, left or right.")
     ]
     pane: Annotated[str, Field(description="The `%`-prefixed id of the pane to resize.")]
 

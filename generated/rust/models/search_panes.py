@@ -63,8 +63,7 @@ class SearchPanesOutput(BaseModel):
         ),
     ]
     matches: Annotated[
-        list[MatchView],
-        Field(description="Matching lines, pane by pane in tmux's order."),
+        list[MatchView], Field(description="Matching lines, pane by pane in tmux's order.")
     ]
     panes_searched: Annotated[
         int, Field(description="Panes whose text was read and searched.", ge=0)

@@ -13,10 +13,7 @@ from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
 class SelectWindowDirection(RootModel[Literal["next", "previous", "last"]]):
     root: Annotated[
         Literal["next", "previous", "last"],
-        Field(
-            description="Where to move from the named window.",
-            title="SelectWindowDirection",
-        ),
+        Field(description="Where to move from the named window.", title="SelectWindowDirection"),
     ]
 
 

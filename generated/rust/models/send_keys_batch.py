@@ -50,8 +50,7 @@ class SendKeysBatchInput(BaseModel):
         ),
     ] = "stop"
     operations: Annotated[
-        list[SendOperation],
-        Field(description="The operations, 1 to 64, run in this order."),
+        list[SendOperation], Field(description="The operations, 1 to 64, run in this order.")
     ]
 
 

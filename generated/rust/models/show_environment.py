@@ -54,10 +54,7 @@ class EnvironmentEntry(BaseModel):
 
 
 class ShowEnvironmentOutput(BaseModel):
-    entries: Annotated[
-        list[EnvironmentEntry],
-        Field(description="Every variable in tmux's order."),
-    ]
+    entries: Annotated[list[EnvironmentEntry], Field(description="Every variable in tmux's order.")]
     session: Annotated[
         str | None | MISSING,
         Field(description="The session id listed, or null for the global environment."),
