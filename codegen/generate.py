@@ -88,52 +88,25 @@ def models(
     roots: dict[str, dict[str, Any]], profile: str, summary: str, where: str
 ) -> tuple[str, set[int]]:
     """Pydantic v2 models of ``roots`` (class name -> object schema) in one module, and the
-    byte limits they check.
+    byte limits they check: the one call of the model generator, for tools, resources
+    and prompts alike.
 
-    The models read each pattern as written (``codegen.patterns`` refuses one the
-    engines could read apart) and check each byte limit with the profile's ``limits``
-    module (see ``model_rules``): one pass finds the limited fields, a second adds
-    their validators.
+    The generator reads one document (``naming.models_document``) whose ``$defs`` keys
+    name our classes. The models read each pattern as written (``codegen.patterns``
+    refuses one the engines could read apart) and check each byte limit with the
+    profile's ``limits`` module, found in that document (``model_rules``).
     """
-    document = naming.models_document(
-        {name: model_rules.inline_defaulted_refs(schema) for name, schema in roots.items()}, where
-    )
-    header = f'"""{summary}\n\n{DO_NOT_EDIT.format(sources=where)}\n"""'
-    code = _generate(document, header, {}, where)
-    fields = model_rules.limited_fields(code)
-    for name, schema in document["$defs"].items():
-        for cls, limits in model_rules.item_limited_fields(schema, name).items():
-            for limit, names in limits.items():
-                fields.setdefault(cls, {}).setdefault(limit, []).extend(names)
-    if fields:
-        code = _generate(document, header, model_rules.validators(profile, fields), where)
-    checked = model_rules.validated_fields(code)
-    found = sum(
-        1
-        for cls, limits in fields.items()
-        for names in limits.values()
-        for name in names
-        if name in checked.get(cls, set())
-    )
-    wanted = sum(model_rules.byte_limits(schema) for schema in roots.values())
-    if found != wanted:
-        raise RuntimeError(
-            f"{where}: {wanted} byte limits in the schemas, but the models check {found}; "
-            f"a model can check {UTF8_KEYWORD} only on an object's own string property"
-        )
-    for name in document["$defs"]:
-        if f"class {name}(" not in code:
-            raise RuntimeError(f"{where}: the model generator wrote no {name}")
-    return code, {limit for limits in fields.values() for limit in limits}
-
-
-def _generate(document: dict[str, Any], header: str, validators: dict[str, Any], where: str) -> str:
     from datamodel_code_generator import LiteralType, generate
     from datamodel_code_generator.enums import DataModelType, InputFileType, NamingStrategy
     from datamodel_code_generator.format import Formatter, PythonVersion
 
-    with warnings.catch_warnings():
+    document = naming.models_document(
+        {name: model_rules.inline_defaulted_refs(schema) for name, schema in roots.items()}, where
+    )
+    fields = model_rules.limited_fields(document, where)
+    with tempfile.TemporaryDirectory(prefix="models-") as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        metadata = Path(tmp) / "models.json"
         code = generate(
             json.dumps(document),
             input_file_type=InputFileType.JsonSchema,
@@ -148,17 +121,44 @@ def _generate(document: dict[str, Any], header: str, validators: dict[str, Any],
             use_double_quotes=True,
             naming_strategy=NamingStrategy(naming.NAMING_STRATEGY),
             use_missing_sentinel=True,
-            formatters=[Formatter.BUILTIN],
-            custom_file_header=header,
-            validators=validators or None,
             strict_nullable=True,
+            formatters=[Formatter.BUILTIN],
+            custom_file_header=f'"""{summary}\n\n{DO_NOT_EDIT.format(sources=where)}\n"""',
+            validators=model_rules.validators(profile, fields) or None,
+            emit_model_metadata=metadata,
         )
+        written = json.loads(metadata.read_text(encoding="utf-8"))["models"]
     if not isinstance(code, str):
         raise RuntimeError(f"{where}: expected one module from the model generator")
+    _check_written(document, fields, written, where)
     # The generator still imports the sentinel from its pre-2.14 experimental home.
-    return code.replace(
+    code = code.replace(
         "from pydantic.experimental.missing_sentinel import MISSING", "from pydantic import MISSING"
     )
+    return code, {limit for limits in fields.values() for limit in limits}
+
+
+def _check_written(
+    document: dict[str, Any],
+    fields: dict[str, dict[int, list[str]]],
+    written: list[dict[str, Any]],
+    where: str,
+) -> None:
+    """The generator's own account of what it wrote (``emit_model_metadata``: each class,
+    where in the document it comes from, its fields) holds every name we gave it, and
+    every field a byte-limit validator names."""
+    by_ref = {model["source_ref"]: model for model in written}
+    for name in document["$defs"]:
+        model = by_ref.get(f"#/$defs/{name}")
+        if model is None or model["class_name"] != name:
+            got = f"it named it {model['class_name']}" if model else "it wrote no class for it"
+            raise RuntimeError(f"{where}: the model generator was given the name {name}, but {got}")
+    for cls, limits in fields.items():
+        own = {field["name"] for field in by_ref[f"#/$defs/{cls}"]["fields"]}
+        for names in limits.values():
+            for name in names:
+                if name not in own:
+                    raise model_rules.unchecked(where, cls, name)
 
 
 def surface_listings(profile: Profile) -> dict[str, str]:
@@ -232,7 +232,7 @@ def render_profile(profile: Profile, out: Path, env: jinja2.Environment) -> None
             env.get_template("prompt_page.md.j2").render(prompt=prompt),
         )
     if limits:
-        functions = [(model_rules.limit_function(n), n) for n in sorted(limits)]
+        functions = [(naming.limit_function(n), n) for n in sorted(limits)]
         write("limits.py", env.get_template("limits.py.j2").render(context, functions=functions))
 
 

@@ -18,6 +18,13 @@ class names of the generated models are made by the model generator
      is a const), for the tool it calls: ``CapturePaneOperation``;
   4. the items of an array that is itself named here, when they are an object
      with properties: ``<name>Item`` (``GetSessionsResourceResultItem``);
+  5. an object with a byte-limited property of its own (``UTF8_KEYWORD``) that no
+     rule above names: the part it sits in, then the properties on the way in
+     PascalCase, ``Item`` for an array's items (``SearchPanesOperationArguments``),
+     so that the validator ``model_rules`` gives it can name its class. (Where the
+     generator would have named the object by a singular, as items of ``matches``
+     -> ``Match``, this name says ``MatchesItem``; no contract limits such an object
+     today.)
 
 - Every other class is named by the generator's own full-path strategy
   (``NAMING_STRATEGY``): the name of the class it sits in, then the property's
@@ -29,7 +36,7 @@ What the generator's options cannot say, and the one step taken for it: its
 hooks name a class by a string alone (``custom_class_name_generator`` sees the
 name the strategy composed, not where the schema sits) or by a ``$ref`` target or
 a name it generated (``model_name_map``; an inline subschema has no path a key
-can name), and ``class_name`` names only the document's root. So rules 3 and 4,
+can name), and ``class_name`` names only the document's root. So rules 3 to 5,
 which name a part by where it sits, move that part into ``$defs`` under its name
 and leave a ``$ref`` where it was (rules 1 and 2 are ``$defs`` entries anyway, as
 the generator's own MCP reader makes them). That step is on the generator's
@@ -42,6 +49,8 @@ import keyword
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from tmux_contract_mcp.contract_rules import UTF8_KEYWORD
 
 PACKAGE = "tmux_contract_mcp"
 NAMING_STRATEGY = "full-path"  # datamodel-code-generator's NamingStrategy.FullPath
@@ -116,6 +125,15 @@ def prompt_arguments_class(prompt: str) -> str:
     return f"{pascal(prompt)}PromptArguments"
 
 
+def limits_module(profile: str) -> str:
+    """The generated module of the byte-limit checks the profile's models call."""
+    return f"{profile_package(profile)}.limits"
+
+
+def limit_function(limit: int) -> str:
+    return f"at_most_{limit}_utf8_bytes"
+
+
 def definition_class(root: str, key: str, shared: bool) -> str:
     """A ``$defs`` entry of ``root``'s schema; ``shared`` when another root of the module
     defines the same key."""
@@ -137,6 +155,22 @@ def _operation(branch: Any) -> str | None:
     tool = branch.get("properties", {}).get("tool") if isinstance(branch, dict) else None
     const = tool.get("const") if isinstance(tool, dict) else None
     return const if isinstance(const, str) else None
+
+
+def limited(schema: Any) -> int | None:
+    """The byte limit a model checks on a property of this schema: the string's own, or
+    that of each item of an array."""
+    if not isinstance(schema, dict):
+        return None
+    items = schema.get("items")
+    limit = schema.get(UTF8_KEYWORD, items.get(UTF8_KEYWORD) if isinstance(items, dict) else None)
+    return limit if isinstance(limit, int) else None
+
+
+def holds_byte_limit(node: Any) -> bool:
+    """An object schema with a byte-limited property of its own."""
+    properties = node.get("properties") if isinstance(node, dict) else None
+    return isinstance(properties, dict) and any(limited(s) is not None for s in properties.values())
 
 
 def models_document(roots: Mapping[str, Mapping[str, Any]], where: str) -> dict[str, Any]:
@@ -195,7 +229,7 @@ def _references(node: Any, names: Mapping[str, str], where: str) -> Any:
 
 
 def _parts(entry: Any, name: str, add: Callable[[str, Any], str]) -> Any:
-    """``entry`` (named ``name``) with each part that rules 3 and 4 name moved out through
+    """``entry`` (named ``name``) with each part that rules 3 to 5 name moved out through
     ``add`` and referred to where it was."""
 
     def part(node: Any, words: tuple[str, ...]) -> Any:
@@ -204,6 +238,8 @@ def _parts(entry: Any, name: str, add: Callable[[str, Any], str]) -> Any:
         tool = _operation(node)
         if tool is not None:
             return {"$ref": add(operation_class(tool), node)}
+        if words and holds_byte_limit(node):
+            return {"$ref": add(name + "".join(words), node)}
         return inside(node, words)
 
     def inside(node: dict[str, Any], words: tuple[str, ...]) -> dict[str, Any]:
