@@ -97,7 +97,12 @@ def models(
     profile's ``limits`` module, found in that document (``model_rules``).
     """
     from datamodel_code_generator import LiteralType, generate
-    from datamodel_code_generator.enums import DataModelType, InputFileType, NamingStrategy
+    from datamodel_code_generator.enums import (
+        DataModelType,
+        InputFileType,
+        NamingStrategy,
+        TargetPydanticVersion,
+    )
     from datamodel_code_generator.format import Formatter, PythonVersion
 
     document = naming.models_document(
@@ -112,6 +117,7 @@ def models(
             input_file_type=InputFileType.JsonSchema,
             skip_root_model=True,
             output_model_type=DataModelType.PydanticV2BaseModel,
+            target_pydantic_version=TargetPydanticVersion.V2_14,  # pyproject's floor
             target_python_version=PythonVersion.PY_311,
             disable_timestamp=True,
             use_annotated=True,
@@ -131,10 +137,6 @@ def models(
     if not isinstance(code, str):
         raise RuntimeError(f"{where}: expected one module from the model generator")
     _check_written(document, fields, written, where)
-    # The generator still imports the sentinel from its pre-2.14 experimental home.
-    code = code.replace(
-        "from pydantic.experimental.missing_sentinel import MISSING", "from pydantic import MISSING"
-    )
     return code, {limit for limits in fields.values() for limit in limits}
 
 
