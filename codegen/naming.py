@@ -232,10 +232,10 @@ def _parts(entry: Any, name: str, add: Callable[[str, Any], str]) -> Any:
     """``entry`` (named ``name``) with each part that rules 3 to 5 name moved out through
     ``add`` and referred to where it was."""
 
-    def part(node: Any, words: tuple[str, ...]) -> Any:
+    def part(node: Any, words: tuple[str, ...], branch: bool = False) -> Any:
         if not isinstance(node, dict):
             return node
-        tool = _operation(node)
+        tool = _operation(node) if branch else None
         if tool is not None:
             return {"$ref": add(operation_class(tool), node)}
         if words and holds_byte_limit(node):
@@ -245,17 +245,21 @@ def _parts(entry: Any, name: str, add: Callable[[str, Any], str]) -> Any:
     def inside(node: dict[str, Any], words: tuple[str, ...]) -> dict[str, Any]:
         copy: dict[str, Any] = {}
         for key, value in node.items():
-            if key in ("properties", "patternProperties") and isinstance(value, dict):
+            if key == "properties" and isinstance(value, dict):
                 copy[key] = {p: part(sub, (*words, pascal(p))) for p, sub in value.items()}
+            elif key == "patternProperties" and isinstance(value, dict):
+                copy[key] = {p: part(sub, words) for p, sub in value.items()}
             elif key == "items" and isinstance(value, dict):
-                if not words and "properties" in value and _operation(value) is None:
+                if not words and "properties" in value:
                     copy[key] = {"$ref": add(item_class(name), value)}
                 else:
                     copy[key] = part(value, (*words, "Item"))
             elif key == "additionalProperties" and isinstance(value, dict):
                 copy[key] = part(value, words)
-            elif key in ("oneOf", "anyOf", "prefixItems") and isinstance(value, list):
-                copy[key] = [part(branch, words) for branch in value]
+            elif key in ("oneOf", "anyOf") and isinstance(value, list):
+                copy[key] = [part(branch, words, branch=True) for branch in value]
+            elif key == "prefixItems" and isinstance(value, list):
+                copy[key] = [part(item, words) for item in value]
             else:
                 copy[key] = value
         return copy
