@@ -35,8 +35,10 @@ class names of the generated models are made by the model generator
 What the generator's options cannot say, and the one step taken for it: its
 hooks name a class by a string alone (``custom_class_name_generator`` sees the
 name the strategy composed, not where the schema sits) or by a ``$ref`` target or
-a name it generated (``model_name_map``; an inline subschema has no path a key
-can name), and ``class_name`` names only the document's root. So rules 3 to 5,
+a name it generated (``model_name_map``; the path it keeps for an inline
+subschema is an encoding of its own, not a JSON pointer, and a generated name is
+what we would have to predict), and ``class_name`` names only the document's
+root. So rules 3 to 5,
 which name a part by where it sits, move that part into ``$defs`` under its name
 and leave a ``$ref`` where it was (rules 1 and 2 are ``$defs`` entries anyway, as
 the generator's own MCP reader makes them). That step is on the generator's
