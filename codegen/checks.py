@@ -16,7 +16,7 @@ from codegen.contract_file import METADATA_KEY
 from codegen.model import Profile, Tool
 from codegen.model_rules import patterns
 from codegen.patterns import PatternDiffers, check_pattern
-from tmux_contract_mcp.pointers import PointerError, resolve, steps
+from tmux_contract_mcp.contract_rules import PointerError, resolve, steps
 
 ALLOWED_KEYS = {
     "name",

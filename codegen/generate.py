@@ -27,7 +27,7 @@ from codegen.checks import ContractError, check_profile, check_profiles, check_t
 from codegen.model import Profile, Tool, load_profile, profile_names
 from codegen.surface_checks import check_prompt, check_resource
 from codegen.surfaces import Prompt, Resource
-from tmux_contract_mcp.validation import UTF8_KEYWORD
+from tmux_contract_mcp.contract_rules import UTF8_KEYWORD
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -51,76 +51,73 @@ def environment() -> jinja2.Environment:
 
 
 def model_source(tool: Tool) -> tuple[str, set[int]]:
-    """Pydantic v2 input and output models for one tool, and the byte limits they apply.
-
-    The models read each pattern in the regex crate's dialect of its ECMA-262
-    meaning, and check each byte limit with the profile's ``limits`` module
-    (see ``model_rules``): one pass finds the limited fields, a second adds
-    their validators.
-    """
-    input_schema, input_titles = naming.titled(model_rules.inline_defaulted_refs(tool.input_schema))
-    output_schema, output_titles = naming.titled(
-        model_rules.inline_defaulted_refs(tool.output_schema)
-    )
-    mcp_tool = {
-        "name": tool.name,
-        "description": tool.description,
-        "inputSchema": input_schema,
-        "outputSchema": output_schema,
-    }
-    code = _models(tool, mcp_tool, {})
-    fields = model_rules.limited_fields(code)
-    for schema, cls in (
-        (tool.input_schema, tool.input_class),
-        (tool.output_schema, tool.output_class),
-    ):
-        for name, limits in model_rules.item_limited_fields(schema, cls).items():
-            for limit, names in limits.items():
-                fields.setdefault(name, {}).setdefault(limit, []).extend(names)
-    if fields:
-        code = _models(tool, mcp_tool, model_rules.validators(tool.profile, fields))
-    checked = model_rules.validated_fields(code)
-    found = sum(
-        1
-        for cls, limits in fields.items()
-        for names in limits.values()
-        for name in names
-        if name in checked.get(cls, set())
-    )
-    wanted = model_rules.byte_limits(tool.input_schema) + model_rules.byte_limits(
-        tool.output_schema
-    )
-    if found != wanted:
-        raise RuntimeError(
-            f"{tool.relpath}: {wanted} byte limits in the schemas, but the models check {found}; "
-            f"a model can check {UTF8_KEYWORD} only on an object's own string property"
-        )
-    defs = [
-        *((key, tool.input_class) for key in tool.input_schema.get("$defs", {})),
-        *((key, tool.output_class) for key in tool.output_schema.get("$defs", {})),
-    ]
-    code = naming.readable_classes(
-        code,
-        [tool.input_class, tool.output_class],
-        input_titles + output_titles,
-        defs,
+    """The input and output models of one tool, and the byte limits they check."""
+    return models(
+        {tool.input_class: tool.input_schema, tool.output_class: tool.output_schema},
+        tool.profile,
+        f"Input and output models of {tool.name} ({tool.profile} profile).",
         tool.relpath,
     )
-    return code, {limit for limits in fields.values() for limit in limits}
 
 
-def _models(tool: Tool, mcp_tool: dict[str, Any], validators: dict[str, Any]) -> str:
+def resource_model_source(resource: Resource) -> tuple[str, set[int]]:
+    """The model of a resource's URI variables and, for a JSON resource, of its result."""
+    roots = {resource.variables_class: resource.variables_schema}
+    if resource.result_class and resource.result_schema:
+        roots[resource.result_class] = resource.result_schema
+    return models(
+        roots,
+        resource.profile,
+        f"URI variables{' and result' if resource.is_json else ''} of the resource "
+        f"{resource.name} ({resource.profile} profile).",
+        resource.relpath,
+    )
+
+
+def prompt_model_source(prompt: Prompt) -> tuple[str, set[int]]:
+    """The model of a prompt's argument values."""
+    return models(
+        {prompt.arguments_class: prompt.arguments_schema},
+        prompt.profile,
+        f"Argument values of the prompt {prompt.name} ({prompt.profile} profile).",
+        prompt.relpath,
+    )
+
+
+def models(
+    roots: dict[str, dict[str, Any]], profile: str, summary: str, where: str
+) -> tuple[str, set[int]]:
+    """Pydantic v2 models of ``roots`` (class name -> object schema) in one module, and the
+    byte limits they check: the one call of the model generator, for tools, resources
+    and prompts alike.
+
+    The generator reads one document (``naming.models_document``) whose ``$defs`` keys
+    name our classes. The models read each pattern as written (``codegen.patterns``
+    refuses one the engines could read apart) and check each byte limit with the
+    profile's ``limits`` module, found in that document (``model_rules``).
+    """
     from datamodel_code_generator import LiteralType, generate
-    from datamodel_code_generator.enums import DataModelType, InputFileType, NamingStrategy
+    from datamodel_code_generator.enums import (
+        DataModelType,
+        InputFileType,
+        NamingStrategy,
+        TargetPydanticVersion,
+    )
     from datamodel_code_generator.format import Formatter, PythonVersion
 
-    header = f'"""Input and output models of {tool.name} ({tool.profile} profile).\n\n{DO_NOT_EDIT.format(sources=tool.relpath)}\n"""'
-    with warnings.catch_warnings():
+    document = naming.models_document(
+        {name: model_rules.inline_defaulted_refs(schema) for name, schema in roots.items()}, where
+    )
+    fields = model_rules.limited_fields(document, where)
+    with tempfile.TemporaryDirectory(prefix="models-") as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        metadata = Path(tmp) / "models.json"
         code = generate(
-            [mcp_tool],
-            input_file_type=InputFileType.MCPTools,
+            json.dumps(document),
+            input_file_type=InputFileType.JsonSchema,
+            skip_root_model=True,
             output_model_type=DataModelType.PydanticV2BaseModel,
+            target_pydantic_version=TargetPydanticVersion.V2_14,  # pyproject's floor
             target_python_version=PythonVersion.PY_311,
             disable_timestamp=True,
             use_annotated=True,
@@ -128,93 +125,42 @@ def _models(tool: Tool, mcp_tool: dict[str, Any], validators: dict[str, Any]) ->
             use_schema_description=True,
             field_extra_keys={UTF8_KEYWORD},
             use_double_quotes=True,
-            naming_strategy=NamingStrategy.FullPath,
+            naming_strategy=NamingStrategy(naming.NAMING_STRATEGY),
             use_missing_sentinel=True,
-            formatters=[Formatter.BUILTIN],
-            custom_file_header=header,
-            validators=validators or None,
             strict_nullable=True,
-            use_title_as_name=True,
-        )
-    if not isinstance(code, str):
-        raise RuntimeError(f"{tool.relpath}: expected one module from the model generator")
-    # The generator still imports the sentinel from its pre-2.14 experimental home.
-    code = code.replace(
-        "from pydantic.experimental.missing_sentinel import MISSING", "from pydantic import MISSING"
-    )
-    for cls in (tool.input_class, tool.output_class):
-        if f"class {cls}(" not in code:
-            raise RuntimeError(f"{tool.relpath}: the model generator wrote no {cls}")
-    return code
-
-
-def schema_models(
-    schema: dict[str, Any],
-    root_class: str,
-    extra: dict[str, dict[str, Any]],
-    header: str,
-    where: str,
-) -> str:
-    """Pydantic v2 models of one object schema (named ``root_class``) and of each ``extra``
-    schema (named by its key), in one module."""
-    from datamodel_code_generator import LiteralType, generate
-    from datamodel_code_generator.enums import DataModelType, InputFileType, NamingStrategy
-    from datamodel_code_generator.format import Formatter, PythonVersion
-
-    document = {**schema, "$defs": extra} if extra else schema
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        code = generate(
-            json.dumps(document),
-            input_file_type=InputFileType.JsonSchema,
-            output_model_type=DataModelType.PydanticV2BaseModel,
-            target_python_version=PythonVersion.PY_311,
-            disable_timestamp=True,
-            use_annotated=True,
-            enum_field_as_literal=LiteralType.All,
-            use_schema_description=True,
-            field_extra_keys={"x-libtmux-max-utf8-bytes"},
-            use_double_quotes=True,
-            naming_strategy=NamingStrategy.FullPath,
-            use_missing_sentinel=True,
             formatters=[Formatter.BUILTIN],
-            custom_file_header=header,
-            class_name=root_class,
+            custom_file_header=f'"""{summary}\n\n{DO_NOT_EDIT.format(sources=where)}\n"""',
+            validators=model_rules.validators(profile, fields) or None,
+            emit_model_metadata=metadata,
         )
+        written = json.loads(metadata.read_text(encoding="utf-8"))["models"]
     if not isinstance(code, str):
         raise RuntimeError(f"{where}: expected one module from the model generator")
-    code = code.replace(
-        "from pydantic.experimental.missing_sentinel import MISSING", "from pydantic import MISSING"
-    )
-    for cls in (root_class, *extra):
-        if f"class {cls}(" not in code:
-            raise RuntimeError(f"{where}: the model generator wrote no {cls}")
-    return naming.readable_classes(code, [root_class, *extra], [], [], where)
+    _check_written(document, fields, written, where)
+    return code, {limit for limits in fields.values() for limit in limits}
 
 
-def resource_model_source(resource: Resource) -> str:
-    """The model of a resource's URI variables and, for a JSON resource, of its result."""
-    header = (
-        f'"""URI variables{" and result" if resource.is_json else ""} of the resource '
-        f"{resource.name} ({resource.profile} profile).\n\n"
-        f'{DO_NOT_EDIT.format(sources=resource.relpath)}\n"""'
-    )
-    result = resource.result_schema
-    extra = {resource.result_class: result} if resource.result_class and result else {}
-    return schema_models(
-        resource.variables_schema, resource.variables_class, extra, header, resource.relpath
-    )
-
-
-def prompt_model_source(prompt: Prompt) -> str:
-    """The model of a prompt's argument values."""
-    header = (
-        f'"""Argument values of the prompt {prompt.name} ({prompt.profile} profile).\n\n'
-        f'{DO_NOT_EDIT.format(sources=prompt.relpath)}\n"""'
-    )
-    return schema_models(
-        prompt.arguments_schema, prompt.arguments_class, {}, header, prompt.relpath
-    )
+def _check_written(
+    document: dict[str, Any],
+    fields: dict[str, dict[int, list[str]]],
+    written: list[dict[str, Any]],
+    where: str,
+) -> None:
+    """The generator's own account of what it wrote (``emit_model_metadata``: each class,
+    where in the document it comes from, its fields) holds every name we gave it, and
+    every field a byte-limit validator names."""
+    by_ref = {model["source_ref"]: model for model in written}
+    for name in document["$defs"]:
+        model = by_ref.get(f"#/$defs/{name}")
+        if model is None or model["class_name"] != name:
+            got = f"it named it {model['class_name']}" if model else "it wrote no class for it"
+            raise RuntimeError(f"{where}: the model generator was given the name {name}, but {got}")
+    for cls, limits in fields.items():
+        own = {field["name"] for field in by_ref[f"#/$defs/{cls}"]["fields"]}
+        for names in limits.values():
+            for name in names:
+                if name not in own:
+                    raise model_rules.unchecked(where, cls, name)
 
 
 def surface_listings(profile: Profile) -> dict[str, str]:
@@ -265,15 +211,14 @@ def render_profile(profile: Profile, out: Path, env: jinja2.Environment) -> None
         write(f"models/{tool.module}.py", code)
         write(f"docs/{tool.name}.md", env.get_template("page.md.j2").render(tool=tool))
     write("docs/index.md", env.get_template("index.md.j2").render(context))
-    if limits:
-        functions = [(model_rules.limit_function(n), n) for n in sorted(limits)]
-        write("limits.py", env.get_template("limits.py.j2").render(context, functions=functions))
     for name, text in surface_listings(profile).items():
         write(name, text)
     if profile.resources:
         (base / "docs" / "resources").mkdir()
     for resource in profile.resources:
-        write(f"models/{resource.module}.py", resource_model_source(resource))
+        code, used = resource_model_source(resource)
+        limits |= used
+        write(f"models/{resource.module}.py", code)
         write(
             f"docs/resources/{resource.name}.md",
             env.get_template("resource_page.md.j2").render(resource=resource),
@@ -281,11 +226,16 @@ def render_profile(profile: Profile, out: Path, env: jinja2.Environment) -> None
     if profile.prompts:
         (base / "docs" / "prompts").mkdir()
     for prompt in profile.prompts:
-        write(f"models/{prompt.module}.py", prompt_model_source(prompt))
+        code, used = prompt_model_source(prompt)
+        limits |= used
+        write(f"models/{prompt.module}.py", code)
         write(
             f"docs/prompts/{prompt.name}.md",
             env.get_template("prompt_page.md.j2").render(prompt=prompt),
         )
+    if limits:
+        functions = [(naming.limit_function(n), n) for n in sorted(limits)]
+        write("limits.py", env.get_template("limits.py.j2").render(context, functions=functions))
 
 
 def check_module_names(profile: Profile) -> None:

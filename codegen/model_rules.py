@@ -7,19 +7,23 @@ generator refuses any pattern the two engines could read differently
 
 - ``x-libtmux-max-utf8-bytes`` is ours; the generator only records it. Each
   field it limits gets a validator from the profile's generated ``limits``
-  module, which counts bytes as the schema checkers do.
+  module, which counts bytes as the schema checkers do. The fields are read from
+  the document the generator is given, before it runs: every object with a
+  limited property of its own is a ``$defs`` entry there, named by
+  ``naming.models_document``, so each validator names its class, passed through
+  the generator's ``validators`` option.
 """
 
 from __future__ import annotations
 
-import ast
+import keyword
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from codegen import naming
-from tmux_contract_mcp.validation import UTF8_KEYWORD
+from tmux_contract_mcp.contract_rules import UTF8_KEYWORD
 
-_DATA = frozenset({"const", "enum", "default", "examples"})  # values, not schemas
+_DATA = naming.VALUE_KEYWORDS
 _SCHEMA_MAPS = frozenset({"properties", "$defs", "dependentSchemas"})  # name -> schema
 
 
@@ -84,88 +88,49 @@ def byte_limits(node: Any) -> int:
     )
 
 
-def limited_fields(code: str) -> dict[str, dict[int, list[str]]]:
-    """class -> limit -> fields, for every field whose ``Field`` carries the byte limit."""
+def limited_fields(document: Mapping[str, Any], where: str) -> dict[str, dict[int, list[str]]]:
+    """class -> limit -> fields: each byte-limited property of an entry of the document's
+    ``$defs`` (``naming.models_document``), on a string or on an array's items. Every
+    limit in the document must be one of these: a model checks no other."""
     found: dict[str, dict[int, list[str]]] = {}
-    for cls in ast.parse(code).body:
-        if not isinstance(cls, ast.ClassDef):
-            continue
-        for statement in cls.body:
-            if not isinstance(statement, ast.AnnAssign) or not isinstance(
-                statement.target, ast.Name
-            ):
+    for cls, schema in document["$defs"].items():
+        properties = schema.get("properties", {}) if isinstance(schema, Mapping) else {}
+        for name, sub in properties.items():
+            limit = naming.limited(sub)
+            if limit is None:
                 continue
-            limit = _limit(statement.annotation)
-            if limit is not None:
-                found.setdefault(cls.name, {}).setdefault(limit, []).append(statement.target.id)
+            if not name.isidentifier() or keyword.iskeyword(name):
+                raise unchecked(where, cls, name)
+            found.setdefault(cls, {}).setdefault(limit, []).append(name)
+    checked = sum(len(names) for limits in found.values() for names in limits.values())
+    wanted = byte_limits(document)
+    if checked != wanted:
+        raise RuntimeError(
+            f"{where}: {wanted} byte limits in the schemas, but the models check {checked}; "
+            f"a model can check {UTF8_KEYWORD} only on an object's own string property "
+            "or on the items of its own array"
+        )
     return found
 
 
-def item_limited_fields(schema: Mapping[str, Any], cls: str) -> dict[str, dict[int, list[str]]]:
-    """class -> limit -> fields, for each own property of ``schema`` (the model ``cls``)
-    that is an array whose items carry the byte limit: the generator drops the keyword
-    there, so the field's validator checks every item (``within_utf8_bytes`` on a list)."""
-    found: dict[str, dict[int, list[str]]] = {}
-    for name, sub in sorted(schema.get("properties", {}).items()):
-        items = sub.get("items") if isinstance(sub, Mapping) else None
-        if isinstance(items, Mapping) and isinstance(items.get(UTF8_KEYWORD), int):
-            found.setdefault(cls, {}).setdefault(items[UTF8_KEYWORD], []).append(name)
-    return found
-
-
-def validated_fields(code: str) -> dict[str, set[str]]:
-    """class -> the fields a ``field_validator`` of the class names."""
-    found: dict[str, set[str]] = {}
-    for cls in ast.parse(code).body:
-        if not isinstance(cls, ast.ClassDef):
-            continue
-        for method in cls.body:
-            if not isinstance(method, ast.FunctionDef):
-                continue
-            for decorator in method.decorator_list:
-                if (
-                    isinstance(decorator, ast.Call)
-                    and isinstance(decorator.func, ast.Name)
-                    and decorator.func.id == "field_validator"
-                ):
-                    found.setdefault(cls.name, set()).update(
-                        arg.value
-                        for arg in decorator.args
-                        if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
-                    )
-    return found
-
-
-def _limit(annotation: ast.expr) -> int | None:
-    for node in ast.walk(annotation):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
-            continue
-        if node.func.id != "Field":
-            continue
-        for keyword in node.keywords:
-            if keyword.arg == "json_schema_extra" and isinstance(keyword.value, ast.Dict):
-                for key, value in zip(keyword.value.keys, keyword.value.values, strict=True):
-                    if (
-                        isinstance(key, ast.Constant)
-                        and key.value == UTF8_KEYWORD
-                        and isinstance(value, ast.Constant)
-                        and isinstance(value.value, int)
-                    ):
-                        return value.value
-    return None
-
-
-def limit_function(limit: int) -> str:
-    return f"at_most_{limit}_utf8_bytes"
+def unchecked(where: str, cls: str, name: str) -> RuntimeError:
+    return RuntimeError(
+        f"{where}: {cls}.{name} carries {UTF8_KEYWORD}, but its model has no field {name!r} "
+        "to check it on: a limited property needs a name Python spells as is"
+    )
 
 
 def validators(profile: str, fields: dict[str, dict[int, list[str]]]) -> dict[str, Any]:
     """The model generator's ``validators`` option: each limited field checked by its limit."""
-    module = f"{naming.PACKAGE}.generated.{profile}.limits"
+    module = naming.limits_module(profile)
     return {
         cls: {
             "validators": [
-                {"fields": names, "function": f"{module}.{limit_function(limit)}", "mode": "after"}
+                {
+                    "fields": names,
+                    "function": f"{module}.{naming.limit_function(limit)}",
+                    "mode": "after",
+                }
                 for limit, names in sorted(limits.items())
             ]
         }

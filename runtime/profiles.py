@@ -17,9 +17,9 @@ from functools import cached_property
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from .contract_rules import cut_lists
 from .generated import DEFAULT_PROFILE, PROFILES
 from .handlers.compose import CompositionError
-from .pointers import cut_lists
 from .seam import HandlerSet
 from .surfaces import Prompt, Resource
 from .toolsets import Toolsets, visible

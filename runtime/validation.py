@@ -21,9 +21,9 @@ from typing import Any
 import jsonschema_rs
 from pydantic_core import PydanticCustomError
 
+from .contract_rules import UTF8_KEYWORD
 from .errors import shown
 
-UTF8_KEYWORD = "x-libtmux-max-utf8-bytes"
 SURROGATE_RULE = "no lone surrogate"
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from tmux_contract_mcp.validation import UTF8_KEYWORD, Schema
+from tmux_contract_mcp.contract_rules import UTF8_KEYWORD
+from tmux_contract_mcp.validation import Schema
 
 WRONG_VALUES: tuple[Any, ...] = ("x", "", 0, -1, 1.5, True, None, [], [1], {}, {"a": 1})
 NUMBERS: tuple[Any, ...] = (5.0, -0.0, 1e2, 2.5, False, 2**70)

@@ -10,12 +10,15 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
+import sys
+import types
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from codegen.checks import ContractError, check_tool
-from codegen.generate import model_source
+from codegen.generate import model_source, models
 from codegen.model_rules import patterns
 from tests.test_contracts import CONTRACTS, load_tool
 
@@ -66,3 +69,46 @@ def test_a_limited_property_gets_a_validator_from_the_profiles_limits_module() -
     assert limits == {4096}
     assert "from tmux_contract_mcp.generated.swift.limits import at_most_4096_utf8_bytes" in code
     assert '@field_validator("pattern", mode="after")' in code
+
+
+def limited_text(limit: int = 4096) -> dict[str, Any]:
+    return {"type": "string", "x-libtmux-max-utf8-bytes": limit}
+
+
+def test_an_inner_object_with_a_byte_limit_is_named_and_checked_without_a_second_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The limited object gets a name of naming.py's (rule 5), the validator names that class,
+    and the module the generator writes refuses what the schema refuses."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "filter": {
+                "type": "object",
+                "properties": {
+                    "text": limited_text(),
+                    "tags": {"type": "array", "items": limited_text()},
+                },
+                "additionalProperties": False,
+            }
+        },
+        "additionalProperties": False,
+    }
+    code, limits = models({"FindInput": schema}, "swift", "A test module.", "here")
+    assert limits == {4096}
+    assert "class FindInputFilter(BaseModel):" in code
+    assert '@field_validator("text", "tags", mode="after")' in code
+    module = types.ModuleType("scratch_find_models")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    exec(compile(code, "here", "exec"), module.__dict__)
+    model = module.FindInput
+    model.model_validate({"filter": {"text": "é" * 2048, "tags": ["é" * 2048]}}, strict=True)
+    for filter in ({"text": "é" * 2049}, {"tags": ["a", "é" * 2049]}):
+        with pytest.raises(ValidationError, match="x-libtmux-max-utf8-bytes"):
+            model.model_validate({"filter": filter}, strict=True)
+
+
+def test_a_byte_limit_on_a_property_python_cannot_spell_stops_generation() -> None:
+    schema = {"type": "object", "properties": {"from": limited_text()}}
+    with pytest.raises(RuntimeError, match=r"FromInput\.from carries x-libtmux-max-utf8-bytes"):
+        models({"FromInput": schema}, "swift", "A test module.", "here")

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from tmux_contract_mcp.validation import UTF8_KEYWORD, Schema, json_path
+from tmux_contract_mcp.contract_rules import UTF8_KEYWORD
+from tmux_contract_mcp.validation import Schema, json_path
 
 PATTERN_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -15,4 +15,4 @@ class BuildDevWorkspacePromptArguments(BaseModel):
         extra="forbid",
     )
     session_name: Annotated[str, Field(min_length=1)]
-    log_command: Annotated[str | None, Field(min_length=1)] = "watch -n 1 date"
+    log_command: Annotated[str, Field(min_length=1)] = "watch -n 1 date"

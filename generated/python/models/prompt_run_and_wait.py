@@ -16,4 +16,4 @@ class RunAndWaitPromptArguments(BaseModel):
     )
     command: Annotated[str, Field(min_length=1)]
     pane_id: Annotated[str, Field(pattern="^%[0-9]+$")]
-    timeout: Annotated[float | None, Field(gt=0.0)] = 60
+    timeout: Annotated[float, Field(gt=0.0)] = 60

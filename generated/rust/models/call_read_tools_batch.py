@@ -112,8 +112,7 @@ class GetTmuxVariablesOperationArguments(BaseModel):
         extra="forbid",
     )
     names: Annotated[
-        list[GetTmuxVariablesOperationArgumentsName],
-        Field(max_length=32, min_length=1),
+        list[GetTmuxVariablesOperationArgumentsName], Field(max_length=32, min_length=1)
     ]
     pane: str | None | MISSING = MISSING
 

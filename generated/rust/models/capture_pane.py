@@ -22,10 +22,7 @@ class CapturePaneInput(BaseModel):
 
 
 class Marks(RootModel[Literal["present", "absent", "unsupported", "not_asked"]]):
-    root: Annotated[
-        Literal["present", "absent", "unsupported", "not_asked"],
-        Field(title="Marks"),
-    ]
+    root: Annotated[Literal["present", "absent", "unsupported", "not_asked"], Field(title="Marks")]
 
 
 class CapturePaneOutput(BaseModel):

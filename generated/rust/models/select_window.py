@@ -11,10 +11,7 @@ from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
 
 
 class SelectWindowDirection(RootModel[Literal["next", "previous", "last"]]):
-    root: Annotated[
-        Literal["next", "previous", "last"],
-        Field(title="SelectWindowDirection"),
-    ]
+    root: Annotated[Literal["next", "previous", "last"], Field(title="SelectWindowDirection")]
 
 
 class SelectWindowInput(BaseModel):

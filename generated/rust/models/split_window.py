@@ -11,10 +11,7 @@ from pydantic import MISSING, BaseModel, ConfigDict, Field, RootModel
 
 
 class SplitDirection(RootModel[Literal["above", "below", "left", "right"]]):
-    root: Annotated[
-        Literal["above", "below", "left", "right"],
-        Field(title="SplitDirection"),
-    ]
+    root: Annotated[Literal["above", "below", "left", "right"], Field(title="SplitDirection")]
 
 
 class SplitWindowInput(BaseModel):

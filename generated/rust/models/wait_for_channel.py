@@ -19,10 +19,7 @@ class WaitForChannelInput(BaseModel):
 
 
 class ChannelWaitOutcome(RootModel[Literal["signalled", "deadline"]]):
-    root: Annotated[
-        Literal["signalled", "deadline"],
-        Field(title="ChannelWaitOutcome"),
-    ]
+    root: Annotated[Literal["signalled", "deadline"], Field(title="ChannelWaitOutcome")]
 
 
 class WaitForChannelOutput(BaseModel):

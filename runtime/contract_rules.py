@@ -1,16 +1,25 @@
-"""Lists of tool names inside an advertised tool, found by JSON pointer and cut to a selection.
+"""What a contract means that both the generator (codegen/) and the server read.
 
-A contract may name, under its project metadata, JSON pointers (RFC 6901) to
-lists of tool names (a read batch's nested authority, say). The tool as served
-keeps only the names of tools served, so what it advertises follows the tool
-selection. Codegen checks the pointers with ``resolve``; the runtime cuts with
-``cut_lists``.
+codegen is a development tool and imports nothing else of this package; the
+server has this module in every install. So it imports only the standard
+library (tests/test_codegen_imports.py keeps both rules).
+
+- ``UTF8_KEYWORD``: the one schema keyword of our own, a string's length limit in
+  UTF-8 bytes. The server's schema engine checks it (``validation``); codegen has
+  each generated model check it too.
+- JSON pointers (RFC 6901) to lists of tool names inside an advertised tool. A
+  contract may name, under its project metadata, pointers to such lists (a read
+  batch's nested authority, say); the tool as served keeps only the names of
+  tools served, so what it advertises follows the tool selection. Codegen checks
+  the pointers with ``resolve``; the runtime cuts with ``cut_lists``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from typing import Any
+
+UTF8_KEYWORD = "x-libtmux-max-utf8-bytes"
 
 
 class PointerError(ValueError):
