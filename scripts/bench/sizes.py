@@ -148,11 +148,11 @@ def measure(surfaces: Sequence[Surface], tmux: TmuxServer) -> Table:
     """Every surface's lists once, then its answers as the server grows to each count."""
     table = Table([s.label for s in surfaces], {}, {})
     for surface in surfaces:
-        for selection, toolsets in (("every", EVERY_TOOLSET), ("default", None)):
+        for selection, toolsets in (("every toolset", EVERY_TOOLSET), ("default toolsets", None)):
             env = {**surface.env, **({"LIBTMUX_TOOLSETS": toolsets} if toolsets else {})}
             with raw_server(surface.argv, env) as peer:
                 listed = Size.of(peer.request("tools/list"))
-            table.lists.setdefault(f"tools/list, {selection} toolsets", {})[surface.label] = listed
+            table.lists.setdefault(f"tools/list, {selection}", {})[surface.label] = listed
             table.lists.setdefault("server instructions", {})[surface.label] = Size.of(
                 peer.instructions
             )
