@@ -6,8 +6,12 @@ PYTHON ?=
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Every package of .venv, pinned with its hashes (scripts/lock.py); make lock writes it.
+LOCK := requirements.lock
+# The uv that make lock writes the lock with.
+UV_VERSION := 0.13.8
 
-.PHONY: env tmux sshd vendor regen check lint typecheck test demo workflow workflow-ssh bench compare-peer compare-skeleton clean
+.PHONY: env lock tmux sshd vendor regen check lint typecheck test demo workflow workflow-ssh bench compare-peer compare-skeleton clean
 
 env: $(STAMP)
 
@@ -20,15 +24,33 @@ tmux: env
 sshd:
 	@sh scripts/setup.sh sshd
 
-$(STAMP): pyproject.toml
+# .venv holds exactly the versions in the lock, checked against its hashes (a package an
+# older lock left is removed), then the project itself, editable. Nothing is resolved here:
+# the project goes in with --no-deps, built by the locked setuptools (--no-build-isolation).
+# A lock that pyproject's dependencies have moved past is refused: run make lock.
+$(STAMP): pyproject.toml $(LOCK)
 	@python=$$(sh scripts/setup.sh python "$(PYTHON)") && \
+	"$$python" -m scripts.lock check && \
 	echo "creating $(VENV) with $$python (Python $$("$$python" -c 'import platform; print(platform.python_version())'))" && \
 	"$$python" -m venv $(VENV)
-	@echo "installing the environment into $(VENV) (log: $(VENV)/install.log)"
-	@$(BIN)/python -m pip install --upgrade pip >$(VENV)/install.log 2>&1 && \
-	$(BIN)/python -m pip install -e '.[dev]' >>$(VENV)/install.log 2>&1 || \
+	@echo "installing $(LOCK) into $(VENV) (log: $(VENV)/install.log)"
+	@{ $(BIN)/python -m pip install --require-hashes -r $(LOCK) && \
+	$(BIN)/python -m scripts.lock strays | xargs -r $(BIN)/python -m pip uninstall -y && \
+	$(BIN)/python -m pip install --no-deps --no-build-isolation -e . ; } >$(VENV)/install.log 2>&1 || \
 	{ tail -40 $(VENV)/install.log >&2; exit 1; }
 	@touch $@
+
+# Write $(LOCK) anew from pyproject.toml (its dependencies and the dev extra) with uv
+# $(UV_VERSION), installed into .venv from PyPI; pins already in the lock are kept where
+# pyproject still admits them. make lock LOCK_ARGS=--upgrade moves every package to its
+# newest release instead. make env then installs the new lock.
+LOCK_ARGS ?=
+lock:
+	@[ -x $(BIN)/python ] || { python=$$(sh scripts/setup.sh python "$(PYTHON)") && \
+	echo "creating $(VENV) with $$python" && "$$python" -m venv $(VENV); }
+	@[ "$$($(BIN)/uv --version 2>/dev/null | cut -d' ' -f2)" = "$(UV_VERSION)" ] || \
+	$(BIN)/python -m pip install -q uv==$(UV_VERSION)
+	$(BIN)/python -m scripts.lock compile $(BIN)/uv $(LOCK_ARGS)
 
 # Extract the vendored contracts from the seed documents in contracts/upstream/.
 vendor: env

@@ -1,13 +1,16 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from scripts.lab.client import Client, open_client
@@ -74,6 +77,52 @@ def server_starts_are_marked_e2e(request: pytest.FixtureRequest) -> Iterator[Non
             f"{request.node.nodeid} starts the server but is not marked e2e: {starts[0]}",
             pytrace=False,
         )
+
+
+# --- timeouts ---------------------------------------------------------------------------------
+# pytest-timeout's signal method (pyproject.toml) fails a test that runs past its timeout by
+# raising from a SIGALRM handler. In an async test that exception leaves the event loop mid-step:
+# anyio's runner, shared by a module, is still running the hung test, so every later async test
+# of the module and its async fixtures' teardown hang in turn. So an async test is also given a
+# deadline inside its event loop, a little before the alarm: it is cancelled where it awaits
+# (the traceback shows where), its fixtures are torn down and the module goes on. The alarm
+# stays for what cancellation cannot reach: a fixture, a sync test, a loop blocked in a call.
+
+DEADLINE = pytest.StashKey[tuple[float, float]]()  # (the timeout, when it runs out)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> None:
+    """Called as pytest-timeout arms the alarm for a test (setup, call and teardown)."""
+    item.stash[DEADLINE] = (settings.timeout, time.monotonic() + settings.timeout)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Generator[None, object, object]:
+    test = pyfuncitem.obj
+    timed = pyfuncitem.stash.get(DEADLINE, None)
+    if timed is None or "anyio_backend" not in pyfuncitem.funcargs:
+        return (yield)
+    if not inspect.iscoroutinefunction(test):
+        return (yield)
+    timeout, runs_out = timed
+    margin = min(10.0, timeout / 3)  # time to report the cancelled test and end its fixtures
+
+    @functools.wraps(test)
+    async def within_the_timeout(**kwargs: Any) -> Any:
+        try:
+            with anyio.fail_after(max(runs_out - margin - time.monotonic(), 0)) as scope:
+                return await test(**kwargs)
+        except TimeoutError:
+            if not scope.cancelled_caught:
+                raise  # the test's own
+            pytest.fail(f"Timeout (>{timeout:g}s) from pytest-timeout: cancelled where it awaited")
+
+    pyfuncitem.obj = within_the_timeout
+    try:
+        return (yield)
+    finally:
+        pyfuncitem.obj = test
 
 
 # --- tmux servers -----------------------------------------------------------------------------

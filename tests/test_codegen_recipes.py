@@ -24,7 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 CONTRACTS = ROOT / "contracts"
 PACKAGE = "tmux_contract_mcp"
 
-pytestmark = pytest.mark.e2e  # runs the command (as python -m) over a scratch install
+pytestmark = [
+    pytest.mark.e2e,  # runs the command (as python -m) over a scratch install
+    pytest.mark.timeout(180),  # 3 s a test; each run of the command is allowed 120 s
+]
 
 
 def scratch_contracts(root: Path, profiles: dict[str, str]) -> Path:

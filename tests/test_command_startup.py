@@ -12,7 +12,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tmux_contract_mcp.profiles import PROFILES
+
+pytestmark = pytest.mark.timeout(180)  # 1 to 2 s a test; each probe is allowed 120 s
 
 
 def probe(code: str, *args: str) -> str:

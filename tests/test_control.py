@@ -599,6 +599,7 @@ async def test_a_user_alias_over_a_listed_command_does_not_shift_replies(
 # --- what attaching does (and does not do) to the server --------------------------------
 
 
+@pytest.mark.timeout(180)  # under 1 s; its own wait for the pane allows 120 s
 async def test_a_pane_printing_a_lot_is_not_stalled_by_the_no_output_client(
     tmux: TmuxServer,
 ) -> None:

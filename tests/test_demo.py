@@ -85,6 +85,7 @@ async def test_the_tour_lists_splits_types_waits_reads_runs_searches_and_cleans_
     assert '"exit_status":2' in transcript
 
 
+@pytest.mark.timeout(240)  # 5 s; the demo's own limit, 180 s, fails first with its output
 def test_the_demo_runs_on_its_own_tmux_server_and_kills_it() -> None:
     env = {k: v for k, v in os.environ.items() if k != "TMUX"}
     done = subprocess.run(

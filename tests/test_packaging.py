@@ -171,6 +171,11 @@ def run(argv: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[s
     return done
 
 
+# The wheel and the user's venv are made once, by whichever test asks first (2 to 3 s), in up
+# to three commands allowed 180 s each; each test that may be that first one gets longer.
+BUILDING = pytest.mark.timeout(240)
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel, built from a copy of the tree by the dev environment's setuptools.
@@ -219,6 +224,7 @@ def user_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     yield venv
 
 
+@BUILDING
 def test_the_wheel_ships_the_license_and_one_top_level_package(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
@@ -233,6 +239,7 @@ def test_the_wheel_ships_the_license_and_one_top_level_package(wheel: Path) -> N
         assert f"tmux_contract_mcp/generated/{profile}/tools.json" in names
 
 
+@BUILDING
 def test_the_installed_command_runs_the_wheels_copy_not_the_checkouts(
     user_venv: Path, tmp_path: Path
 ) -> None:
@@ -244,6 +251,7 @@ def test_the_installed_command_runs_the_wheels_copy_not_the_checkouts(
 
 
 @pytest.mark.e2e
+@BUILDING
 @pytest.mark.parametrize("profile", PROFILES)
 def test_the_installed_command_lists_every_tool_of_each_profile(
     user_venv: Path, profile: str, tmp_path: Path
@@ -260,6 +268,7 @@ def test_the_installed_command_lists_every_tool_of_each_profile(
 
 @pytest.mark.anyio
 @pytest.mark.e2e
+@BUILDING
 async def test_the_installed_command_serves_a_tmux_server(
     user_venv: Path, tmux: TmuxServer
 ) -> None:

@@ -122,6 +122,7 @@ def test_a_python_without_venv_names_the_versioned_package(path: Path) -> None:
     assert "apt-get install python3.13-venv" in done.stderr
 
 
+@pytest.mark.timeout(180)  # under 1 s; making the venv is allowed 120 s
 def test_the_chosen_python_really_makes_a_venv(path: Path, tmp_path: Path) -> None:
     (path / "python3").symlink_to(REAL_PYTHON)
     done = setup(path, "python")

@@ -206,11 +206,11 @@ def report(table: Table) -> str:
         rule,
     ]
     for title, answers in table.answers.items():
-        cells = []
+        row = []
         for surface in table.surfaces:
             cell = answers.get(surface)
-            cells.append("n/a" if cell is None else f"{_size(cell[0])} · {_size(cell[1])}")
-        out.append(f"| {title} | " + " | ".join(cells) + " |")
+            row.append("n/a" if cell is None else f"{_size(cell[0])} · {_size(cell[1])}")
+        out.append(f"| {title} | " + " | ".join(row) + " |")
     return "\n".join(out)
 
 
