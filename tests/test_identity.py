@@ -13,8 +13,8 @@ import pytest
 from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.handlers.tmux.core import Tmux
 from tmux_contract_mcp.handlers.tmux.guard import Guard, Place
-from tmux_contract_mcp.handlers.tmux.identity import Caller, Host, Relation
-from tmux_contract_mcp.handlers.tmux.sockets import Socket, default_socket
+from tmux_contract_mcp.handlers.tmux.transport.identity import Caller, Host, Relation
+from tmux_contract_mcp.handlers.tmux.transport.sockets import Socket, default_socket
 
 
 def sockets(tmp_path: Path) -> tuple[Path, Path, Path]:

@@ -34,12 +34,13 @@ import anyio.abc
 from ... import progress
 from ...errors import InvalidArgument, ToolError
 from ...generated.python.models.run_command import RunCommandInput, RunCommandOutput
-from ..tmux import capture, channels
-from ..tmux.control import ControlClient
+from ..tmux import capture
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import NoServer
 from ..tmux.formats import PANE_FIELDS, PaneRow, format_of, parse_rows
 from ..tmux.shell import settled
+from ..tmux.transport import channels
+from ..tmux.transport.control import ControlClient
 from ..tmux.waits import died, effective_timeout, server_went, went_away
 from .keys import key_commands
 from .markers import Markers, OutputCount

@@ -42,7 +42,6 @@ from ..tmux.core import Server, Tmux
 from ..tmux.creating import check_session_name
 from ..tmux.errors import CommandFailed, TmuxError, UnknownTarget
 from ..tmux.formats import PANE_FORMAT, format_of, literal_format, pane_rows, parse_rows
-from ..tmux.remote import remote_for
 from ..tmux.spawn import (
     check_variable_name,
     environment_args,
@@ -51,6 +50,7 @@ from ..tmux.spawn import (
     start_directory,
 )
 from ..tmux.targets import ACTIVE_ONLY, WindowSelector, resolve_pane, resolve_window
+from ..tmux.transport.ssh import remote_for
 from .config import on_target, target_flags
 from .shapes import pane_fields
 

@@ -42,7 +42,6 @@ from ...generated.python.models.list_windows import (
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, NoServer, TmuxError, UnknownTarget
 from ..tmux.formats import LinkRow, PaneRow, SessionRow, counts_clients, each_pane_once
-from ..tmux.sockets import Socket, socket_dir
 from ..tmux.targets import (
     WindowSelector,
     check_pane_id,
@@ -50,7 +49,8 @@ from ..tmux.targets import (
     resolve_pane,
     resolve_window,
 )
-from ..tmux.transport import SubprocessTransport
+from ..tmux.transport.process import SubprocessTransport
+from ..tmux.transport.sockets import Socket, socket_dir
 from .shapes import SHAPE_FIELDS, pane_fields
 
 # A probe of a socket nobody answers on gives up after this long (a stale socket file

@@ -25,12 +25,13 @@ from ...generated.python.models.wait_for_channel import (
     WaitForChannelInput,
     WaitForChannelOutput,
 )
-from ..tmux import channels, layouts
+from ..tmux import layouts
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
 from ..tmux.formats import PANE_FORMAT, PaneRow, literal_format, pane_rows
 from ..tmux.targets import WindowSelector, check_pane_id, check_session_id, resolve_pane
 from ..tmux.titles import check_title
+from ..tmux.transport import channels
 from ..tmux.waits import WAIT_MAX_ENV, effective_timeout, wait_ceiling
 from .shapes import pane_fields
 

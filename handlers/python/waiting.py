@@ -36,11 +36,12 @@ from ...errors import InvalidArgument, ToolError
 from ...generated.python.models.wait_for_text import WaitForTextInput, WaitForTextOutput
 from ..tmux import capture
 from ..tmux.core import Server, Tmux
-from ..tmux.errors import CommandFailed, NoServer, UnknownTarget
+from ..tmux.errors import CommandFailed, NoServer, UnknownTarget, WatchLost
 from ..tmux.formats import SERVER_FIELDS, PaneRow, format_of, parse_rows
 from ..tmux.patterns import MATCH_BUDGET, Patterns
 from ..tmux.targets import WindowSelector, check_pane_id, resolve_pane
-from ..tmux.waits import Watch, WatchLost, died, effective_timeout, server_went, went_away
+from ..tmux.transport.events import Watch
+from ..tmux.waits import died, effective_timeout, server_went, went_away
 
 Outcome = Literal["matched", "any_output", "stopped", "alternate_screen", "timeout"]
 

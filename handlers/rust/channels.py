@@ -15,8 +15,8 @@ from ...generated.rust.models.wait_for_channel import (
     WaitForChannelInput,
     WaitForChannelOutput,
 )
-from ..tmux import channels
 from ..tmux.core import Tmux
+from ..tmux.transport import channels
 
 DEFAULT_SECONDS = 30
 MAX_SECONDS = 600

@@ -15,8 +15,8 @@ from ...generated.swift.models.wait_for_channel import (
     WaitForChannelInput,
     WaitForChannelOutput,
 )
-from ..tmux import channels
 from ..tmux.core import Tmux
+from ..tmux.transport import channels
 from .config import SwiftConfig
 from .lookup import Lookups, given
 

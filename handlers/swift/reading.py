@@ -10,10 +10,10 @@ from ...generated.swift.models.capture_since import CaptureSinceInput, CaptureSi
 from ...generated.swift.models.search_panes import SearchPanesInput, SearchPanesOutput
 from ...generated.swift.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
 from ..tmux import capture, search
-from ..tmux.errors import CommandFailed, NoServer
+from ..tmux.errors import CommandFailed, NoServer, WatchLost
 from ..tmux.formats import PANE_FIELDS, PaneRow, each_pane_once
 from ..tmux.refs import Refs
-from ..tmux.waits import WatchLost, died, server_went, went_away
+from ..tmux.waits import died, server_went, went_away
 from . import shapes
 from .lookup import Lookup, Lookups, given
 

@@ -11,7 +11,6 @@ from contextlib import AbstractAsyncContextManager
 
 import anyio
 
-from .control import ControlTransport
 from .errors import CommandFailed, TmuxUnavailable
 from .formats import (
     CLIENT_FORMAT,
@@ -32,59 +31,17 @@ from .formats import (
     parse_rows,
     session_rows,
 )
-from .identity import Caller, Relation
-from .remote import remote_for
-from .sockets import Socket, default_socket, socket_for_name, tmux_binary
-from .transport import SubprocessTransport, Transport
-from .version import refusal_at_startup
-from .waits import OutputWatchers, Watch
-
-TRANSPORT_ENV = "TMUX_CONTRACT_MCP_TRANSPORT"
-TransportClass = Callable[[Socket, str, Mapping[str, str]], Transport]
-# The one list of transports: name -> (its class, what it is). The first is the default;
-# the command line offers these names and describes them with these words.
-TRANSPORT_KINDS: dict[str, tuple[TransportClass, str]] = {
-    "control": (ControlTransport, "one long-lived tmux control-mode client per tmux server"),
-    "subprocess": (SubprocessTransport, "one tmux process per command"),
-}
-TRANSPORTS = tuple(TRANSPORT_KINDS)
-
-# Commands that only read: safe to run again if the connection died under them.
-READS = frozenset(
-    {
-        "capture-pane",
-        "display-message",
-        "list-buffers",
-        "list-clients",
-        "list-panes",
-        "list-sessions",
-        "list-windows",
-        "show-buffer",
-        "show-environment",
-        "show-hooks",
-        "show-options",
-    }
-)
-
+from .transport import kinds
+from .transport.control import ControlTransport
+from .transport.events import OutputWatchers, Watch
+from .transport.identity import Caller, Relation
+from .transport.kinds import TRANSPORT_ENV, TRANSPORTS, Transport, UnknownTransport, is_read
+from .transport.sockets import Socket, default_socket, socket_for_name, tmux_binary
+from .transport.ssh import remote_for
+from .transport.version import refusal_at_startup
 
 # tmux's answer to a command that needs a session, on a server that has none.
 NO_CURRENT_TARGET = "no current target"
-
-
-def is_read(args: Sequence[str]) -> bool:
-    return bool(args) and args[0] in READS
-
-
-class UnknownTransport(ValueError):
-    pass
-
-
-def make_transport(
-    kind: str, socket: Socket, tmux_bin: str, environ: Mapping[str, str]
-) -> Transport:
-    """The transport ``kind`` (one of ``TRANSPORTS``) to the server on ``socket``."""
-    cls, _ = TRANSPORT_KINDS[kind]
-    return cls(socket, tmux_bin, environ)
 
 
 # A step run once before a server's first command (e.g. starting it): see ``Tmux``.
@@ -291,7 +248,9 @@ class Tmux:
         socket = self.socket(socket_name)
         server = self._servers.get(socket.path)
         if server is None:
-            transport = make_transport(self.transport_kind, socket, self.tmux_bin, self.environ)
+            transport = kinds.make_transport(
+                self.transport_kind, socket, self.tmux_bin, self.environ
+            )
             watchers = OutputWatchers(socket, self.tmux_bin, self.environ)
             prepare = self._prepare if socket == self._default else None
             server = self._servers[socket.path] = Server(transport, self.caller, watchers, prepare)

@@ -36,8 +36,8 @@ from .formats import (
 )
 from .guard import Guard, Refused
 from .layouts import WINDOW_MAXIMUM
-from .remote import remote_for
 from .spawn import is_control, no_nul, start_directory
+from .transport.ssh import remote_for
 
 MAX_CELLS = WINDOW_MAXIMUM  # tmux's largest window size
 

@@ -37,6 +37,23 @@ class TmuxUnavailable(TmuxError):
     kind = "unreachable"
 
 
+class ConnectionLost(TmuxUnavailable):
+    """The ssh connection to the remote host ended under a command or a wait."""
+
+
+class ControlClientGone(TmuxError):
+    """The control client ended; ``sent`` tells whether the command may have reached tmux."""
+
+    def __init__(self, message: str, *, sent: bool) -> None:
+        super().__init__(message)
+        self.sent = sent
+
+
+class WatchLost(TmuxError):
+    """The client delivering output ended, or could not attach (its session or server
+    went away): read the pane again to learn which, then watch again."""
+
+
 NO_SERVER_MARKERS = ("no server running on", "error connecting to", "server exited unexpectedly")
 
 

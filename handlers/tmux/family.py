@@ -20,8 +20,15 @@ from dataclasses import dataclass
 
 from ...toolsets import EXCLUDE_TOOLS_ENV, TOOLS_ENV, TOOLSETS_ENV
 from .errors import TmuxUnavailable
-from .remote import remote_for
-from .sockets import SOCKET_ENV, SOCKET_PATH_ENV, Socket, named_socket, path_socket, tmux_binary
+from .transport.sockets import (
+    SOCKET_ENV,
+    SOCKET_PATH_ENV,
+    Socket,
+    named_socket,
+    path_socket,
+    tmux_binary,
+)
+from .transport.ssh import remote_for
 
 DEDICATED_SOCKET = "libtmux-mcp"
 CONFIG_ENV = "LIBTMUX_TMUX_CONFIG"

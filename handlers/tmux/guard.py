@@ -56,8 +56,8 @@ from dataclasses import dataclass
 from ...errors import ToolError
 from .core import Server
 from .formats import format_of, parse_rows
-from .identity import Host
-from .remote import remote_for
+from .transport.identity import Host
+from .transport.ssh import remote_for
 
 _LOCATION_FIELDS = ("session_id", "window_id", "pane_id")
 _LOCATION_FORMAT = format_of(_LOCATION_FIELDS)

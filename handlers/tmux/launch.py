@@ -43,8 +43,8 @@ from ...errors import ToolError
 from .core import Server, Tmux, TmuxHandlers
 from .errors import CommandFailed, TmuxUnavailable, is_no_server, unrunnable
 from .family import FamilyConfig
-from .remote import SSH_FAILED, remote_for, tmux_command
-from .sockets import process_environ
+from .transport.sockets import process_environ
+from .transport.ssh import SSH_FAILED, remote_for, tmux_command
 
 OWNER_ENV = "LIBTMUX_MCP_OWNER"
 OWNER_OPTION = "@libtmux_mcp_owner"

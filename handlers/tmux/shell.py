@@ -39,12 +39,12 @@ import anyio
 
 from ...errors import ToolError
 from .core import Server
-from .errors import NoServer
+from .errors import NoServer, WatchLost
 from .followed import missing, pane_now
 from .formats import PaneRow
 from .input import PaneInput, Typing
-from .stream import KEEP_BYTES, PaneStream, plain
-from .waits import Watch, WatchLost
+from .transport.events import Watch
+from .transport.stream import KEEP_BYTES, PaneStream, plain
 
 # The shells whose prompt takes the typed line, by the name tmux shows for the pane's
 # foreground process (a login shell's leading '-' dropped).

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 import anyio
 
 from ...errors import InvalidArgument
-from .remote import remote_for
+from .transport.ssh import remote_for
 
 # What suppress_persistent_history sets: the value each variable must have.
 QUIET_HISTORY = {"HISTFILE": "", "fish_history": "", "fish_private_mode": "1"}

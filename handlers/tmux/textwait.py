@@ -20,13 +20,12 @@ import anyio
 
 from ... import progress
 from .core import Server
-from .errors import NoServer
+from .errors import NoServer, WatchLost
 from .followed import pane_now
 from .formats import PaneRow
 from .ledger import Ledger
 from .patterns import MATCH_BUDGET
-from .stream import Lines, PaneStream
-from .waits import WatchLost
+from .transport.stream import Lines, PaneStream
 
 Outcome = Literal["matched", "stopped", "deadline", "pane_closed", "present_at_entry", "pending"]
 PROGRESS_EVERY = 1.0

@@ -14,9 +14,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .errors import TmuxError
+from ..errors import TmuxError
 from .identity import Host
-from .remote import remote_for
+from .ssh import remote_for
 
 SOCKET_ENV = "LIBTMUX_SOCKET"
 SOCKET_PATH_ENV = "LIBTMUX_SOCKET_PATH"

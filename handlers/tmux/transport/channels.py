@@ -28,11 +28,11 @@ from collections.abc import AsyncIterator, Mapping
 import anyio
 import anyio.abc
 
-from ...errors import InvalidArgument
-from .errors import CommandFailed, NoServer, is_no_server, no_server, unrunnable
-from .remote import SSH_FAILED, remote_for, tmux_invocation
+from ....errors import InvalidArgument
+from ..errors import CommandFailed, ConnectionLost, NoServer, is_no_server, no_server, unrunnable
+from .process import SubprocessTransport, feed
 from .sockets import Socket, process_environ
-from .transport import ConnectionLost, SubprocessTransport, feed
+from .ssh import SSH_FAILED, remote_for, tmux_invocation
 
 STDERR_READ = 1.0  # seconds to read a finished wait's error text
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .control import output_event
-from .waits import MAY_HAVE_GONE, dead_pane
+from .events import MAY_HAVE_GONE, dead_pane
 
 # CSI, OSC (ended by BEL or ST), DCS/SOS/PM/APC strings, charset picks, and two-byte escapes.
 _ESCAPE = re.compile(

@@ -24,7 +24,7 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from .errors import TmuxUnavailable
+from ..errors import TmuxUnavailable
 from .quoting import command_line
 
 SSH_ENV = "TMUX_CONTRACT_MCP_SSH"

@@ -1,7 +1,7 @@
-"""How commands reach a tmux server. Handlers never see past ``Transport``.
+"""One tmux process per command: the simplest transport, and the fallback of the others.
 
 Arguments always travel as separate argv elements, never through a shell
-(through ssh: see ``remote``). tmux itself splits a command line at an argument
+(through ssh: see ``ssh``). tmux itself splits a command line at an argument
 that ends in ``;``, so such an argument is escaped before it is passed.
 """
 
@@ -10,42 +10,15 @@ from __future__ import annotations
 import contextlib
 import subprocess
 from collections.abc import Mapping, Sequence
-from typing import Protocol
 
 import anyio
 import anyio.abc
 
-from .errors import CommandFailed, TmuxUnavailable, is_no_server, no_server, unrunnable
-from .remote import SSH_FAILED, remote_for, tmux_invocation
+from ..errors import CommandFailed, TmuxUnavailable, is_no_server, no_server, unrunnable
 from .sockets import Socket, process_environ, tmux_args
+from .ssh import SSH_FAILED, remote_for, tmux_invocation
 
 DEFAULT_TIMEOUT = 10.0
-
-
-class Transport(Protocol):
-    """Runs one tmux command on one server and returns its output lines.
-
-    ``retry=True`` marks a read: a transport whose connection died while the
-    command was in flight may run it again rather than fail.
-    """
-
-    socket: Socket
-
-    async def run(self, args: Sequence[str], *, retry: bool = False) -> list[str]: ...
-
-    async def run_many(
-        self, commands: Sequence[Sequence[str]], *, retry: bool = False
-    ) -> list[list[str]]:
-        """Run commands in order; a transport that can pipelines them."""
-        ...
-
-    def own_client_pids(self) -> frozenset[int]:
-        """Pids of tmux clients this transport keeps attached (hidden from reports)."""
-        ...
-
-
-class ConnectionLost(TmuxUnavailable):
-    """The ssh connection to the remote host ended under a command or a wait."""
 
 
 def split_lines(stdout: str) -> list[str]:

@@ -26,11 +26,18 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from .errors import CommandFailed, TmuxError, TmuxUnavailable, unrunnable
+from ..errors import (
+    CommandFailed,
+    ConnectionLost,
+    ControlClientGone,
+    TmuxError,
+    TmuxUnavailable,
+    unrunnable,
+)
+from .process import DEFAULT_TIMEOUT, SubprocessTransport
 from .quoting import command_line, unescape_output
-from .remote import SSH_FAILED, Remote, remote_for, tmux_command
 from .sockets import Socket, process_environ
-from .transport import DEFAULT_TIMEOUT, ConnectionLost, SubprocessTransport
+from .ssh import SSH_FAILED, Remote, remote_for, tmux_command
 
 log = logging.getLogger(__name__)
 
@@ -93,14 +100,6 @@ CONTROL_COMMANDS = frozenset(
         "unlink-window",
     }
 )
-
-
-class ControlClientGone(TmuxError):
-    """The control client ended; ``sent`` tells whether the command may have reached tmux."""
-
-    def __init__(self, message: str, *, sent: bool) -> None:
-        super().__init__(message)
-        self.sent = sent
 
 
 def output_event(line: str) -> tuple[str, bytes] | None:

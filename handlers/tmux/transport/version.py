@@ -17,9 +17,9 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .errors import TmuxError
-from .remote import CONNECT_TIMEOUT, SSH_FAILED, remote_for, tmux_command
+from ..errors import TmuxError
 from .sockets import default_socket, tmux_binary
+from .ssh import CONNECT_TIMEOUT, SSH_FAILED, remote_for, tmux_command
 
 log = logging.getLogger(__name__)
 
@@ -146,7 +146,7 @@ def refusal_at_startup(environ: Mapping[str, str]) -> str | None:
 
 
 def main() -> int:
-    """``python -m tmux_contract_mcp.handlers.tmux.version``: the set-up's check."""
+    """``python -m tmux_contract_mcp.handlers.tmux.transport.version``: the set-up's check."""
     import os
 
     result = check_tmux(os.environ)
