@@ -26,7 +26,7 @@ from scripts.lab.sentlog import Sent
 from scripts.lab.tmuxserver import TMUX, TmuxServer
 from tmux_contract_mcp.handlers.tmux.core import Tmux
 from tmux_contract_mcp.handlers.tmux.input import InputRefused, PaneInput, Typing, pieces
-from tmux_contract_mcp.handlers.tmux.ledger import Ledger
+from tmux_contract_mcp.handlers.tmux.policy.ledger import Ledger
 from tmux_contract_mcp.handlers.tmux.transport.kinds import is_read
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]

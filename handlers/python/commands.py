@@ -37,11 +37,13 @@ from ...generated.python.models.run_command import RunCommandInput, RunCommandOu
 from ..tmux import capture
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import NoServer
-from ..tmux.formats import PANE_FIELDS, PaneRow, format_of, parse_rows
+from ..tmux.formats import PANE_FIELDS, PaneRow
+from ..tmux.policy.limits import effective_timeout
 from ..tmux.shell import settled
 from ..tmux.transport import channels
 from ..tmux.transport.control import ControlClient
-from ..tmux.waits import died, effective_timeout, server_went, went_away
+from ..tmux.transport.formats import format_of, parse_rows
+from ..tmux.waits import died, server_went, went_away
 from .keys import key_commands
 from .markers import Markers, OutputCount
 from .reading import positive

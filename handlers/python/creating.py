@@ -41,7 +41,7 @@ from ..tmux import creating, layouts, settings
 from ..tmux.core import Server, Tmux
 from ..tmux.creating import check_session_name
 from ..tmux.errors import CommandFailed, TmuxError, UnknownTarget
-from ..tmux.formats import PANE_FORMAT, format_of, literal_format, pane_rows, parse_rows
+from ..tmux.formats import PANE_FORMAT, pane_rows
 from ..tmux.spawn import (
     check_variable_name,
     environment_args,
@@ -50,6 +50,7 @@ from ..tmux.spawn import (
     start_directory,
 )
 from ..tmux.targets import ACTIVE_ONLY, WindowSelector, resolve_pane, resolve_window
+from ..tmux.transport.formats import format_of, literal_format, parse_rows
 from ..tmux.transport.ssh import remote_for
 from .config import on_target, target_flags
 from .shapes import pane_fields

@@ -41,7 +41,7 @@ from ...generated.python.models.list_windows import (
 )
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, NoServer, TmuxError, UnknownTarget
-from ..tmux.formats import LinkRow, PaneRow, SessionRow, counts_clients, each_pane_once
+from ..tmux.formats import LinkRow, PaneRow, SessionRow, each_pane_once
 from ..tmux.targets import (
     WindowSelector,
     check_pane_id,
@@ -49,6 +49,7 @@ from ..tmux.targets import (
     resolve_pane,
     resolve_window,
 )
+from ..tmux.transport.formats import counts_clients
 from ..tmux.transport.process import SubprocessTransport
 from ..tmux.transport.sockets import Socket, socket_dir
 from .shapes import SHAPE_FIELDS, pane_fields

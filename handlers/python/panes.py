@@ -28,11 +28,12 @@ from ...generated.python.models.wait_for_channel import (
 from ..tmux import layouts
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
-from ..tmux.formats import PANE_FORMAT, PaneRow, literal_format, pane_rows
+from ..tmux.formats import PANE_FORMAT, PaneRow, pane_rows
+from ..tmux.policy.limits import WAIT_MAX_ENV, effective_timeout, wait_ceiling
 from ..tmux.targets import WindowSelector, check_pane_id, check_session_id, resolve_pane
 from ..tmux.titles import check_title
 from ..tmux.transport import channels
-from ..tmux.waits import WAIT_MAX_ENV, effective_timeout, wait_ceiling
+from ..tmux.transport.formats import literal_format
 from .shapes import pane_fields
 
 MAX_CELLS = layouts.WINDOW_MAXIMUM  # tmux's largest window size

@@ -18,7 +18,7 @@ from ...generated.python.models.snapshot_pane import SnapshotPaneInput, Snapshot
 from ..tmux import capture, search
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
-from ..tmux.formats import PaneRow, as_int, each_pane_once, format_of, parse_rows
+from ..tmux.formats import PaneRow, each_pane_once
 from ..tmux.refs import Refs
 from ..tmux.targets import (
     ACTIVE_ONLY,
@@ -27,6 +27,7 @@ from ..tmux.targets import (
     check_session_id,
     resolve_window,
 )
+from ..tmux.transport.formats import as_int, format_of, parse_rows
 
 T = TypeVar("T")
 Cut = Literal["max_matched_lines_per_pane", "time", "bytes"]

@@ -16,8 +16,7 @@ from ...generated.python.models.kill_window import KillWindowInput, KillWindowOu
 from ...generated.python.models.respawn_pane import RespawnPaneInput, RespawnPaneOutput
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
-from ..tmux.formats import literal_format
-from ..tmux.guard import Guard
+from ..tmux.policy.guard import Guard
 from ..tmux.spawn import environment_args, no_nul, spawn_environment, start_directory
 from ..tmux.targets import (
     WindowSelector,
@@ -26,6 +25,7 @@ from ..tmux.targets import (
     check_window_id,
     resolve_pane,
 )
+from ..tmux.transport.formats import literal_format
 from .shapes import pane_fields
 
 

@@ -37,11 +37,13 @@ from ...generated.python.models.wait_for_text import WaitForTextInput, WaitForTe
 from ..tmux import capture
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, NoServer, UnknownTarget, WatchLost
-from ..tmux.formats import SERVER_FIELDS, PaneRow, format_of, parse_rows
+from ..tmux.formats import SERVER_FIELDS, PaneRow
 from ..tmux.patterns import MATCH_BUDGET, Patterns
+from ..tmux.policy.limits import effective_timeout
 from ..tmux.targets import WindowSelector, check_pane_id, resolve_pane
 from ..tmux.transport.events import Watch
-from ..tmux.waits import died, effective_timeout, server_went, went_away
+from ..tmux.transport.formats import format_of, parse_rows
+from ..tmux.waits import died, server_went, went_away
 
 Outcome = Literal["matched", "any_output", "stopped", "alternate_screen", "timeout"]
 

@@ -23,16 +23,10 @@ from ...generated.python.models.select_window import SelectWindowInput, SelectWi
 from ..tmux import layouts
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
-from ..tmux.formats import (
-    LINK_FIELDS,
-    LinkRow,
-    SessionRow,
-    format_of,
-    literal_format,
-    parse_rows,
-)
+from ..tmux.formats import LINK_FIELDS, LinkRow, SessionRow
 from ..tmux.input import buffer_commands
 from ..tmux.targets import WINDOW_INDEX, WindowSelector, session_named
+from ..tmux.transport.formats import format_of, literal_format, parse_rows
 from .listing import (
     ACTIVE_PANE,
     _no_session,

@@ -30,9 +30,10 @@ from ...generated.rust.models.swap_pane import SwapPaneInput, SwapPaneOutput
 from ..tmux import layouts
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, UnknownTarget
-from ..tmux.formats import PANE_FORMAT, LinkRow, PaneRow, SessionRow, literal_format, pane_rows
+from ..tmux.formats import PANE_FORMAT, LinkRow, PaneRow, SessionRow, pane_rows
 from ..tmux.targets import check_pane_id, check_window_id, session_named
 from ..tmux.titles import check_title
+from ..tmux.transport.formats import literal_format
 from .rows import WINDOW_EXTRA, pane_view, session_view, window_view
 
 WINDOW_MAXIMUM = layouts.WINDOW_MAXIMUM

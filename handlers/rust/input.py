@@ -36,7 +36,7 @@ from ..tmux.input import (
     set_synchronized,
     synchronized_panes,
 )
-from ..tmux.ledger import Ledger
+from ..tmux.policy.ledger import Ledger
 from ..tmux.targets import check_pane_id, check_window_id
 
 INVALID_PARAMS = -32602

@@ -19,7 +19,7 @@ from ...generated.rust.models.wait_for_text import WaitForTextInput, WaitForText
 from ..tmux.core import Tmux
 from ..tmux.followed import missing, pane_now
 from ..tmux.input import PaneInput
-from ..tmux.ledger import Ledger
+from ..tmux.policy.ledger import Ledger
 from ..tmux.shell import check_command, start_run
 from ..tmux.targets import check_pane_id
 from ..tmux.textwait import Found, TextWait, judge_rows, screen_rows

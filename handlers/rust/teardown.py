@@ -25,7 +25,7 @@ from ..tmux import teardown
 from ..tmux.core import Server, Tmux
 from ..tmux.errors import UnknownTarget
 from ..tmux.formats import SessionRow
-from ..tmux.guard import Guard
+from ..tmux.policy.guard import Guard
 from ..tmux.targets import check_pane_id, check_window_id, session_named
 
 CALLER_SHOWN = 'list_panes shows it with caller "self"'

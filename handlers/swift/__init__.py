@@ -18,7 +18,7 @@ from ..services import Runtime
 from ..tmux.capabilities import CapabilityDocument
 from ..tmux.core import Tmux
 from ..tmux.launch import Pin, PinnedLifecycle
-from ..tmux.ledger import Ledger
+from ..tmux.policy.ledger import Ledger
 from ..tmux.refs import Refs
 from .arranging import Arranging
 from .batch import BatchTools

@@ -34,10 +34,11 @@ from ...generated.swift.models.set_pane_title import SetPaneTitleInput, SetPaneT
 from ...generated.swift.models.swap_pane import SwapPaneInput, SwapPaneOutput
 from ..tmux import layouts, teardown
 from ..tmux.errors import CommandFailed
-from ..tmux.formats import LinkRow, literal_format
+from ..tmux.formats import LinkRow
 from ..tmux.refs import Refs
 from ..tmux.spawn import no_nul
 from ..tmux.titles import check_title
+from ..tmux.transport.formats import literal_format
 from .lookup import Lookup, Lookups, given
 
 WINDOW_MAXIMUM = layouts.WINDOW_MAXIMUM

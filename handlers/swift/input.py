@@ -22,7 +22,7 @@ from ...generated.swift.models.set_synchronize_panes import (
     SetSynchronizePanesOutput,
 )
 from ..tmux.input import PaneInput, Typing, check_batch_size, set_synchronized
-from ..tmux.ledger import Ledger
+from ..tmux.policy.ledger import Ledger
 from ..tmux.refs import Refs
 from .lookup import Lookup, Lookups, given
 

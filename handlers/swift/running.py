@@ -22,8 +22,8 @@ from ..tmux.errors import NoServer
 from ..tmux.followed import pane_now
 from ..tmux.formats import PaneRow
 from ..tmux.input import PaneInput
-from ..tmux.ledger import Ledger
 from ..tmux.patterns import Patterns
+from ..tmux.policy.ledger import Ledger
 from ..tmux.refs import Refs
 from ..tmux.shell import check_command, start_run
 from ..tmux.textwait import Found, TextWait, judge_rows, screen_rows

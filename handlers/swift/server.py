@@ -10,7 +10,7 @@ from ...generated.swift.models.get_tmux_variables import (
 )
 from ..tmux.core import Server
 from ..tmux.errors import NoServer
-from ..tmux.formats import SEP, counts_clients, parse_rows
+from ..tmux.transport.formats import SEP, counts_clients, parse_rows
 from .lookup import Lookups, given
 
 # Format variables that count clients, recomputed without this process's own clients

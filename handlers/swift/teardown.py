@@ -20,7 +20,7 @@ from ...generated.swift.models.kill_session import KillSessionInput, KillSession
 from ...generated.swift.models.kill_window import KillWindowInput, KillWindowOutput
 from ..tmux import teardown
 from ..tmux.core import Tmux
-from ..tmux.guard import Guard
+from ..tmux.policy.guard import Guard
 from .lookup import Lookups, given
 
 FORCE = "Pass force: true to go ahead all the same."

@@ -17,8 +17,9 @@ import anyio
 from ...errors import InvalidArgument
 from .core import Server
 from .errors import CommandFailed
-from .formats import SEP, PaneRow
+from .formats import PaneRow
 from .refs import Refs
+from .transport.formats import SEP
 
 DEFAULT_MAX_LINES = 200
 ANCHOR_LINES = 3

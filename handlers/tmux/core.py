@@ -24,17 +24,15 @@ from .formats import (
     PaneRow,
     SessionRow,
     client_rows,
-    format_of,
     link_rows,
-    pane_format,
     pane_rows,
-    parse_rows,
     session_rows,
 )
+from .policy.caller import Caller, Relation
 from .transport import kinds
 from .transport.control import ControlTransport
 from .transport.events import OutputWatchers, Watch
-from .transport.identity import Caller, Relation
+from .transport.formats import cached_format, format_of, parse_rows
 from .transport.kinds import TRANSPORT_ENV, TRANSPORTS, Transport, UnknownTransport, is_read
 from .transport.sockets import Socket, default_socket, socket_for_name, tmux_binary
 from .transport.ssh import remote_for
@@ -119,7 +117,7 @@ class Server:
         ``fields`` (``pane_id`` among them) are all a row will hold: tmux spends
         most of a listing expanding them, so a caller that needs fewer asks for fewer.
         """
-        lines = await self.run_listing("list-panes", *scope, "-F", pane_format(fields))
+        lines = await self.run_listing("list-panes", *scope, "-F", cached_format(fields))
         return pane_rows(lines, fields)
 
     async def pane(self, pane_id: str, fields: Sequence[str] = PANE_FIELDS) -> PaneRow | None:
@@ -128,7 +126,7 @@ class Server:
         ``display-message -t`` does not fail for a missing pane (tmux 3.3a):
         it expands the format with no pane, so the empty ``pane_id`` tells.
         """
-        lines = await self.run("display-message", "-p", "-t", pane_id, pane_format(fields))
+        lines = await self.run("display-message", "-p", "-t", pane_id, cached_format(fields))
         rows = pane_rows(lines, fields)
         return rows[0] if rows and rows[0].pane_id == pane_id else None
 

@@ -22,21 +22,20 @@ from collections.abc import Mapping, Sequence
 
 from ...errors import InvalidArgument, ToolError
 from .core import Server
-from .errors import CommandFailed, TmuxError, UnknownTarget
+from .errors import CommandFailed, Refused, TmuxError, UnknownTarget
 from .formats import (
     PANE_FIELDS,
     SESSION_FORMAT,
     LinkRow,
     PaneRow,
     SessionRow,
-    format_of,
-    literal_format,
     pane_rows,
     session_rows,
 )
-from .guard import Guard, Refused
 from .layouts import WINDOW_MAXIMUM
+from .policy.guard import Guard
 from .spawn import is_control, no_nul, start_directory
+from .transport.formats import format_of, literal_format
 from .transport.ssh import remote_for
 
 MAX_CELLS = WINDOW_MAXIMUM  # tmux's largest window size

@@ -75,3 +75,9 @@ def unrunnable(tmux_bin: str, exc: OSError) -> TmuxUnavailable:
         f"the tmux binary {tmux_bin!r} cannot be run ({exc.strerror or exc}); "
         "install tmux, or set LIBTMUX_TMUX_BIN to the path of a working tmux"
     )
+
+
+class Refused(ToolError):
+    """The target is, holds or may hold the pane this MCP server runs in (``policy.guard``)."""
+
+    kind = "self_protection"

@@ -34,10 +34,11 @@ import anyio
 
 from ...errors import InvalidArgument, ToolError
 from .core import Server, Tmux
-from .errors import CommandFailed, UnknownTarget
-from .formats import SERVER_FIELDS, PaneRow, format_of, pane_format, pane_rows, parse_rows
-from .guard import Guard, Place, Refused
-from .ledger import Ledger
+from .errors import CommandFailed, Refused, UnknownTarget
+from .formats import SERVER_FIELDS, PaneRow, pane_rows
+from .policy.guard import Guard, Place
+from .policy.ledger import Ledger
+from .transport.formats import cached_format, format_of, parse_rows
 
 SYNCHRONIZE = "synchronize-panes"
 CHUNK_BYTES = 4000  # bytes per send-keys or set-buffer argument (a tmux command is ~16 KB at most)
@@ -177,7 +178,7 @@ class PaneInput:
         tmux clients attached now, in one round trip."""
         try:
             panes, clients = await server.run_many(
-                ("list-panes", "-t", pane_id, "-F", pane_format(INPUT_FIELDS)),
+                ("list-panes", "-t", pane_id, "-F", cached_format(INPUT_FIELDS)),
                 ("list-clients", "-F", format_of(_VIEWER_FIELDS)),
             )
         except CommandFailed as exc:

@@ -7,8 +7,9 @@ from typing import Literal
 
 from .core import Server
 from .errors import CommandFailed, TmuxError, UnknownTarget
-from .formats import PANE_FIELDS, PaneRow, pane_format, pane_rows
+from .formats import PANE_FIELDS, PaneRow, pane_rows
 from .targets import ACTIVE_ONLY, Window
+from .transport.formats import cached_format
 
 Direction = Literal["up", "down", "left", "right", "last", "next", "previous"]
 Corner = Literal["top-left", "top-right", "bottom-left", "bottom-right"]
@@ -77,7 +78,7 @@ async def select_from(
         select = ("select-pane", "-t", pane_id, _LAYOUT_FLAGS[direction])
     try:
         _, lines = await server.run_many(
-            select, ("list-panes", "-t", pane_id, "-f", ACTIVE_ONLY, "-F", pane_format(fields))
+            select, ("list-panes", "-t", pane_id, "-f", ACTIVE_ONLY, "-F", cached_format(fields))
         )
     except CommandFailed as exc:
         if "can't find" in exc.stderr:

@@ -23,8 +23,8 @@ from .core import Server
 from .errors import NoServer, WatchLost
 from .followed import pane_now
 from .formats import PaneRow
-from .ledger import Ledger
 from .patterns import MATCH_BUDGET
+from .policy.ledger import Ledger
 from .transport.stream import Lines, PaneStream
 
 Outcome = Literal["matched", "stopped", "deadline", "pane_closed", "present_at_entry", "pending"]

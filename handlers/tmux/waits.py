@@ -1,52 +1,20 @@
-"""What a wait may last, and what it says when its pane is gone or dead.
+"""What a wait says when its pane is gone or dead.
 
-Every wait is bounded by ``LIBTMUX_MCP_WAIT_MAX_SECONDS``; a wait whose pane went
-(killed, its window, session or server gone) or died under ``remain-on-exit`` ends
-at once with an error naming what happened (the events that wake it: ``transport.events``).
+A wait whose pane went (killed, its window, session or server gone) or died under
+``remain-on-exit`` ends at once with an error naming what happened (the events
+that wake it: ``transport.events``; how long any wait may last: ``policy.limits``).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ...errors import ToolError
 from .errors import NoServer, TmuxError, UnknownTarget
 from .formats import PaneRow
 from .transport.sockets import Socket
 
 if TYPE_CHECKING:
     from .core import Server
-
-WAIT_MAX_ENV = "LIBTMUX_MCP_WAIT_MAX_SECONDS"
-DEFAULT_WAIT_MAX = 30.0
-
-
-def wait_ceiling(environ: Mapping[str, str]) -> float:
-    """The longest any wait may last: ``LIBTMUX_MCP_WAIT_MAX_SECONDS`` (default 30 s).
-
-    Read from the environment the server was started with; a value that is not
-    a positive number of seconds is an error on every wait, never a silent default.
-    """
-    raw = environ.get(WAIT_MAX_ENV, "").strip()
-    if not raw:
-        return DEFAULT_WAIT_MAX
-    try:
-        ceiling = float(raw)
-    except ValueError:
-        ceiling = math.nan
-    if not (math.isfinite(ceiling) and ceiling > 0):
-        raise ToolError(
-            f"{WAIT_MAX_ENV}={raw!r} in this server's environment is not a positive number "
-            f"of seconds. Set it to one (default {DEFAULT_WAIT_MAX:g}) and restart the server."
-        )
-    return ceiling
-
-
-def effective_timeout(timeout: float, environ: Mapping[str, str]) -> float:
-    """The timeout a wait uses: clamped to the ceiling (never refused), and 0 for 0 or less."""
-    return min(max(timeout, 0.0), wait_ceiling(environ))
 
 
 def server_went(socket: Socket, pane_id: str, waited: float) -> NoServer:

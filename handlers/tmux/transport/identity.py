@@ -2,8 +2,9 @@
 
 tmux gives every process it starts in a pane ``TMUX`` =
 ``<socket path>,<server pid>,<session>`` and ``TMUX_PANE`` = ``%<n>``. Pane ids
-are only unique per server, so "is this pane the caller" needs both facts, and
-so does the guard of the destructive tools (``guard``). Both read them here:
+are only unique per server, so "is this pane the caller" (``policy.caller``) needs
+both facts, and so does the guard of the destructive tools (``policy.guard``); the
+default socket (``sockets``) is the one in ``TMUX``. All read them here:
 
 - ``TMUX`` is parsed only when it is the value tmux writes (an absolute path,
   which may itself hold commas, a numeric pid and a session index); anything
@@ -23,17 +24,12 @@ so does the guard of the destructive tools (``guard``). Both read them here:
 
 from __future__ import annotations
 
-import enum
 import os
 import re
 import socket as sockets
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # sockets reads TMUX through ``Host`` too
-    from .sockets import Socket
 
 _PANE_ID = re.compile(r"^%[0-9]+\Z")
 _SESSION_INDEX = re.compile(r"^-?[0-9]+\Z")
@@ -104,48 +100,3 @@ class Host:
             return stat.S_ISSOCK(os.stat(self.socket_path).st_mode)
         except OSError:
             return False
-
-
-class Relation(enum.Enum):
-    SELF = "self"  # the caller's server (see the module rule) and the caller's pane id
-    OTHER = "other"  # not the caller, or cannot be proven to be
-    UNKNOWN = "unknown"  # this process does not run inside tmux
-
-    @property
-    def as_bool(self) -> bool | None:
-        """The python profile's ``is_caller``: true, false or null."""
-        return None if self is Relation.UNKNOWN else self is Relation.SELF
-
-
-@dataclass(frozen=True, slots=True)
-class Caller:
-    """Is a pane the one this MCP server runs in?"""
-
-    host: Host
-
-    @classmethod
-    def from_environ(cls, environ: Mapping[str, str]) -> Caller:
-        return cls(Host.from_environ(environ))
-
-    @property
-    def inside_tmux(self) -> bool:
-        return self.host.inside_tmux
-
-    def facts(self) -> dict[str, str]:
-        """The pane and socket this process runs in, when both are known (else nothing)."""
-        pane_id, socket_path = self.host.pane_id, self.host.socket_path
-        if pane_id is None or socket_path is None:
-            return {}
-        return {"caller_pane": pane_id, "caller_socket": socket_path}
-
-    def relation(
-        self, socket: Socket, pane_id: str, server_pid: int | str | None = None
-    ) -> Relation:
-        """``pane_id`` on the server at ``socket`` (whose pid, when known, is ``server_pid``)."""
-        if not self.host.inside_tmux:
-            return Relation.UNKNOWN
-        if pane_id != self.host.pane_id:  # inside tmux with no pane (run-shell): none is ours
-            return Relation.OTHER
-        if self.host.same_server(socket.path, server_pid):
-            return Relation.SELF
-        return Relation.OTHER

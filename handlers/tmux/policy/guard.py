@@ -52,12 +52,13 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
-from ...errors import ToolError
-from .core import Server
-from .formats import format_of, parse_rows
-from .transport.identity import Host
-from .transport.ssh import remote_for
+from ..errors import Refused
+from ..transport.formats import format_of, parse_rows
+from ..transport.identity import Host
+from ..transport.sockets import Socket
+from ..transport.ssh import remote_for
 
 _LOCATION_FIELDS = ("session_id", "window_id", "pane_id")
 _LOCATION_FORMAT = format_of(_LOCATION_FIELDS)
@@ -65,10 +66,15 @@ _SERVER_FIELDS = ("host", "socket_path", "pid")
 _SERVER_FORMAT = format_of(_SERVER_FIELDS)
 
 
-class Refused(ToolError):
-    """The target is, holds or may hold the pane this MCP server runs in."""
+class Server(Protocol):
+    """What the guard asks of a tmux server (``objects.Server`` is one): its socket, and
+    the answer to a command. Typed so, the policy layer depends on nothing above the
+    transport."""
 
-    kind = "self_protection"
+    @property
+    def socket(self) -> Socket: ...
+
+    async def run(self, *args: str) -> list[str]: ...
 
 
 class Place(enum.Enum):
