@@ -25,7 +25,8 @@ from scripts.lab.client import Client, open_client
 from scripts.lab.sentlog import Sent
 from scripts.lab.tmuxserver import TMUX, TmuxServer
 from tmux_contract_mcp.handlers.tmux.core import Tmux
-from tmux_contract_mcp.handlers.tmux.input import InputRefused, PaneInput, Typing, pieces
+from tmux_contract_mcp.handlers.tmux.errors import InputRefused
+from tmux_contract_mcp.handlers.tmux.input import PaneInput, Typing, pieces
 from tmux_contract_mcp.handlers.tmux.policy.ledger import Ledger
 from tmux_contract_mcp.handlers.tmux.transport.kinds import is_read
 

@@ -31,7 +31,7 @@ from ...generated.python.models.show_hooks import (
 from ...generated.python.models.show_option import ShowOptionInput, ShowOptionOutput
 from ..tmux import settings
 from ..tmux.core import Server, Tmux
-from ..tmux.errors import CommandFailed, UnknownTarget
+from ..tmux.errors import CommandFailed, NotFound
 from ..tmux.targets import (
     PANE_ID,
     WINDOW_ID,
@@ -194,10 +194,14 @@ async def target_flags(server: Server, target: str | None, default: bool) -> lis
         return ["-t", target]  # tmux reports a missing one; on_target words it
     row = session_named(await server.list_sessions(), target)
     if row is None:
-        raise UnknownTarget(
-            f"No session {target!r} (from `target`) on tmux {server.socket}. Pass a session "
-            "name or id ($1), a window id (@1) or a pane id (%1); call list_sessions, "
-            "list_windows or list_panes to see them."
+        raise NotFound(
+            "session",
+            target,
+            socket=server.socket,
+            field="target",
+            by="id or name",
+            next_step="Pass a session name or id ($1), a window id (@1) or a pane id (%1); "
+            "call list_sessions, list_windows or list_panes to see them.",
         )
     return ["-t", row.session_id]
 
@@ -208,12 +212,7 @@ async def on_target(server: Server, target: str | None, work: Awaitable[T]) -> T
         return await work
     except CommandFailed as exc:
         # tmux 3.3a says "can't find pane: %9" or "no such session: @9", by command.
-        if target is None or not ("can't find" in exc.stderr or "no such" in exc.stderr):
+        if target is None or not exc.not_found:
             raise
-        kind, lister = (
-            ("pane", "list_panes") if target.startswith("%") else ("window", "list_windows")
-        )
-        raise UnknownTarget(
-            f"No {kind} {target} (from `target`) on tmux {server.socket}. Call {lister} to see "
-            f"the {kind}s that exist."
-        ) from None
+        kind = "pane" if target.startswith("%") else "window"
+        raise NotFound(kind, target, socket=server.socket, field="target") from None

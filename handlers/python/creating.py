@@ -40,7 +40,7 @@ from ...generated.python.models.split_window import SplitWindowInput, SplitWindo
 from ..tmux import creating, layouts, settings
 from ..tmux.core import Server, Tmux
 from ..tmux.creating import check_session_name
-from ..tmux.errors import CommandFailed, TmuxError, UnknownTarget
+from ..tmux.errors import CommandFailed, TmuxError
 from ..tmux.formats import PANE_FORMAT, pane_rows
 from ..tmux.spawn import (
     check_variable_name,
@@ -53,6 +53,7 @@ from ..tmux.targets import ACTIVE_ONLY, WindowSelector, resolve_pane, resolve_wi
 from ..tmux.transport.formats import format_of, literal_format, parse_rows
 from ..tmux.transport.ssh import remote_for
 from .config import on_target, target_flags
+from .reading import no_buffer
 from .shapes import pane_fields
 
 MAX_CELLS = layouts.WINDOW_MAXIMUM  # tmux's largest window size
@@ -368,11 +369,7 @@ class CreatingTools:
             await server.run(*args)
         except CommandFailed as exc:
             if "no buffer" in exc.stderr:
-                raise UnknownTarget(
-                    f"No paste buffer named {name!r} (from `buffer_name`) on tmux "
-                    f"{server.socket}. Create it with load_buffer, or check the name (see "
-                    "the buffers with `tmux list-buffers`)."
-                ) from None
+                raise no_buffer(server, name) from None
             raise
         return PasteBufferOutput(result=f"Pasted buffer {name!r} into pane {pane.pane_id}.")
 

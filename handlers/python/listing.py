@@ -40,7 +40,7 @@ from ...generated.python.models.list_windows import (
     ListWindowsOutputResultItem,
 )
 from ..tmux.core import Server, Tmux
-from ..tmux.errors import CommandFailed, NoServer, TmuxError, UnknownTarget
+from ..tmux.errors import CommandFailed, NoServer, NotFound, TmuxError, no_sessions
 from ..tmux.formats import LinkRow, PaneRow, SessionRow, each_pane_once
 from ..tmux.targets import (
     WindowSelector,
@@ -141,7 +141,7 @@ class ListingTools:
         server = self.tmux.server(params.socket_name)
         sessions, attached = await server.sessions_and_clients(extra=ACTIVE_PANE)
         if not sessions:
-            raise _no_sessions(server)
+            raise no_sessions(server.socket)
         if session_id is None and session_name is None:
             row = sessions[0]
         else:
@@ -218,11 +218,8 @@ class ListingTools:
         try:
             lines = await run("list-panes", "-t", pane_id, "-f", only, "-F", params.format_string)
         except CommandFailed as exc:
-            if "can't find" in exc.stderr:
-                raise UnknownTarget(
-                    f"No pane {pane_id} on tmux {server.socket}. Call list_panes to see the "
-                    "panes that exist."
-                ) from None
+            if exc.not_found:
+                raise NotFound("pane", pane_id, socket=server.socket, field="pane_id") from None
             raise
         return DisplayMessageOutput(result="\n".join(lines))
 
@@ -487,10 +484,7 @@ def _pick_link(server: Server, links: list[LinkRow], selector: WindowSelector) -
     if selector.window_id is not None:
         found = [link for link in links if link.window_id == selector.window_id]
         if not found:
-            raise UnknownTarget(
-                f"No window {selector.window_id} on tmux {server.socket}. "
-                "Call list_windows to see the windows that exist."
-            )
+            raise NotFound("window", selector.window_id, socket=server.socket, field="window_id")
         # Linked in several sessions: the place in the named session, if it is linked there.
         there = [
             link
@@ -499,7 +493,7 @@ def _pick_link(server: Server, links: list[LinkRow], selector: WindowSelector) -
         ]
         return (there or found)[0]
     if not links:
-        raise _no_sessions(server)
+        raise no_sessions(server.socket)
     if named_session:
         in_session = _in_session(server, links, session_id, session_name)
     else:
@@ -508,23 +502,20 @@ def _pick_link(server: Server, links: list[LinkRow], selector: WindowSelector) -
         at = [link for link in in_session if link["window_index"] == selector.window_index]
         if not at:
             name = in_session[0]["session_name"]
-            raise UnknownTarget(
-                f"No window with index {selector.window_index} in session '{name}' "
-                f"({in_session[0].session_id}) on tmux {server.socket}. "
-                "Call list_windows to see its windows."
+            raise NotFound(
+                "window",
+                selector.window_index,
+                socket=server.socket,
+                field="window_index",
+                by="index",
+                within=f"session {name!r} ({in_session[0].session_id})",
             )
         return at[0]
     active = [link for link in in_session if link["window_active"] == "1"]
     return (active or in_session)[0]
 
 
-def _no_session(server: Server, session_id: str | None, session_name: str | None) -> UnknownTarget:
-    what = session_id if session_id is not None else f"named {session_name!r}"
-    return UnknownTarget(
-        f"No session {what} on tmux {server.socket}. "
-        "Call list_sessions to see the sessions that exist."
-    )
-
-
-def _no_sessions(server: Server) -> UnknownTarget:
-    return UnknownTarget(f"No sessions on tmux {server.socket}. Create a session first.")
+def _no_session(server: Server, session_id: str | None, session_name: str | None) -> NotFound:
+    if session_id is not None:
+        return NotFound("session", session_id, socket=server.socket, field="session_id")
+    return NotFound("session", session_name, socket=server.socket, field="session_name", by="name")

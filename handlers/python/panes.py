@@ -27,7 +27,7 @@ from ...generated.python.models.wait_for_channel import (
 )
 from ..tmux import layouts
 from ..tmux.core import Server, Tmux
-from ..tmux.errors import CommandFailed, UnknownTarget
+from ..tmux.errors import GONE_DURING_CALL, CommandFailed, NotFound
 from ..tmux.formats import PANE_FORMAT, PaneRow, pane_rows
 from ..tmux.policy.limits import WAIT_MAX_ENV, effective_timeout, wait_ceiling
 from ..tmux.targets import WindowSelector, check_pane_id, check_session_id, resolve_pane
@@ -120,16 +120,18 @@ class PaneTools:
                     if exc.stderr.endswith(target) and not exc.stderr.endswith(source)
                     else ("source_pane_id", source)
                 )
-                raise UnknownTarget(
-                    f"No pane {pane_id} on tmux {server.socket} (from `{field}`); nothing was "
-                    "swapped. Call list_panes to see the panes that exist."
+                raise NotFound(
+                    "pane", pane_id, socket=server.socket, field=field, note="nothing was swapped"
                 ) from None
             raise
         row = _only(lines, source)
         if row is None:
-            raise UnknownTarget(
-                f"Pane {source} (from `source_pane_id`) went away on tmux {server.socket} "
-                "right after the swap. Call list_panes to see the panes that exist."
+            raise NotFound(
+                "pane",
+                source,
+                socket=server.socket,
+                field="source_pane_id",
+                note="it went away right after the swap",
             )
         return SwapPaneOutput(**pane_fields(server, row))
 
@@ -231,11 +233,8 @@ def _only(lines: list[str], pane_id: str) -> PaneRow | None:
     return rows[0] if rows and rows[0].pane_id == pane_id else None
 
 
-def _gone(server: Server, pane_id: str) -> UnknownTarget:
-    return UnknownTarget(
-        f"Pane {pane_id} went away on tmux {server.socket} during the call. "
-        "Call list_panes to see the panes that exist."
-    )
+def _gone(server: Server, pane_id: str) -> NotFound:
+    return NotFound("pane", pane_id, socket=server.socket, note=GONE_DURING_CALL)
 
 
 async def _reread(server: Server, pane_id: str) -> PaneRow:

@@ -17,7 +17,7 @@ from ...generated.python.models.show_buffer import ShowBufferInput, ShowBufferOu
 from ...generated.python.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
 from ..tmux import capture, search
 from ..tmux.core import Server, Tmux
-from ..tmux.errors import CommandFailed, UnknownTarget
+from ..tmux.errors import CommandFailed, NotFound
 from ..tmux.formats import PaneRow, each_pane_once
 from ..tmux.refs import Refs
 from ..tmux.targets import (
@@ -67,10 +67,19 @@ def truncation_header(dropped: int) -> str:
     return f"[... truncated {dropped} lines ...]"
 
 
-def no_pane(server: Server, pane_id: str, field: str = "pane_id") -> UnknownTarget:
-    return UnknownTarget(
-        f"No pane {pane_id} (from `{field}`) on tmux {server.socket}. "
-        "Call list_panes to see the panes that exist."
+def no_pane(server: Server, pane_id: str, field: str = "pane_id") -> NotFound:
+    return NotFound("pane", pane_id, socket=server.socket, field=field)
+
+
+def no_buffer(server: Server, name: str, note: str = "") -> NotFound:
+    return NotFound(
+        "paste buffer",
+        name,
+        socket=server.socket,
+        field="buffer_name",
+        by="name",
+        note=note,
+        next_step="See the buffers that exist with `tmux list-buffers`; load_buffer makes one.",
     )
 
 
@@ -79,7 +88,7 @@ async def on_pane(server: Server, pane_id: str, work: Awaitable[T]) -> T:
     try:
         return await work
     except CommandFailed as exc:
-        if "can't find" in exc.stderr:
+        if exc.not_found:
             raise no_pane(server, pane_id) from None
         raise
 
@@ -323,17 +332,17 @@ class ReadingTools:
         if session_id is not None:
             rows = [row for row in rows if row.session_id == session_id]
             if not rows:
-                raise UnknownTarget(
-                    f"No session {session_id} (from `session_id`) on tmux {server.socket}. "
-                    "Call list_sessions to see the sessions that exist."
-                )
+                raise NotFound("session", session_id, socket=server.socket, field="session_id")
             return rows
         if session_name is not None:
             rows = [row for row in rows if row.raw["session_name"] == session_name]
             if not rows:
-                raise UnknownTarget(
-                    f"No session named {session_name!r} (from `session_name`) on tmux "
-                    f"{server.socket}. Call list_sessions to see the sessions that exist."
+                raise NotFound(
+                    "session",
+                    session_name,
+                    socket=server.socket,
+                    field="session_name",
+                    by="name",
                 )
             return rows
         return each_pane_once(rows)
@@ -354,12 +363,12 @@ class ReadingTools:
         buffers = parse_rows(await server.run("list-buffers", "-F", BUFFER_FORMAT), BUFFER_FIELDS)
         size = next((row["buffer_size"] for row in buffers if row["buffer_name"] == name), None)
         if size is None:
-            raise self._no_buffer(server, name)
+            raise no_buffer(server, name)
         try:
             lines = await server.run("show-buffer", "-b", name)
         except CommandFailed as exc:
             if "no buffer" in exc.stderr:
-                raise self._no_buffer(server, name) from None
+                raise no_buffer(server, name) from None
             raise
         size_bytes = as_int(size) or 0
         # The transport splits output at newlines; the buffer's size tells whether its
@@ -372,12 +381,4 @@ class ReadingTools:
             content="\n".join(kept.lines) + ending,
             truncated_lines=kept.dropped,
             size_bytes=size_bytes,
-        )
-
-    @staticmethod
-    def _no_buffer(server: Server, name: str) -> UnknownTarget:
-        return UnknownTarget(
-            f"No paste buffer named {name!r} (from `buffer_name`) on tmux {server.socket}. "
-            "See the buffers that exist with `tmux list-buffers`, or the buffer tools "
-            "(load_buffer names the buffers it creates)."
         )

@@ -44,17 +44,18 @@ from ...generated.python.models.resource_get_window import (
     GetWindowResourceVariables,
 )
 from ..tmux.core import Tmux
-from ..tmux.errors import NoServer, UnknownTarget
+from ..tmux.errors import NoServer
 from .listing import ListingTools
 from .reading import ReadingTools
 
 
 @asynccontextmanager
 async def found() -> AsyncIterator[None]:
-    """A missing pane, window, session or server is the resource's absence."""
+    """A missing server is the resource's absence, as a missing pane, window or session
+    is (the core's ``NotFound`` is the runtime's)."""
     try:
         yield
-    except (UnknownTarget, NoServer) as exc:
+    except NoServer as exc:
         raise NotFound(exc.message) from None
 
 

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from ...errors import InvalidArgument
 from ..tmux.core import Server, Tmux
-from ..tmux.errors import CommandFailed, UnknownTarget
+from ..tmux.errors import CommandFailed, NotFound
 from ..tmux.targets import (
     ACTIVE_ONLY,
     WindowSelector,
@@ -68,10 +68,8 @@ async def target_pane(server: Server, pane_id: str | None, selector: WindowSelec
     return (await resolve_window(server, selector, ACTIVE_ONLY)).active_pane.pane_id
 
 
-def no_pane(server: Server, pane_id: str) -> UnknownTarget:
-    return UnknownTarget(
-        f"No pane {pane_id} on tmux {server.socket}. Call list_panes to see the panes that exist."
-    )
+def no_pane(server: Server, pane_id: str) -> NotFound:
+    return NotFound("pane", pane_id, socket=server.socket, field="pane_id")
 
 
 async def on_pane(server: Server, pane_id: str, *commands: Sequence[str]) -> list[list[str]]:
@@ -79,7 +77,7 @@ async def on_pane(server: Server, pane_id: str, *commands: Sequence[str]) -> lis
     try:
         return await server.run_many(*commands)
     except CommandFailed as exc:
-        if "can't find" in exc.stderr:
+        if exc.not_found:
             raise no_pane(server, pane_id) from None
         raise
 

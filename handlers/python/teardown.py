@@ -15,7 +15,7 @@ from ...generated.python.models.kill_session import KillSessionInput, KillSessio
 from ...generated.python.models.kill_window import KillWindowInput, KillWindowOutput
 from ...generated.python.models.respawn_pane import RespawnPaneInput, RespawnPaneOutput
 from ..tmux.core import Server, Tmux
-from ..tmux.errors import CommandFailed, UnknownTarget
+from ..tmux.errors import GONE_DURING_CALL, CommandFailed, NotFound
 from ..tmux.policy.guard import Guard
 from ..tmux.spawn import environment_args, no_nul, spawn_environment, start_directory
 from ..tmux.targets import (
@@ -26,14 +26,12 @@ from ..tmux.targets import (
     resolve_pane,
 )
 from ..tmux.transport.formats import literal_format
+from .reading import no_buffer
 from .shapes import pane_fields
 
 
-def unknown_pane(server: Server, pane_id: str) -> UnknownTarget:
-    return UnknownTarget(
-        f"No pane {pane_id} on tmux {server.socket} (from `pane_id`). "
-        "Call list_panes to see the panes that exist."
-    )
+def unknown_pane(server: Server, pane_id: str) -> NotFound:
+    return NotFound("pane", pane_id, socket=server.socket, field="pane_id")
 
 
 class TeardownTools:
@@ -65,15 +63,20 @@ class TeardownTools:
         sessions = await server.list_sessions()
         if params.session_id is not None:
             match = [s for s in sessions if s.session_id == params.session_id]
-            what = f"session {params.session_id}"
+            missing = NotFound(
+                "session", params.session_id, socket=server.socket, field="session_id"
+            )
         else:
             match = [s for s in sessions if s.name == params.session_name]
-            what = f"session named {params.session_name!r}"
-        if not match:
-            raise UnknownTarget(
-                f"No {what} on tmux {server.socket}. "
-                "Call list_sessions to see the sessions that exist."
+            missing = NotFound(
+                "session",
+                params.session_name,
+                socket=server.socket,
+                field="session_name",
+                by="name",
             )
+        if not match:
+            raise missing
         session = match[0]
         if params.session_name is not None and session.name != params.session_name:
             raise InvalidArgument(
@@ -88,9 +91,8 @@ class TeardownTools:
             await server.run("kill-session", "-t", session.session_id)
         except CommandFailed as exc:
             if "can't find session" in exc.stderr:
-                raise UnknownTarget(
-                    f"Session '{session.name}' ({session.session_id}) went away on tmux "
-                    f"{server.socket} before it could be killed. Call list_sessions."
+                raise NotFound(
+                    "session", session.session_id, socket=server.socket, note=GONE_DURING_CALL
                 ) from None
             raise
         return KillSessionOutput(result=f"Session killed: {session.name} ({session.session_id})")
@@ -105,9 +107,8 @@ class TeardownTools:
             await server.run("kill-window", "-t", window_id)
         except CommandFailed as exc:
             if "can't find window" in exc.stderr:
-                raise UnknownTarget(
-                    f"No window {window_id} on tmux {server.socket} (from `window_id`). "
-                    "Call list_windows to see the windows that exist."
+                raise NotFound(
+                    "window", window_id, socket=server.socket, field="window_id"
                 ) from None
             raise
         return KillWindowOutput(result=f"Window killed: {window_id}")
@@ -159,11 +160,7 @@ class TeardownTools:
             await server.run("delete-buffer", "-b", name)
         except CommandFailed as exc:
             if "unknown buffer" in exc.stderr or "no buffer" in exc.stderr:
-                raise UnknownTarget(
-                    f"No paste buffer named {name!r} (from `buffer_name`) on tmux "
-                    f"{server.socket}; nothing was deleted. See the buffers that exist with "
-                    "`tmux list-buffers`."
-                ) from None
+                raise no_buffer(server, name, "nothing was deleted") from None
             raise
         return DeleteBufferOutput(result=f"Buffer deleted: {name!r}")
 

@@ -36,7 +36,7 @@ from ...errors import InvalidArgument, ToolError
 from ...generated.python.models.wait_for_text import WaitForTextInput, WaitForTextOutput
 from ..tmux import capture
 from ..tmux.core import Server, Tmux
-from ..tmux.errors import CommandFailed, NoServer, UnknownTarget, WatchLost
+from ..tmux.errors import CommandFailed, NoServer, NotFound, WatchLost
 from ..tmux.formats import SERVER_FIELDS, PaneRow
 from ..tmux.patterns import MATCH_BUDGET, Patterns
 from ..tmux.policy.limits import effective_timeout
@@ -176,10 +176,7 @@ class Wait:
         # display-message does not fail for a missing pane: it expands with no pane.
         if not rows or rows[0]["pane_id"] != self.pane_id:
             if self.pane is None:
-                raise UnknownTarget(
-                    f"No pane {self.pane_id} on tmux {self.server.socket}. Call list_panes to "
-                    "see the panes that exist."
-                )
+                raise NotFound("pane", self.pane_id, socket=self.server.socket, field="pane_id")
             raise await went_away(self.server, self.pane, self.elapsed())
         row = PaneRow(rows[0])
         if self.pane is not None and row.server_tag != self.pane.server_tag:

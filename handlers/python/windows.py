@@ -22,7 +22,7 @@ from ...generated.python.models.select_layout import SelectLayoutInput, SelectLa
 from ...generated.python.models.select_window import SelectWindowInput, SelectWindowOutput
 from ..tmux import layouts
 from ..tmux.core import Server, Tmux
-from ..tmux.errors import CommandFailed, UnknownTarget
+from ..tmux.errors import GONE_DURING_CALL, CommandFailed, NotFound, no_sessions
 from ..tmux.formats import LINK_FIELDS, LinkRow, SessionRow
 from ..tmux.input import buffer_commands
 from ..tmux.targets import WINDOW_INDEX, WindowSelector, session_named
@@ -30,7 +30,6 @@ from ..tmux.transport.formats import format_of, literal_format, parse_rows
 from .listing import (
     ACTIVE_PANE,
     _no_session,
-    _no_sessions,
     _pick_link,
     _session_fields,
     _session_target,
@@ -77,12 +76,12 @@ class WindowTools:
                     f"{exc.stderr.partition(': ')[2]!r} (tmux turns ':' and '.' into '_')",
                     "Pick another name; call list_sessions to see the names in use.",
                 ) from None
-            _if_gone(exc, server, f"session {session.session_id}", "list_sessions")
+            _if_gone(exc, server, "session", session.session_id)
             raise
         sessions, attached = await server.sessions_and_clients(extra=ACTIVE_PANE)
         row = next((s for s in sessions if s.session_id == session.session_id), None)
         if row is None:
-            raise _vanished(server, f"session {session.session_id}", "list_sessions")
+            raise _vanished(server, "session", session.session_id)
         return RenameSessionOutput(**_session_fields(row, attached))
 
     # --- windows ------------------------------------------------------------------------
@@ -133,11 +132,11 @@ class WindowTools:
                     f"has no {direction} window: {why}. Call list_windows to see its windows, "
                     "and select one by window_id."
                 ) from None
-            _if_gone(exc, server, f"session {session.session_id}", "list_sessions")
+            _if_gone(exc, server, "session", session.session_id)
             raise
         current = [row for row in rows if row["window_active"] == "1"]
         if not current:
-            raise _vanished(server, f"session {session.session_id}", "list_sessions")
+            raise _vanished(server, "session", session.session_id)
         return SelectWindowOutput(**_window_fields(current[0]))
 
     async def rename_window(self, params: RenameWindowInput) -> RenameWindowOutput:
@@ -231,7 +230,7 @@ class WindowTools:
                     "Call list_windows to see the indexes in use, or leave destination_index "
                     "out for the first free one.",
                 ) from None
-            _if_gone(exc, server, f"window {link.window_id}", "list_windows")
+            _if_gone(exc, server, "window", link.window_id)
             raise
         row = _row_of(server, rows, link.window_id, index or None)
         return MoveWindowOutput(**_window_fields(row))
@@ -279,7 +278,7 @@ def _pick_session(
 ) -> SessionRow:
     """The session named by id, else by exact name, else the first session."""
     if not sessions:
-        raise _no_sessions(server)
+        raise no_sessions(server.socket)
     if session_id is None and name is None:
         return sessions[0]
     for row in sessions:
@@ -296,9 +295,8 @@ def _destination(server: Server, links: Sequence[LinkRow], wanted: str) -> str:
     link = session_named(links, wanted)
     if link is not None:
         return link.session_id
-    raise UnknownTarget(
-        f"No session with id or name {wanted!r} (from `destination_session`) on tmux "
-        f"{server.socket}. Call list_sessions to see the sessions that exist."
+    raise NotFound(
+        "session", wanted, socket=server.socket, field="destination_session", by="id or name"
     )
 
 
@@ -325,7 +323,7 @@ async def _window_command(server: Server, link: LinkRow, command: Sequence[str])
         rows = await _act_then_list(server, command, link.session_id)
     except CommandFailed as exc:
         if "can't find" in exc.stderr:
-            raise _vanished(server, f"window {link.window_id}", "list_windows") from None
+            raise _vanished(server, "window", link.window_id) from None
         raise
     return _row_of(server, rows, link.window_id, link["window_index"])
 
@@ -335,22 +333,19 @@ def _row_of(server: Server, rows: Sequence[LinkRow], window_id: str, index: str 
     found = [row for row in rows if row.window_id == window_id]
     at = [row for row in found if index is None or row["window_index"] == index]
     if not (at or found):
-        raise _vanished(server, f"window {window_id}", "list_windows")
+        raise _vanished(server, "window", window_id)
     return (at or found)[0]
 
 
-def _vanished(server: Server, what: str, listing: str) -> UnknownTarget:
-    return UnknownTarget(
-        f"The {what} went away on tmux {server.socket} during the call. "
-        f"Call {listing} to see what exists now."
-    )
+def _vanished(server: Server, what: str, object_id: str) -> NotFound:
+    return NotFound(what, object_id, socket=server.socket, note=GONE_DURING_CALL)
 
 
-def _if_gone(exc: CommandFailed, server: Server, what: str, listing: str) -> None:
-    """Raise ``UnknownTarget`` when ``exc`` says the target disappeared between resolving
+def _if_gone(exc: CommandFailed, server: Server, what: str, object_id: str) -> None:
+    """Raise ``NotFound`` when ``exc`` says the target disappeared between resolving
     it and acting on it; otherwise the caller re-raises tmux's own error."""
-    if "can't find" in exc.stderr:
-        raise _vanished(server, what, listing) from None
+    if exc.not_found:
+        raise _vanished(server, what, object_id) from None
 
 
 # How a caller of this profile gets a layout string to pass back (see ``layouts``).

@@ -29,9 +29,9 @@ from ...generated.rust.models.set_pane_title import SetPaneTitleInput, SetPaneTi
 from ...generated.rust.models.swap_pane import SwapPaneInput, SwapPaneOutput
 from ..tmux import layouts
 from ..tmux.core import Server, Tmux
-from ..tmux.errors import CommandFailed, UnknownTarget
+from ..tmux.errors import GONE_DURING_CALL, CommandFailed, NotFound
 from ..tmux.formats import PANE_FORMAT, LinkRow, PaneRow, SessionRow, pane_rows
-from ..tmux.targets import check_pane_id, check_window_id, session_named
+from ..tmux.targets import check_pane_id, check_window_id, session_row
 from ..tmux.titles import check_title
 from ..tmux.transport.formats import literal_format
 from .rows import WINDOW_EXTRA, pane_view, session_view, window_view
@@ -266,10 +266,7 @@ async def links_of(server: Server, window_id: str) -> list[LinkRow]:
         if row.window_id == window_id
     ]
     if not rows:
-        raise UnknownTarget(
-            f"No window {window_id} on tmux {server.socket} (from `window`). Call "
-            "list_windows to see the windows that exist."
-        )
+        raise NotFound("window", window_id, socket=server.socket, field="window")
     return rows
 
 
@@ -280,9 +277,8 @@ async def on_window(server: Server, window_id: str, command: str, *args: str) ->
     except CommandFailed as exc:
         if "can't find window" not in exc.stderr:
             raise
-        raise UnknownTarget(
-            f"Window {window_id} (from `window`) went away on tmux {server.socket} during the "
-            "call. Call list_windows to see the windows that exist."
+        raise NotFound(
+            "window", window_id, socket=server.socket, field="window", note=GONE_DURING_CALL
         ) from None
 
 
@@ -291,22 +287,20 @@ async def link_at(server: Server, window_id: str, session_id: str, index: int) -
     for row in await links_of(server, window_id):
         if row.session_id == session_id and row.index == index:
             return row
-    raise UnknownTarget(
-        f"Window {window_id} is not at index {index} of session {session_id} on tmux "
-        f"{server.socket} after the move. Call list_windows to see where it is."
+    raise NotFound(
+        "window",
+        str(index),
+        socket=server.socket,
+        by="index",
+        within=f"session {session_id}",
+        note=f"window {window_id} is not there after the move",
     )
 
 
 async def session_of(server: Server, value: str, field: str) -> tuple[SessionRow, dict[str, int]]:
     """The session ``value`` names (``$N``, else an exact name), and the attached counts."""
     sessions, attached = await server.sessions_and_clients()
-    row = session_named(sessions, value)
-    if row is None:
-        raise UnknownTarget(
-            f"No session {value!r} on tmux {server.socket} (from `{field}`). Call "
-            "list_sessions to see the sessions' ids and names."
-        )
-    return row, attached
+    return session_row(sessions, value, socket=server.socket, field=field), attached
 
 
 async def change_pane(server: Server, pane_id: str, field: str, change: tuple[str, ...]) -> PaneRow:
@@ -325,8 +319,5 @@ async def change_pane(server: Server, pane_id: str, field: str, change: tuple[st
     return rows[0]
 
 
-def gone(server: Server, pane_id: str, field: str) -> UnknownTarget:
-    return UnknownTarget(
-        f"No pane {pane_id} on tmux {server.socket} (from `{field}`); nothing was changed. "
-        "Call list_panes to see the panes that exist."
-    )
+def gone(server: Server, pane_id: str, field: str) -> NotFound:
+    return NotFound("pane", pane_id, socket=server.socket, field=field, note="nothing was changed")

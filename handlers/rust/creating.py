@@ -22,8 +22,7 @@ from ...generated.rust.models.split_window import (
 )
 from ..tmux import creating
 from ..tmux.core import Tmux
-from ..tmux.errors import UnknownTarget
-from ..tmux.targets import check_pane_id, session_named
+from ..tmux.targets import check_pane_id, session_row
 from .rows import WINDOW_EXTRA, pane_view, session_view, window_view
 
 
@@ -57,12 +56,8 @@ class Creating:
             optional(params.start_directory), "start_directory", self.tmux.environ
         )
         server = self.tmux.server()
-        session = session_named(await server.list_sessions(), params.session)
-        if session is None:
-            raise UnknownTarget(
-                f"No session {params.session!r} (from `session`) on tmux {server.socket}. "
-                "Call list_sessions to see the sessions that exist."
-            )
+        sessions = await server.list_sessions()
+        session = session_row(sessions, params.session, socket=server.socket, field="session")
         row = await creating.new_window(
             server, session.session_id, options=options, extra=WINDOW_EXTRA
         )

@@ -22,9 +22,9 @@ from ...generated.rust.models.list_panes import ListPanesInput, ListPanesOutput
 from ...generated.rust.models.list_sessions import ListSessionsInput, ListSessionsOutput
 from ...generated.rust.models.list_windows import ListWindowsInput, ListWindowsOutput
 from ..tmux.core import Server, Tmux
-from ..tmux.errors import CommandFailed, UnknownTarget
-from ..tmux.formats import SERVER_FIELDS, PaneRow, SessionRow, each_pane_once
-from ..tmux.targets import check_pane_id, check_window_id, session_named
+from ..tmux.errors import CommandFailed, NotFound
+from ..tmux.formats import SERVER_FIELDS, PaneRow, each_pane_once
+from ..tmux.targets import check_pane_id, check_window_id, session_row
 from .rows import (
     WINDOW_EXTRA,
     branch,
@@ -95,12 +95,7 @@ class Listing:
     async def get_session_info(self, params: GetSessionInfoInput) -> GetSessionInfoOutput:
         server = self.tmux.server()
         sessions, attached = await server.sessions_and_clients(terminals_only=True)
-        found: SessionRow | None = session_named(sessions, params.session)
-        if found is None:
-            raise UnknownTarget(
-                f"No session {params.session!r} (by id or exact name) on tmux {server.socket} "
-                "(from `session`). Call list_sessions to see the sessions that exist."
-            )
+        found = session_row(sessions, params.session, socket=server.socket, field="session")
         return GetSessionInfoOutput.model_validate(session_view(found, attached))
 
     async def get_window_info(self, params: GetWindowInfoInput) -> GetWindowInfoOutput:
@@ -109,10 +104,7 @@ class Listing:
         links = await server.list_links("-a", extra=WINDOW_EXTRA)
         found = next((row for row in links if row.window_id == window_id), None)
         if found is None:
-            raise UnknownTarget(
-                f"No window {window_id} on tmux {server.socket} (from `window`). "
-                "Call list_windows to see the windows that exist."
-            )
+            raise NotFound("window", window_id, socket=server.socket, field="window")
         return GetWindowInfoOutput.model_validate(window_view(found))
 
     async def get_pane_info(self, params: GetPaneInfoInput) -> GetPaneInfoOutput:
@@ -120,10 +112,7 @@ class Listing:
         pane_id = check_pane_id(params.pane, field="pane")
         row = await server.pane(pane_id, fields=PANE_FIELDS)
         if row is None:
-            raise UnknownTarget(
-                f"No pane {pane_id} on tmux {server.socket} (from `pane`). "
-                "Call list_panes to see the panes that exist."
-            )
+            raise NotFound("pane", pane_id, socket=server.socket, field="pane")
         return GetPaneInfoOutput.model_validate(pane_view(server, row))
 
     async def find_pane_by_position(
@@ -142,9 +131,8 @@ class Listing:
         for pane in await window_panes(server, window_id):
             if pane.flag(f"pane_at_{vertical}") and pane.flag(f"pane_at_{horizontal}"):
                 return FindPaneByPositionOutput.model_validate(pane_view(server, pane))
-        raise UnknownTarget(
-            f"No pane of window {window_id} touches its {params.corner} corner on tmux "
-            f"{server.socket}. Call list_panes to see the window's panes."
+        raise NotFound(
+            "pane", params.corner, socket=server.socket, by="corner", within=f"window {window_id}"
         )
 
 
@@ -158,8 +146,5 @@ async def window_panes(server: Server, window_id: str) -> list[PaneRow]:
         rows = []
     rows = [row for row in rows if row.window_id == window_id]
     if not rows:
-        raise UnknownTarget(
-            f"No window {window_id} on tmux {server.socket} (from `window`). "
-            "Call list_windows to see the windows that exist."
-        )
+        raise NotFound("window", window_id, socket=server.socket, field="window")
     return sorted(rows, key=lambda row: row.index)

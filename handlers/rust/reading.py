@@ -13,7 +13,7 @@ from ...generated.rust.models.search_panes import SearchPanesInput, SearchPanesO
 from ...generated.rust.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
 from ..tmux import capture, search
 from ..tmux.core import Server, Tmux
-from ..tmux.errors import UnknownTarget
+from ..tmux.errors import NotFound
 from ..tmux.formats import PANE_FIELDS, PaneRow, each_pane_once
 from ..tmux.refs import Refs
 from ..tmux.targets import check_pane_id, check_window_id
@@ -54,10 +54,7 @@ async def pane_row(server: Server, value: str, fields: tuple[str, ...] = PANE_FI
     pane_id = check_pane_id(value, field="pane")
     row = await server.pane(pane_id, fields)
     if row is None:
-        raise UnknownTarget(
-            f"No pane {pane_id} (from `pane`) on tmux {server.socket}. Call list_panes for "
-            "the panes that exist."
-        )
+        raise NotFound("pane", pane_id, socket=server.socket, field="pane")
     return row
 
 
@@ -155,10 +152,7 @@ class Reading:
                 }
             )
         if row is None:
-            raise UnknownTarget(
-                f"No pane {pane_id} (from `pane`) on tmux {server.socket}. Call list_panes "
-                "for the panes that exist."
-            )
+            raise NotFound("pane", pane_id, socket=server.socket, field="pane")
         if cursor is None:
             lines, opened = await capture.read_screen(server, row)
             missed, first = False, True
@@ -220,10 +214,7 @@ class Reading:
         window_id = check_window_id(window, field="window")
         links = [row for row in await server.list_links("-a") if row.window_id == window_id]
         if not links:
-            raise UnknownTarget(
-                f"No window {window_id} (from `window`) on tmux {server.socket}. Call "
-                "list_windows for the windows that exist."
-            )
+            raise NotFound("window", window_id, socket=server.socket, field="window")
         if session_id is not None and all(row.session_id != session_id for row in links):
             raise ToolError(
                 f"Window {window_id} is not in session {session!r} on tmux {server.socket}, "

@@ -93,7 +93,7 @@ class Running:
         server = self.tmux.server()
         pane = await pane_now(server, pane_id)
         if pane is None:
-            raise missing(server, pane_id)
+            raise missing(server, pane_id, "pane")
         wait = TextWait(server, pane, patterns, stop, self.ledger, limit)
 
         async def entry(now: Any) -> Found | None:

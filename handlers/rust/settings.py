@@ -21,8 +21,8 @@ from ...generated.rust.models.show_option import ShowOptionInput, ShowOptionOutp
 from ..services import StartupRefused
 from ..tmux import settings
 from ..tmux.core import Server, Tmux
-from ..tmux.errors import UnknownTarget
-from ..tmux.targets import check_pane_id, check_window_id, session_named
+from ..tmux.errors import NotFound
+from ..tmux.targets import check_pane_id, check_window_id, session_row
 from .optional import given
 
 ALLOW_ENV = "LIBTMUX_ENVIRONMENT_VALUES"
@@ -56,13 +56,8 @@ def allowed_names(environ: Mapping[str, str]) -> frozenset[str]:
 
 async def session_id_of(server: Server, value: str, field: str) -> str:
     """A session id (``$N``) or exact name, resolved to the session's id."""
-    row = session_named(await server.list_sessions(), value)
-    if row is None:
-        raise UnknownTarget(
-            f"No session {value!r} (from `{field}`) on tmux {server.socket}. Call "
-            "list_sessions for the session ids and names."
-        )
-    return row.session_id
+    sessions = await server.list_sessions()
+    return session_row(sessions, value, socket=server.socket, field=field).session_id
 
 
 class Settings:
@@ -92,10 +87,7 @@ class Settings:
         )
         where = (replies[0] or [""])[0].split(" ")
         if pane is not None and where[0] != pane:
-            raise UnknownTarget(
-                f"No pane {pane} (from `pane`) on tmux {server.socket}. Call list_panes "
-                "for the panes that exist."
-            )
+            raise NotFound("pane", pane, socket=server.socket, field="pane")
         values = {name: "\n".join(reply) for name, reply in zip(names, replies[1:], strict=True)}
         await self._withhold_environment(server, values, where[1] if len(where) > 1 else "")
         return GetTmuxVariablesOutput.model_validate({"values": values})
@@ -158,17 +150,11 @@ class Settings:
             window_id = check_window_id(target, field="target")
             rows = await server.list_links("-a")
             if not any(row.window_id == window_id for row in rows):
-                raise UnknownTarget(
-                    f"No window {window_id} (from `target`) on tmux {server.socket}. Call "
-                    "list_windows for the windows that exist."
-                )
+                raise NotFound("window", window_id, socket=server.socket, field="target")
             return window_id
         pane_id = check_pane_id(target, field="target")
         if await server.pane(pane_id, ("pane_id",)) is None:
-            raise UnknownTarget(
-                f"No pane {pane_id} (from `target`) on tmux {server.socket}. Call list_panes "
-                "for the panes that exist."
-            )
+            raise NotFound("pane", pane_id, socket=server.socket, field="target")
         return pane_id
 
     async def show_environment(self, params: ShowEnvironmentInput) -> ShowEnvironmentOutput:

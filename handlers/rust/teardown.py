@@ -23,10 +23,9 @@ from ...generated.rust.models.set_history_limit import (
 )
 from ..tmux import teardown
 from ..tmux.core import Server, Tmux
-from ..tmux.errors import UnknownTarget
 from ..tmux.formats import SessionRow
 from ..tmux.policy.guard import Guard
-from ..tmux.targets import check_pane_id, check_window_id, session_named
+from ..tmux.targets import check_pane_id, check_window_id, session_row
 
 CALLER_SHOWN = 'list_panes shows it with caller "self"'
 
@@ -86,10 +85,4 @@ class Teardown:
 
 async def find_session(server: Server, value: str, field: str) -> SessionRow:
     """The session ``value`` names: its ``$`` id, else its exact name."""
-    row = session_named(await server.list_sessions(), value)
-    if row is None:
-        raise UnknownTarget(
-            f"No session {value!r} (from `{field}`) on tmux {server.socket}: it does not exist, "
-            "or is already gone. Call list_sessions to see the sessions that exist."
-        )
-    return row
+    return session_row(await server.list_sessions(), value, socket=server.socket, field=field)

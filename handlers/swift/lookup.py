@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from pydantic import MISSING
 
 from ..tmux.core import Server, Tmux
-from ..tmux.errors import CommandFailed, UnknownTarget
+from ..tmux.errors import CommandFailed, NotFound
 from ..tmux.formats import LinkRow, PaneRow, Row, SessionRow, each_pane_once
 from ..tmux.refs import Ref, Refs
 from ..tmux.targets import check_pane_id, check_window_id, session_named
@@ -62,10 +62,14 @@ class Lookup:
 
     def _check_run(self, wanted: Wanted, row: Row, what: str) -> None:
         if wanted.server_tag is not None and wanted.server_tag != row.server_tag:
-            raise UnknownTarget(
-                f"`{wanted.field}` {wanted.given!r} names {what} {wanted.object_id} of an earlier "
-                f"run of the tmux server on {self.server.socket}, which has restarted since. "
-                "List again to get current refs."
+            raise NotFound(
+                what,
+                wanted.object_id,
+                socket=self.server.socket,
+                field=wanted.field,
+                note=f"the ref {wanted.given!r} names it on an earlier run of the tmux server, "
+                "which has restarted since",
+                next_step="List again to get current refs.",
             )
 
     def pane_id(self, value: str, field: str = "paneId") -> Wanted:
@@ -145,9 +149,8 @@ class Lookup:
             wanted = Wanted(value, None, field, value)
             row = session_named(sessions, value)
         if row is None:
-            raise UnknownTarget(
-                f"No session {value!r} (from `{field}`) on tmux {self.server.socket}. "
-                "Call list_sessions to see the sessions that exist."
+            raise NotFound(
+                "session", value, socket=self.server.socket, field=field, by="id or name"
             )
         self._check_run(wanted, row, "session")
         return row
@@ -160,8 +163,5 @@ class Lookup:
                 raise self._missing(kind, wanted, lister) from None
             raise
 
-    def _missing(self, kind: str, wanted: Wanted, lister: str) -> UnknownTarget:
-        return UnknownTarget(
-            f"No {kind} {wanted.object_id} (from `{wanted.field}`) on tmux {self.server.socket}. "
-            f"Call {lister} to see the {kind}s that exist."
-        )
+    def _missing(self, kind: str, wanted: Wanted, lister: str) -> NotFound:
+        return NotFound(kind, wanted.object_id, socket=self.server.socket, field=wanted.field)

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 
 from ...errors import InvalidArgument, ToolError
 from .core import Server
-from .errors import CommandFailed, Refused, TmuxError, UnknownTarget
+from .errors import GONE_DURING_CALL, CommandFailed, NotFound, Refused, TmuxError
 from .formats import (
     PANE_FIELDS,
     SESSION_FORMAT,
@@ -174,9 +174,8 @@ async def new_window(
         lines = await server.run(*args, *options)
     except CommandFailed as exc:
         if "can't find session" in exc.stderr:
-            raise UnknownTarget(
-                f"Session {session_id} is gone from tmux {server.socket}. Call "
-                "list_sessions to see the sessions that exist."
+            raise NotFound(
+                "session", session_id, socket=server.socket, note=GONE_DURING_CALL
             ) from None
         raise
     links = await server.list_links("-t", session_id, extra=extra) if lines else []
@@ -195,7 +194,7 @@ async def split(
         lines = await server.run(*args)
     except CommandFailed as exc:
         if "can't find pane" in exc.stderr:
-            raise missing_pane(server, pane_id, field) from None
+            raise NotFound("pane", pane_id, socket=server.socket, field=field) from None
         if any(text in exc.stderr for text in TOO_SMALL):
             raise ToolError(
                 f"Pane {pane_id} on tmux {server.socket} is too small to split that way "
@@ -239,7 +238,7 @@ async def respawn(
         await server.run(*args)
     except CommandFailed as exc:
         if "can't find pane" in exc.stderr:
-            raise missing_pane(server, pane_id, field) from None
+            raise NotFound("pane", pane_id, socket=server.socket, field=field) from None
         if "still active" in exc.stderr:
             raise ToolError(
                 f"Pane {pane_id} on tmux {server.socket} still runs its process, so it was "
@@ -257,10 +256,3 @@ async def respawn(
             kind="partial_effect",
         )
     return row
-
-
-def missing_pane(server: Server, pane_id: str, field: str) -> UnknownTarget:
-    return UnknownTarget(
-        f"No pane {pane_id} (from `{field}`) on tmux {server.socket}. Call list_panes to see "
-        "the panes that exist."
-    )

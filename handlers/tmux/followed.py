@@ -8,7 +8,7 @@ window), whether the pane is dead and how it ended, which program is in front
 from __future__ import annotations
 
 from .core import Server
-from .errors import UnknownTarget
+from .errors import NotFound
 from .formats import SERVER_FIELDS, PaneRow
 
 FIELDS = (
@@ -32,7 +32,5 @@ async def pane_now(server: Server, pane_id: str) -> PaneRow | None:
     return await server.pane(pane_id, FIELDS)
 
 
-def missing(server: Server, pane_id: str) -> UnknownTarget:
-    return UnknownTarget(
-        f"No pane {pane_id} on tmux {server.socket}. Call list_panes to see the panes that exist."
-    )
+def missing(server: Server, pane_id: str, field: str) -> NotFound:
+    return NotFound("pane", pane_id, socket=server.socket, field=field)

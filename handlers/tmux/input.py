@@ -34,7 +34,7 @@ import anyio
 
 from ...errors import InvalidArgument, ToolError
 from .core import Server, Tmux
-from .errors import CommandFailed, Refused, UnknownTarget
+from .errors import GONE_DURING_CALL, CommandFailed, InputRefused, NotFound, Refused
 from .formats import SERVER_FIELDS, PaneRow, pane_rows
 from .policy.guard import Guard, Place
 from .policy.ledger import Ledger
@@ -62,6 +62,7 @@ _VIEWER_FIELDS = ("client_name", "client_control_mode", "session_name", "window_
 INTERRUPTS: frozenset[tuple[str, ...]] = frozenset({("C-c",), ("C-\\",)})
 
 _buffers = itertools.count(1)
+NOTHING_TYPED = "nothing was typed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,13 +136,6 @@ class Recipients:
         return [row.pane_id for row in self.panes]
 
 
-class InputRefused(ToolError):
-    """A recipient cannot take input now (dead, input off, in a mode, watched, held), or
-    input meant for one pane would reach several."""
-
-    kind = "refused"
-
-
 def cohort(rows: Sequence[PaneRow], target: PaneRow) -> tuple[PaneRow, ...]:
     """``target`` and the panes of its window its typed input is copied to."""
     if target.flag("pane_synchronized") is not True:
@@ -182,19 +176,13 @@ class PaneInput:
                 ("list-clients", "-F", format_of(_VIEWER_FIELDS)),
             )
         except CommandFailed as exc:
-            if "can't find" in exc.stderr:
-                raise UnknownTarget(
-                    f"No pane {pane_id} (from `{field}`) on tmux {server.socket}; nothing was "
-                    "typed. Call list_panes to see the panes that exist."
-                ) from None
+            if exc.not_found:
+                raise _no_pane(server, pane_id, field, NOTHING_TYPED) from None
             raise
         rows = pane_rows(panes, INPUT_FIELDS)
         target = next((row for row in rows if row.pane_id == pane_id), None)
         if target is None:
-            raise UnknownTarget(
-                f"No pane {pane_id} (from `{field}`) on tmux {server.socket}; nothing was typed. "
-                "Call list_panes to see the panes that exist."
-            )
+            raise _no_pane(server, pane_id, field, NOTHING_TYPED)
         panes_reached = cohort(rows, target) if amplify else (target,)
         return Recipients(target, panes_reached), parse_rows(clients, _VIEWER_FIELDS)
 
@@ -384,12 +372,13 @@ async def _on_pane(
     try:
         await server.run_many(*commands)
     except CommandFailed as exc:
-        if "can't find" in exc.stderr:
-            raise UnknownTarget(
-                f"Pane {pane_id} (from `{field}`) is gone from tmux {server.socket}. "
-                "Call list_panes to see the panes that exist."
-            ) from None
+        if exc.not_found:
+            raise _no_pane(server, pane_id, field, GONE_DURING_CALL) from None
         raise
+
+
+def _no_pane(server: Server, pane_id: str, field: str, note: str) -> NotFound:
+    return NotFound("pane", pane_id, socket=server.socket, field=field, note=note)
 
 
 def _via(row: PaneRow, found: Recipients) -> str:
@@ -444,11 +433,8 @@ async def set_synchronized(server: Server, window_id: str, enabled: bool, field:
             ("show-options", "-w", "-v", "-t", window_id, SYNCHRONIZE),
         )
     except CommandFailed as exc:
-        if "can't find" in exc.stderr or "no such window" in exc.stderr:
-            raise UnknownTarget(
-                f"No window {window_id} (from `{field}`) on tmux {server.socket}. "
-                "Call list_windows to see the windows that exist."
-            ) from None
+        if exc.not_found:
+            raise NotFound("window", window_id, socket=server.socket, field=field) from None
         raise
     return shown[0] if shown else ("on" if enabled else "off")
 

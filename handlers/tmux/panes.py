@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from .core import Server
-from .errors import CommandFailed, TmuxError, UnknownTarget
+from .errors import CommandFailed, NotFound, TmuxError
 from .formats import PANE_FIELDS, PaneRow, pane_rows
 from .targets import ACTIVE_ONLY, Window
 from .transport.formats import cached_format
@@ -62,6 +62,7 @@ async def select_from(
     pane_id: str,
     direction: Direction | None,
     fields: Sequence[str] = PANE_FIELDS,
+    field: str = "pane_id",
 ) -> PaneRow:
     """Select ``pane_id`` (or the pane ``direction`` of it) and read back in one round trip.
 
@@ -81,11 +82,8 @@ async def select_from(
             select, ("list-panes", "-t", pane_id, "-f", ACTIVE_ONLY, "-F", cached_format(fields))
         )
     except CommandFailed as exc:
-        if "can't find" in exc.stderr:
-            raise UnknownTarget(
-                f"No pane {pane_id} on tmux {server.socket}. Call list_panes to see the panes "
-                "that exist."
-            ) from None
+        if exc.not_found:
+            raise NotFound("pane", pane_id, socket=server.socket, field=field) from None
         if "no last pane" in exc.stderr:
             raise TmuxError(
                 f"The window of pane {pane_id} on tmux {server.socket} has no previously active "

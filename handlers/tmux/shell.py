@@ -393,7 +393,7 @@ async def start_run(
     )
     pane = await settled(lambda: pane_now(server, pane_id))
     if pane is None:
-        raise missing(server, pane_id)
+        raise missing(server, pane_id, field)
     flavour = flavour_of(pane)
     if flavour is None:
         return None

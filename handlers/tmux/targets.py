@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from ...errors import InvalidArgument, ToolError
 from .core import Server
-from .errors import CommandFailed, UnknownTarget
+from .errors import CommandFailed, NotFound, no_sessions
 from .formats import PANE_FIELDS, LinkRow, PaneRow, SessionRow, each_pane_once
 
 PANE_ID = re.compile(r"^%[0-9]+\Z")
@@ -83,6 +83,16 @@ def session_named(rows: Sequence[SessionRowT], value: str) -> SessionRowT | None
         if row is not None:
             return row
     return next((r for r in rows if r["session_name"] == value), None)
+
+
+def session_row(
+    rows: Sequence[SessionRowT], value: str, *, socket: object, field: str
+) -> SessionRowT:
+    """The row of the session ``value`` names (``session_named``), or ``NotFound``."""
+    row = session_named(rows, value)
+    if row is None:
+        raise NotFound("session", value, socket=socket, field=field, by="id or name")
+    return row
 
 
 async def check_session_pair(
@@ -165,15 +175,12 @@ async def window_of_pane(server: Server, pane_id: str, field: str = "pane_id") -
     try:
         rows = await server.list_panes("-t", pane_id)
     except CommandFailed as exc:
-        if "can't find" in exc.stderr:
-            raise UnknownTarget(
-                f"No pane {pane_id} on tmux {server.socket} (from `{field}`). "
-                "Call list_panes to see the panes that exist."
-            ) from None
+        if exc.not_found:
+            raise NotFound("pane", pane_id, socket=server.socket, field=field) from None
         raise
     window_ids = {row.window_id for row in rows if row.pane_id == pane_id}
     if not window_ids:
-        raise UnknownTarget(f"No pane {pane_id} on tmux {server.socket}. Call list_panes.")
+        raise NotFound("pane", pane_id, socket=server.socket, field=field)
     return _window(window_ids.pop(), rows)
 
 
@@ -214,26 +221,29 @@ async def resolve_window(
             if only and not rows:  # nothing passed the filter: a window is never empty
                 rows = await server.list_panes(*scope, fields=fields)
         except CommandFailed as exc:
-            if "can't find" in exc.stderr:
-                raise UnknownTarget(
-                    f"No window {selector.window_id} on tmux {server.socket}. "
-                    "Call list_windows to see the windows that exist."
+            if exc.not_found:
+                raise NotFound(
+                    "window", selector.window_id, socket=server.socket, field="window_id"
                 ) from None
             raise
         return _window(selector.window_id, rows)
 
     rows = await server.list_panes("-a", fields=fields)
     if not rows:
-        raise UnknownTarget(f"No sessions on tmux {server.socket}. Create a session first.")
+        raise no_sessions(server.socket)
     session_id = _session_id(server, selector, rows)
     in_session = [row for row in rows if row.session_id == session_id]
     if selector.window_index is not None:
         in_window = [row for row in in_session if row.raw["window_index"] == selector.window_index]
         if not in_window:
             name = in_session[0].raw["session_name"]
-            raise UnknownTarget(
-                f"No window with index {selector.window_index} in session '{name}' ({session_id}) "
-                f"on tmux {server.socket}. Call list_windows to see its windows."
+            raise NotFound(
+                "window",
+                selector.window_index,
+                socket=server.socket,
+                field="window_index",
+                by="index",
+                within=f"session {name!r} ({session_id})",
             )
         return _window(in_window[0].window_id, in_window)
     active = [row for row in in_session if row.window_active]
@@ -244,17 +254,17 @@ def _session_id(server: Server, selector: WindowSelector, rows: list[PaneRow]) -
     if selector.session_id is not None:
         match = [row for row in rows if row.session_id == selector.session_id]
         if not match:
-            raise UnknownTarget(
-                f"No session {selector.session_id} on tmux {server.socket}. "
-                "Call list_sessions to see the sessions that exist."
-            )
+            raise NotFound("session", selector.session_id, socket=server.socket, field="session_id")
         return selector.session_id  # a session_name beside it agrees (check_session_pair)
     if selector.session_name is not None:
         match = [row for row in rows if row.raw["session_name"] == selector.session_name]
         if not match:
-            raise UnknownTarget(
-                f"No session named {selector.session_name!r} on tmux {server.socket}. "
-                "Call list_sessions to see the sessions that exist."
+            raise NotFound(
+                "session",
+                selector.session_name,
+                socket=server.socket,
+                field="session_name",
+                by="name",
             )
         return match[0].session_id
     return rows[0].session_id
@@ -273,9 +283,6 @@ async def resolve_pane(
         check_pane_id(pane_id)
         row = await server.pane(pane_id, fields)
         if row is None:
-            raise UnknownTarget(
-                f"No pane {pane_id} on tmux {server.socket}. Call list_panes to see the panes "
-                "that exist."
-            )
+            raise NotFound("pane", pane_id, socket=server.socket, field="pane_id")
         return row
     return (await resolve_window(server, selector, ACTIVE_ONLY, fields)).active_pane

@@ -10,53 +10,39 @@ families let an agent drop scrollback for panes to come.
 from __future__ import annotations
 
 from .core import Server
-from .errors import CommandFailed, UnknownTarget
+from .errors import CommandFailed, NotFound
 
 # tmux's own bound for history-limit (options-table.c: INT_MAX).
 HISTORY_LIMIT_MAXIMUM = 2**31 - 1
 
 
-def gone(server: Server, kind: str, object_id: str, field: str, lister: str) -> UnknownTarget:
-    """The one wording of "that object is not (or no longer) there"."""
-    return UnknownTarget(
-        f"No {kind} {object_id} (from `{field}`) on tmux {server.socket}: it does not exist, "
-        f"or is already gone. Call {lister} to see the {kind}s that exist."
-    )
-
-
-async def _run_on(
-    server: Server, kind: str, object_id: str, field: str, lister: str, *args: str
-) -> None:
+async def _run_on(server: Server, kind: str, object_id: str, field: str, *args: str) -> None:
     try:
         await server.run(*args)
     except CommandFailed as exc:
-        if "can't find" in exc.stderr:
-            raise gone(server, kind, object_id, field, lister) from None
+        if exc.not_found:
+            raise NotFound(kind, object_id, socket=server.socket, field=field) from None
         raise
 
 
 async def kill_pane(server: Server, pane_id: str, field: str) -> None:
     """``kill-pane``: the pane and its process end; a window left empty closes."""
-    await _run_on(server, "pane", pane_id, field, "list_panes", "kill-pane", "-t", pane_id)
+    await _run_on(server, "pane", pane_id, field, "kill-pane", "-t", pane_id)
 
 
 async def kill_window(server: Server, window_id: str, field: str) -> None:
     """``kill-window`` by id ends the window in every session it is linked into."""
-    await _run_on(
-        server, "window", window_id, field, "list_windows", "kill-window", "-t", window_id
-    )
+    await _run_on(server, "window", window_id, field, "kill-window", "-t", window_id)
 
 
 async def kill_session(server: Server, session_id: str, field: str) -> None:
     """``kill-session``: windows linked into another session live on there."""
-    await _run_on(
-        server, "session", session_id, field, "list_sessions", "kill-session", "-t", session_id
-    )
+    await _run_on(server, "session", session_id, field, "kill-session", "-t", session_id)
 
 
 async def clear_history(server: Server, pane_id: str, field: str) -> None:
     """``clear-history``: the scrollback goes, the visible screen stays as it is."""
-    await _run_on(server, "pane", pane_id, field, "list_panes", "clear-history", "-t", pane_id)
+    await _run_on(server, "pane", pane_id, field, "clear-history", "-t", pane_id)
 
 
 async def set_history_limit(server: Server, limit: int, session_id: str | None = None) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import NoServer, TmuxError, UnknownTarget
+from .errors import NoServer, NotFound, TmuxError
 from .formats import PaneRow
 from .transport.sockets import Socket
 
@@ -36,21 +36,15 @@ async def went_away(server: Server, pane: PaneRow, waited: float) -> TmuxError:
     pairs = [row.split(" ", 1) for row in rows]
     sessions = {pair[0] for pair in pairs}
     windows = {pair[-1] for pair in pairs}
-    what = f"Pane {pane.pane_id} on tmux {server.socket} went away after {waited:.1f}s of waiting"
+    went = f"it went away after {waited:.1f}s of waiting"
+    closed = "was closed (killed, or its last pane exited)"
     if pane.session_id not in sessions:
-        return UnknownTarget(
-            f"{what}: its session {pane.session_id} was closed (killed, or its last pane "
-            "exited). Call list_sessions to see the sessions that exist."
-        )
-    if pane.window_id not in windows:
-        return UnknownTarget(
-            f"{what}: its window {pane.window_id} was closed (killed, or its last pane "
-            "exited). Call list_windows to see the windows that exist."
-        )
-    return UnknownTarget(
-        f"{what}: it was killed, or its program exited. Call list_panes to see the panes "
-        "that exist."
-    )
+        why, lister = f"{went}: its session {pane.session_id} {closed}", "list_sessions"
+    elif pane.window_id not in windows:
+        why, lister = f"{went}: its window {pane.window_id} {closed}", "list_windows"
+    else:
+        why, lister = f"{went}: it was killed, or its program exited", "list_panes"
+    return NotFound("pane", pane.pane_id, socket=server.socket, lister=lister, note=why)
 
 
 def died(socket: Socket, pane: PaneRow, waited: float | None) -> TmuxError:
