@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from scripts.lab.tmuxserver import TmuxServer
-from tmux_contract_mcp.handlers.tmux.core import Tmux
+from tmux_contract_mcp.handlers.tmux.objects.server import Tmux
 from tmux_contract_mcp.handlers.tmux.policy.caller import Caller, Relation
 from tmux_contract_mcp.handlers.tmux.policy.guard import Guard, Place
 from tmux_contract_mcp.handlers.tmux.transport.identity import Host

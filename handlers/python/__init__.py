@@ -14,9 +14,10 @@ from collections.abc import Mapping
 from ...generated.python.interface import PythonProfileHandlers
 from ...generated.python.registry import TOOLS
 from ..compose import compose
+from ..lifecycle import TmuxHandlers
 from ..services import Runtime
-from ..tmux.core import Tmux, TmuxHandlers
-from ..tmux.refs import Refs
+from ..tmux.objects.refs import Refs
+from ..tmux.objects.server import Tmux
 from .batch import BatchTools
 from .commands import RunCommandTools
 from .config import ConfigTools

@@ -34,16 +34,16 @@ import anyio.abc
 from ... import progress
 from ...errors import InvalidArgument, ToolError
 from ...generated.python.models.run_command import RunCommandInput, RunCommandOutput
-from ..tmux import capture
-from ..tmux.core import Server, Tmux
 from ..tmux.errors import NoServer
-from ..tmux.formats import PANE_FIELDS, PaneRow
+from ..tmux.objects import capture
+from ..tmux.objects.rows import PANE_FIELDS, PaneRow
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.objects.shell import settled
+from ..tmux.objects.waits import died, server_went, went_away
 from ..tmux.policy.limits import effective_timeout
-from ..tmux.shell import settled
 from ..tmux.transport import channels
 from ..tmux.transport.control import ControlClient
 from ..tmux.transport.formats import format_of, parse_rows
-from ..tmux.waits import died, server_went, went_away
 from .keys import key_commands
 from .markers import Markers, OutputCount
 from .reading import positive

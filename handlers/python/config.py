@@ -29,15 +29,13 @@ from ...generated.python.models.show_hooks import (
     ShowHooksOutputEntry,
 )
 from ...generated.python.models.show_option import ShowOptionInput, ShowOptionOutput
-from ..tmux import settings
-from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, NotFound
-from ..tmux.targets import (
+from ..tmux.objects import settings
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.objects.targets import (
     PANE_ID,
     WINDOW_ID,
     WindowSelector,
-    resolve_pane,
-    resolve_window,
     session_named,
 )
 
@@ -81,8 +79,9 @@ class ConfigTools:
             # A session_name beside a session_id names the same session (check_session_pair).
             name = params.session_name if params.session_id is None else None
             selector = WindowSelector(session_name=name, session_id=params.session_id)
-            session_id = (await resolve_window(server, selector)).panes[0].session_id
-        environment = await settings.show_environment(server, session_id)
+            session_id = (await selector.resolve_window(server)).panes[0].session_id
+        scope = server if session_id is None else server.session(session_id)
+        environment = await scope.show_environment()
         return ShowEnvironmentOutput(
             variables={key: True if value is None else value for key, value in environment.items()}
         )
@@ -189,7 +188,7 @@ async def target_flags(server: Server, target: str | None, default: bool) -> lis
     if target is None:
         if not default:
             return []
-        return ["-t", (await resolve_pane(server, None, WindowSelector())).pane_id]
+        return ["-t", (await WindowSelector().resolve_pane(server, None)).pane_id]
     if PANE_ID.match(target) or WINDOW_ID.match(target):
         return ["-t", target]  # tmux reports a missing one; on_target words it
     row = session_named(await server.list_sessions(), target)

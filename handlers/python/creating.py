@@ -37,19 +37,20 @@ from ...generated.python.models.set_environment import (
 )
 from ...generated.python.models.set_option import SetOptionInput, SetOptionOutput
 from ...generated.python.models.split_window import SplitWindowInput, SplitWindowOutput
-from ..tmux import creating, layouts, settings
-from ..tmux.core import Server, Tmux
-from ..tmux.creating import check_session_name
 from ..tmux.errors import CommandFailed, TmuxError
-from ..tmux.formats import PANE_FORMAT, pane_rows
-from ..tmux.spawn import (
+from ..tmux.objects import layouts, settings, spawn
+from ..tmux.objects.pane import ACTIVE_ONLY
+from ..tmux.objects.rows import PANE_FORMAT, pane_rows
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.objects.spawn import (
+    check_session_name,
     check_variable_name,
     environment_args,
     no_nul,
     spawn_environment,
     start_directory,
 )
-from ..tmux.targets import ACTIVE_ONLY, WindowSelector, resolve_pane, resolve_window
+from ..tmux.objects.targets import WindowSelector
 from ..tmux.transport.formats import format_of, literal_format, parse_rows
 from ..tmux.transport.ssh import remote_for
 from .config import on_target, target_flags
@@ -82,13 +83,13 @@ WINDOW_REPLY = (
     "pane_id",
 )
 
-SPLIT_FLAGS: dict[str | None, tuple[str, ...]] = {None: (), **creating.SPLIT_FLAGS}
+SPLIT_FLAGS: dict[str | None, tuple[str, ...]] = {None: (), **spawn.SPLIT_FLAGS}
 SIZE = re.compile(r"^([0-9]+)(%?)\Z")
 
 
 def check_cells(field: str, value: int | None) -> list[str]:
     """``-x``/``-y`` for new-session: the field names its own flag."""
-    return creating.check_cells(field, f"-{field}", value)
+    return spawn.check_cells(field, f"-{field}", value)
 
 
 def split_size(size: str | int | None) -> list[str]:
@@ -230,7 +231,7 @@ class CreatingTools:
             params.suppress_persistent_history,
         )
         server = self.tmux.server(params.socket_name)
-        current = (await resolve_window(server, selector, ACTIVE_ONLY)).active_pane
+        current = (await selector.resolve_window(server, ACTIVE_ONLY)).active_pane
         session_id = current.session_id
         if params.direction is None:
             args += ["-t", f"{session_id}:"]  # the first free index
@@ -271,7 +272,7 @@ class CreatingTools:
                 "shell", params.shell, "is empty", "Pass a command, or leave it out for a shell."
             )
         server = self.tmux.server(params.socket_name)
-        pane = await resolve_pane(server, params.pane_id, selector)
+        pane = await selector.resolve_pane(server, params.pane_id)
         args += ["-t", pane.pane_id]
         if params.shell is not None:
             args += ["--", params.shell]
@@ -325,10 +326,8 @@ class CreatingTools:
             selector = WindowSelector(
                 session_name=params.session_name, session_id=params.session_id
             )
-            session_id = (
-                await resolve_window(server, selector, ACTIVE_ONLY)
-            ).active_pane.session_id
-        scope = settings.environment_scope(session_id)
+            session_id = (await selector.resolve_window(server, ACTIVE_ONLY)).active_pane.session_id
+        scope = ("-g",) if session_id is None else ("-t", session_id)
         await server.run("set-environment", *scope, "--", name, value)
         return SetEnvironmentOutput(name=params.name, value=params.value, status="set")
 
@@ -342,7 +341,7 @@ class CreatingTools:
             else None
         )
         server = self.tmux.server(params.socket_name)
-        pane = await resolve_pane(server, params.pane_id, selector)
+        pane = await selector.resolve_pane(server, params.pane_id)
         if path is None:
             piping = await server.run("display-message", "-p", "-t", pane.pane_id, "#{pane_pipe}")
             await server.run("pipe-pane", "-t", pane.pane_id)
@@ -361,7 +360,7 @@ class CreatingTools:
         name = no_nul("buffer_name", params.buffer_name)
         selector = WindowSelector(params.window_id, None, params.session_name, params.session_id)
         server = self.tmux.server(params.socket_name)
-        pane = await resolve_pane(server, params.pane_id, selector)
+        pane = await selector.resolve_pane(server, params.pane_id)
         args = ["paste-buffer", "-b", name, "-t", pane.pane_id]
         if params.bracket:
             args.append("-p")

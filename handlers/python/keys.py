@@ -21,14 +21,10 @@ from ...generated.python.models.send_keys_batch import (
     SendKeysBatchOutput,
     SendKeysBatchOutputResult,
 )
-from ..tmux.core import Server, Tmux
-from ..tmux.input import CHUNK_BYTES, pieces
-from ..tmux.targets import (
-    WindowSelector,
-    check_pane_id,
-    check_session_pair,
-)
-from .targeting import aim, checked_timeout, no_pane, on_pane, selector_of, target_pane, typeable
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.objects.targets import WindowSelector, check_pane_id, check_session_pair
+from ..tmux.transport.quoting import CHUNK_BYTES, pieces
+from .targeting import aim, checked_timeout, on_pane, selector_of, target_pane, typeable
 
 
 def key_commands(
@@ -63,8 +59,8 @@ async def send(
     )
     if commands:
         await on_pane(server, pane_id, *commands)
-    elif await server.pane(pane_id) is None:  # nothing to type: still name a missing pane
-        raise no_pane(server, pane_id)
+    else:  # nothing to type: still name a missing pane
+        await server.pane(pane_id).row(("pane_id",))
 
 
 class KeyTools:

@@ -39,15 +39,13 @@ from ...generated.python.models.list_windows import (
     ListWindowsOutput,
     ListWindowsOutputResultItem,
 )
-from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, NoServer, NotFound, TmuxError, no_sessions
-from ..tmux.formats import LinkRow, PaneRow, SessionRow, each_pane_once
-from ..tmux.targets import (
+from ..tmux.objects.rows import LinkRow, PaneRow, SessionRow, each_pane_once
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.objects.targets import (
     WindowSelector,
     check_pane_id,
     check_session_id,
-    resolve_pane,
-    resolve_window,
 )
 from ..tmux.transport.formats import counts_clients
 from ..tmux.transport.process import SubprocessTransport
@@ -157,7 +155,7 @@ class ListingTools:
         keep = Filters.parse(params.filters, ListWindowsOutputResultItem)
         session_id, session_name = _session_target(params.session_id, params.session_name)
         server = self.tmux.server(params.socket_name)
-        links = await server.list_links("-a", extra=ACTIVE_PANE)
+        links = await server.list_windows("-a", extra=ACTIVE_PANE)
         if session_id is not None or session_name is not None:
             links = _in_session(server, links, session_id, session_name)
         rows = keep([_window_fields(link) for link in links])
@@ -167,7 +165,7 @@ class ListingTools:
         session_id, session_name = _session_target(params.session_id, params.session_name)
         selector = WindowSelector(params.window_id, params.window_index, session_name, session_id)
         server = self.tmux.server(params.socket_name)
-        links = await server.list_links("-a", extra=ACTIVE_PANE)
+        links = await server.list_windows("-a", extra=ACTIVE_PANE)
         return GetWindowInfoOutput(**_window_fields(_pick_link(server, links, selector)))
 
     # --- panes --------------------------------------------------------------------------
@@ -179,7 +177,7 @@ class ListingTools:
         server = self.tmux.server(params.socket_name)
         rows: Sequence[PaneRow]
         if selector.window_id is not None or selector.window_index is not None:
-            rows = (await resolve_window(server, selector, fields=SHAPE_FIELDS)).panes
+            rows = (await selector.resolve_window(server, fields=SHAPE_FIELDS)).panes
         else:
             rows = await server.list_panes("-a", fields=SHAPE_FIELDS)
             if session_id is not None or session_name is not None:
@@ -192,7 +190,7 @@ class ListingTools:
         session_id, session_name = _session_target(params.session_id, params.session_name)
         selector = WindowSelector(params.window_id, None, session_name, session_id)
         server = self.tmux.server(params.socket_name)
-        row = await resolve_pane(server, params.pane_id, selector, SHAPE_FIELDS)
+        row = await selector.resolve_pane(server, params.pane_id, SHAPE_FIELDS)
         return GetPaneInfoOutput(**pane_fields(server, row))
 
     # --- formats ------------------------------------------------------------------------
@@ -212,7 +210,7 @@ class ListingTools:
         if params.pane_id is not None:
             pane_id = check_pane_id(params.pane_id)
         else:
-            pane_id = (await resolve_pane(server, None, selector)).pane_id
+            pane_id = (await selector.resolve_pane(server, None)).pane_id
         only = f"#{{==:#{{pane_id}},{pane_id}}}"  # pane_id is '%' and digits: checked above
         run = server.run_unattached if counts_clients(params.format_string) else server.run
         try:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import anyio
 
-from ..tmux.shell import quoted_command
+from ..tmux.objects.shell import quoted_command
 from ..tmux.transport.control import output_event
 from ..tmux.transport.events import MAY_HAVE_GONE, dead_pane
 

@@ -12,7 +12,6 @@ Every argument reaches tmux as an argument of its own. Two of them need more car
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 from ...errors import InvalidArgument, ToolError
 from ...generated.python.models.enter_copy_mode import EnterCopyModeInput, EnterCopyModeOutput
@@ -25,14 +24,13 @@ from ...generated.python.models.wait_for_channel import (
     WaitForChannelInput,
     WaitForChannelOutput,
 )
-from ..tmux import layouts
-from ..tmux.core import Server, Tmux
-from ..tmux.errors import GONE_DURING_CALL, CommandFailed, NotFound
-from ..tmux.formats import PANE_FORMAT, PaneRow, pane_rows
+from ..tmux.errors import GONE_DURING_CALL, CommandFailed
+from ..tmux.objects import layouts
+from ..tmux.objects.rows import PANE_FORMAT, PaneRow, pane_rows
+from ..tmux.objects.server import Server, Tmux, check_channel
+from ..tmux.objects.targets import WindowSelector, check_pane_id, check_session_id
+from ..tmux.objects.titles import check_title
 from ..tmux.policy.limits import WAIT_MAX_ENV, effective_timeout, wait_ceiling
-from ..tmux.targets import WindowSelector, check_pane_id, check_session_id, resolve_pane
-from ..tmux.titles import check_title
-from ..tmux.transport import channels
 from ..tmux.transport.formats import literal_format
 from .shapes import pane_fields
 
@@ -77,13 +75,15 @@ class PaneTools:
         pane = await _target_pane(server, params)
         if params.zoom is not None:
             await _zoom(server, pane.pane_id, params.zoom)
-            return ResizePaneOutput(**pane_fields(server, await _reread(server, pane.pane_id)))
+            return ResizePaneOutput(
+                **pane_fields(server, await server.pane(pane.pane_id).row(note=GONE_DURING_CALL))
+            )
         args = ["resize-pane", "-t", pane.pane_id]
         if params.width is not None:
             args += ["-x", str(params.width)]
         if params.height is not None:
             args += ["-y", str(params.height)]
-        row = await _change_and_reread(server, pane.pane_id, args)
+        row = await server.pane(pane.pane_id).run_then_read(args, note=GONE_DURING_CALL)
         return ResizePaneOutput(**pane_fields(server, row))
 
     # --- titles ------------------------------------------------------------------------
@@ -94,7 +94,7 @@ class PaneTools:
         pane = await _target_pane(server, params)
         # select-pane -T expands its title as a format: spelled so it expands to itself.
         args = ["select-pane", "-t", pane.pane_id, "-T", literal_format(title)]
-        row = await _change_and_reread(server, pane.pane_id, args)
+        row = await server.pane(pane.pane_id).run_then_read(args, note=GONE_DURING_CALL)
         if row["pane_title"] != title:
             raise ToolError(
                 f"tmux did not take the title {title!r} for pane {pane.pane_id} on tmux "
@@ -112,27 +112,25 @@ class PaneTools:
         # -d: which pane is active in each window stays as it was.
         swap = ("swap-pane", "-d", "-s", source, "-t", target)
         try:
-            _, lines = await server.run_many(swap, _read_pane(source))
+            _, lines = await server.run_many(
+                swap, ("display-message", "-p", "-t", source, PANE_FORMAT)
+            )
         except CommandFailed as exc:
             if "can't find pane" in exc.stderr:
-                field, pane_id = (
-                    ("target_pane_id", target)
-                    if exc.stderr.endswith(target) and not exc.stderr.endswith(source)
-                    else ("source_pane_id", source)
+                named_target = exc.stderr.endswith(target) and not exc.stderr.endswith(source)
+                missing = (
+                    server.pane(target, "target_pane_id")
+                    if named_target
+                    else server.pane(source, "source_pane_id")
                 )
-                raise NotFound(
-                    "pane", pane_id, socket=server.socket, field=field, note="nothing was swapped"
-                ) from None
+                raise missing.not_found("nothing was swapped") from None
             raise
-        row = _only(lines, source)
-        if row is None:
-            raise NotFound(
-                "pane",
-                source,
-                socket=server.socket,
-                field="source_pane_id",
-                note="it went away right after the swap",
+        rows = pane_rows(lines)
+        if not rows or rows[0].pane_id != source:
+            raise server.pane(source, "source_pane_id").not_found(
+                "it went away right after the swap"
             )
+        row = rows[0]
         return SwapPaneOutput(**pane_fields(server, row))
 
     # --- copy mode ---------------------------------------------------------------------
@@ -153,9 +151,9 @@ class PaneTools:
         lines = min(params.scroll_up or 0, pane.count("history_size"))
         if lines > 0:
             scroll = ("send-keys", "-t", pane.pane_id, "-X", "-N", str(lines), "scroll-up")
-            row = await _change_and_reread(server, pane.pane_id, scroll)
+            row = await server.pane(pane.pane_id).run_then_read(scroll, note=GONE_DURING_CALL)
         else:
-            row = await _reread(server, pane.pane_id)
+            row = await server.pane(pane.pane_id).row(note=GONE_DURING_CALL)
         return EnterCopyModeOutput(**pane_fields(server, row))
 
     async def exit_copy_mode(self, params: ExitCopyModeInput) -> ExitCopyModeOutput:
@@ -163,13 +161,13 @@ class PaneTools:
         pane = await _target_pane(server, params)
         # -q leaves copy mode or any other mode; a pane in no mode is left alone.
         await server.run("copy-mode", "-q", "-t", pane.pane_id)
-        row = await _reread(server, pane.pane_id)
+        row = await server.pane(pane.pane_id).row(note=GONE_DURING_CALL)
         return ExitCopyModeOutput(**pane_fields(server, row))
 
     # --- channels ----------------------------------------------------------------------
 
     async def wait_for_channel(self, params: WaitForChannelInput) -> WaitForChannelOutput:
-        channel = channels.check_channel(params.channel)
+        channel = check_channel(params.channel)
         # The schema has no null; the model's None would only mean "not given".
         timeout = DEFAULT_CHANNEL_TIMEOUT if params.timeout is None else params.timeout
         if math.isnan(timeout) or timeout <= 0:
@@ -181,9 +179,7 @@ class PaneTools:
             )
         limit = effective_timeout(timeout, self.tmux.environ)
         server = self.tmux.server(params.socket_name)
-        signalled = await channels.wait_for(
-            server.socket, self.tmux.tmux_bin, self.tmux.environ, channel, limit
-        )
+        signalled = await server.wait_for(channel, limit)
         if signalled:
             return WaitForChannelOutput(result=f"Channel {channel!r} was signalled.")
         clamped = (
@@ -202,9 +198,9 @@ class PaneTools:
         )
 
     async def signal_channel(self, params: SignalChannelInput) -> SignalChannelOutput:
-        channel = channels.check_channel(params.channel)
+        channel = check_channel(params.channel)
         server = self.tmux.server(params.socket_name)
-        await server.run("wait-for", "-S", "--", channel)
+        await server.signal_channel(channel)
         return SignalChannelOutput(result=f"Channel {channel!r} signalled.")
 
 
@@ -220,42 +216,7 @@ async def _target_pane(
     session_id = check_session_id(params.session_id) if params.session_id is not None else None
     session_name = params.session_name if session_id is None else None
     selector = WindowSelector(params.window_id, None, session_name, session_id)
-    return await resolve_pane(server, params.pane_id, selector)
-
-
-def _read_pane(pane_id: str) -> tuple[str, ...]:
-    return ("display-message", "-p", "-t", pane_id, PANE_FORMAT)
-
-
-def _only(lines: list[str], pane_id: str) -> PaneRow | None:
-    """The row of ``pane_id`` from ``display-message`` (empty when the pane is gone)."""
-    rows = pane_rows(lines)
-    return rows[0] if rows and rows[0].pane_id == pane_id else None
-
-
-def _gone(server: Server, pane_id: str) -> NotFound:
-    return NotFound("pane", pane_id, socket=server.socket, note=GONE_DURING_CALL)
-
-
-async def _reread(server: Server, pane_id: str) -> PaneRow:
-    row = await server.pane(pane_id)
-    if row is None:
-        raise _gone(server, pane_id)
-    return row
-
-
-async def _change_and_reread(server: Server, pane_id: str, change: Sequence[str]) -> PaneRow:
-    """Run ``change`` and read the pane back (one round trip over a control client)."""
-    try:
-        _, lines = await server.run_many(change, _read_pane(pane_id))
-    except CommandFailed as exc:
-        if "can't find pane" in exc.stderr:
-            raise _gone(server, pane_id) from None
-        raise
-    row = _only(lines, pane_id)
-    if row is None:
-        raise _gone(server, pane_id)
-    return row
+    return await selector.resolve_pane(server, params.pane_id)
 
 
 async def _zoom(server: Server, pane_id: str, zoom: bool) -> None:

@@ -15,9 +15,8 @@ import anyio
 
 from ...errors import InvalidArgument, ToolError
 from ...generated.python.models.paste_text import PasteTextInput, PasteTextOutput
-from ..tmux.core import Tmux
-from ..tmux.input import buffer_commands
-from .targeting import aim, on_pane, typeable
+from ..tmux.objects.server import Tmux
+from .targeting import aim, typeable
 
 
 class PasteTools:
@@ -29,15 +28,14 @@ class PasteTools:
         if not text:
             raise InvalidArgument("text", text, "is empty", "Pass the text to paste.")
         server, pane_id = await aim(self.tmux, params)
-        buffer = f"tcm-paste-{secrets.token_hex(8)}"
-        await server.run_many(*buffer_commands(buffer, text))
-        paste = ["paste-buffer", "-d", "-b", buffer, "-t", pane_id]
-        if params.bracket is not False:
-            paste.append("-p")
+        buffer = server.buffer(f"tcm-paste-{secrets.token_hex(8)}")
+        await buffer.set_buffer(text)
         try:
-            await on_pane(server, pane_id, paste)
+            await buffer.paste_buffer(
+                server.pane(pane_id), bracket=params.bracket is not False, delete=True
+            )
         except BaseException:
             with anyio.CancelScope(shield=True), contextlib.suppress(ToolError):
-                await server.run("delete-buffer", "-b", buffer)
+                await buffer.delete_buffer()
             raise
         return PasteTextOutput(result=f"Text pasted to pane {pane_id}")

@@ -15,18 +15,13 @@ from ...generated.python.models.search_panes import (
 )
 from ...generated.python.models.show_buffer import ShowBufferInput, ShowBufferOutput
 from ...generated.python.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
-from ..tmux import capture, search
-from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, NotFound
-from ..tmux.formats import PaneRow, each_pane_once
-from ..tmux.refs import Refs
-from ..tmux.targets import (
-    ACTIVE_ONLY,
-    WindowSelector,
-    check_pane_id,
-    check_session_id,
-    resolve_window,
-)
+from ..tmux.objects import capture, search
+from ..tmux.objects.pane import ACTIVE_ONLY
+from ..tmux.objects.refs import Refs
+from ..tmux.objects.rows import PaneRow, each_pane_once
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.objects.targets import WindowSelector, check_pane_id, check_session_id
 from ..tmux.transport.formats import as_int, format_of, parse_rows
 
 T = TypeVar("T")
@@ -106,7 +101,7 @@ async def target_pane_id(
     if pane_id is not None:
         return check_pane_id(pane_id)
     selector = WindowSelector(window_id, None, session_name, session_id)
-    return (await resolve_window(server, selector, ACTIVE_ONLY)).active_pane.pane_id
+    return (await selector.resolve_window(server, ACTIVE_ONLY)).active_pane.pane_id
 
 
 class ReadingTools:
@@ -122,9 +117,7 @@ class ReadingTools:
         pane_id = await target_pane_id(
             server, params.pane_id, params.window_id, params.session_name, params.session_id
         )
-        lines = await on_pane(
-            server, pane_id, capture.capture_lines(server, pane_id, params.start, params.end)
-        )
+        lines = await server.pane(pane_id).capture_pane(params.start, params.end)
         if params.end is None:
             lines = capture.trim_blank_tail(lines)
         kept = capture.newest(lines, max_lines)
@@ -160,15 +153,16 @@ class ReadingTools:
                 "once the pane is respawned, call capture_since without a cursor to start afresh."
             )
         missed = False
+        target = server.pane(pane.pane_id)
         if cursor is None:
-            lines, next_cursor = await capture.read_screen(server, pane)
+            lines, next_cursor = await capture.read_screen(target, pane)
             dropped = 0
         else:
             self._check_same_process(server, pane, cursor, token or "")
-            since = await capture.read_since(server, pane, cursor, max_lines)
+            since = await capture.read_since(target, pane, cursor, max_lines)
             if since.missed:
                 missed = True
-                lines, next_cursor = await capture.read_screen(server, pane)
+                lines, next_cursor = await capture.read_screen(target, pane)
                 dropped = 0
             else:
                 lines, next_cursor, dropped = since.lines, since.cursor, since.dropped
@@ -190,12 +184,9 @@ class ReadingTools:
         """The pane to read: ``pane_id`` (given, or the cursor's), else the active pane of
         the window or session named, else of the first session's active window."""
         if pane_id is not None:
-            row = await server.pane(pane_id)
-            if row is None:
-                raise no_pane(server, pane_id, "pane_id" if params.pane_id else "cursor")
-            return row
+            return await server.pane(pane_id, "pane_id" if params.pane_id else "cursor").row()
         selector = WindowSelector(params.window_id, None, params.session_name, params.session_id)
-        return (await resolve_window(server, selector, ACTIVE_ONLY)).active_pane
+        return (await selector.resolve_window(server, ACTIVE_ONLY)).active_pane
 
     @staticmethod
     def _check_same_process(

@@ -43,8 +43,8 @@ from ...generated.python.models.resource_get_window import (
     GetWindowResourceResult,
     GetWindowResourceVariables,
 )
-from ..tmux.core import Tmux
 from ..tmux.errors import NoServer
+from ..tmux.objects.server import Tmux
 from .listing import ListingTools
 from .reading import ReadingTools
 
@@ -154,7 +154,7 @@ class ResourceTools:
         elif kind == "session_name":
             pool = [row.name for row in await server.list_sessions()]
         else:
-            links = await server.list_links("-a")
+            links = await server.list_windows("-a")
             session = context.get("session_name")
             if session:
                 links = [link for link in links if link["session_name"] == session]

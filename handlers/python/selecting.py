@@ -8,15 +8,9 @@ from ...generated.python.models.find_pane_by_position import (
     FindPaneByPositionOutput,
 )
 from ...generated.python.models.select_pane import SelectPaneInput, SelectPaneOutput
-from ..tmux import panes
-from ..tmux.core import Tmux
-from ..tmux.targets import (
-    Window,
-    WindowSelector,
-    check_pane_id,
-    resolve_window,
-    window_of_pane,
-)
+from ..tmux.objects.server import Tmux
+from ..tmux.objects.targets import WindowSelector, check_pane_id
+from ..tmux.objects.window import CORNER_ONLY, WindowPanes
 from .shapes import SHAPE_FIELDS, pane_fields
 
 
@@ -40,28 +34,22 @@ class SelectingTools:
         selector = WindowSelector(
             params.window_id, params.window_index, params.session_name, params.session_id
         )
-        window: Window
-        if (
-            pane_id is not None
-            and selector.window_id is None
-            and params.direction in panes.ONE_TRIP
-        ):
-            row = await panes.select_from(server, pane_id, params.direction, SHAPE_FIELDS)
-            return SelectPaneOutput(**pane_fields(server, row))
+        window: WindowPanes | None = None
         if pane_id is not None:
-            window = await window_of_pane(server, pane_id)
-            if selector.window_id is not None and selector.window_id != window.window_id:
-                raise InvalidArgument(
-                    "window_id",
-                    selector.window_id,
-                    f"does not hold pane {pane_id} (it is in {window.window_id})",
-                    "Pass only pane_id, or a window_id that holds it.",
-                )
-            anchor = window.pane(pane_id) or window.active_pane
+            pane = server.pane(pane_id)
+            if selector.window_id is not None:
+                window = await pane.window_panes()
+                if selector.window_id != window.window_id:
+                    raise InvalidArgument(
+                        "window_id",
+                        selector.window_id,
+                        f"does not hold pane {pane_id} (it is in {window.window_id})",
+                        "Pass only pane_id, or a window_id that holds it.",
+                    )
         else:
-            window = await resolve_window(server, selector)
-            anchor = window.active_pane
-        row = await panes.select(server, window, anchor, params.direction)
+            window = await selector.resolve_window(server)
+            pane = server.pane(window.active_pane.pane_id)
+        row = await pane.select_pane(params.direction, SHAPE_FIELDS, window)
         return SelectPaneOutput(**pane_fields(server, row))
 
     async def find_pane_by_position(
@@ -71,7 +59,6 @@ class SelectingTools:
         selector = WindowSelector(
             params.window_id, params.window_index, params.session_name, params.session_id
         )
-        only = panes.CORNER_ONLY[params.corner]
-        window = await resolve_window(server, selector, only, SHAPE_FIELDS)
-        row = panes.corner(window, params.corner)
+        window = await selector.resolve_window(server, CORNER_ONLY[params.corner], SHAPE_FIELDS)
+        row = window.corner(params.corner, server.socket)
         return FindPaneByPositionOutput(**pane_fields(server, row))

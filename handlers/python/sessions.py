@@ -14,8 +14,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..compose import Method, Wrap
-from ..tmux.core import Tmux
-from ..tmux.targets import check_pane_id, check_session_pair, check_window_id, check_window_index
+from ..tmux.objects.server import Tmux
+from ..tmux.objects.targets import (
+    check_pane_id,
+    check_session_pair,
+    check_window_id,
+    check_window_index,
+)
 
 ID_SHAPES: dict[str, Callable[[str], str]] = {
     "pane_id": check_pane_id,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tmux.core import Server
-from ..tmux.formats import PaneRow
-from ..tmux.targets import TARGET_FIELDS
+from ..tmux.objects.rows import PaneRow
+from ..tmux.objects.server import Server
+from ..tmux.objects.targets import TARGET_FIELDS
 
 SHAPE_FIELDS: tuple[str, ...] = (
     *TARGET_FIELDS,

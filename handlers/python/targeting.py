@@ -11,15 +11,14 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from ...errors import InvalidArgument
-from ..tmux.core import Server, Tmux
 from ..tmux.errors import CommandFailed, NotFound
-from ..tmux.targets import (
-    ACTIVE_ONLY,
+from ..tmux.objects.pane import ACTIVE_ONLY
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.objects.targets import (
     WindowSelector,
     check_pane_id,
     check_session_id,
     check_window_id,
-    resolve_window,
 )
 
 
@@ -65,7 +64,7 @@ async def target_pane(server: Server, pane_id: str | None, selector: WindowSelec
     active pane of the selected window, else of the first session's active window."""
     if pane_id is not None:
         return pane_id
-    return (await resolve_window(server, selector, ACTIVE_ONLY)).active_pane.pane_id
+    return (await selector.resolve_window(server, ACTIVE_ONLY)).active_pane.pane_id
 
 
 def no_pane(server: Server, pane_id: str) -> NotFound:

@@ -14,17 +14,16 @@ from ...generated.python.models.kill_server import KillServerInput, KillServerOu
 from ...generated.python.models.kill_session import KillSessionInput, KillSessionOutput
 from ...generated.python.models.kill_window import KillWindowInput, KillWindowOutput
 from ...generated.python.models.respawn_pane import RespawnPaneInput, RespawnPaneOutput
-from ..tmux.core import Server, Tmux
 from ..tmux.errors import GONE_DURING_CALL, CommandFailed, NotFound
-from ..tmux.policy.guard import Guard
-from ..tmux.spawn import environment_args, no_nul, spawn_environment, start_directory
-from ..tmux.targets import (
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.objects.spawn import environment_args, no_nul, spawn_environment, start_directory
+from ..tmux.objects.targets import (
     WindowSelector,
     check_pane_id,
     check_session_id,
     check_window_id,
-    resolve_pane,
 )
+from ..tmux.policy.guard import Guard
 from ..tmux.transport.formats import literal_format
 from .reading import no_buffer
 from .shapes import pane_fields
@@ -140,7 +139,7 @@ class TeardownTools:
             selector = WindowSelector(
                 params.window_id, None, params.session_name, params.session_id
             )
-            pane_id = (await resolve_pane(server, None, selector)).pane_id
+            pane_id = (await selector.resolve_pane(server, None)).pane_id
         try:
             await server.run_many(
                 ("send-keys", "-R", "-t", pane_id), ("clear-history", "-t", pane_id)
@@ -198,7 +197,7 @@ class TeardownTools:
                     "first, or wait until it exits."
                 ) from None
             raise
-        row = await server.pane(pane_id)
+        row = await server.pane(pane_id).display_message()
         if row is None:  # its new process exited at once and the pane closed
             raise ToolError(
                 f"Pane {pane_id} on tmux {server.socket} was respawned but closed at once: "

@@ -34,16 +34,16 @@ import anyio
 from ... import progress
 from ...errors import InvalidArgument, ToolError
 from ...generated.python.models.wait_for_text import WaitForTextInput, WaitForTextOutput
-from ..tmux import capture
-from ..tmux.core import Server, Tmux
-from ..tmux.errors import CommandFailed, NoServer, NotFound, WatchLost
-from ..tmux.formats import SERVER_FIELDS, PaneRow
-from ..tmux.patterns import MATCH_BUDGET, Patterns
+from ..tmux.errors import NoServer, NotFound, WatchLost
+from ..tmux.objects import capture
+from ..tmux.objects.patterns import MATCH_BUDGET, Patterns
+from ..tmux.objects.rows import SERVER_FIELDS, PaneRow
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.objects.targets import WindowSelector, check_pane_id
+from ..tmux.objects.waits import died, server_went, went_away
 from ..tmux.policy.limits import effective_timeout
-from ..tmux.targets import WindowSelector, check_pane_id, resolve_pane
 from ..tmux.transport.events import Watch
 from ..tmux.transport.formats import format_of, parse_rows
-from ..tmux.waits import died, server_went, went_away
 
 Outcome = Literal["matched", "any_output", "stopped", "alternate_screen", "timeout"]
 
@@ -101,7 +101,7 @@ class WaitingTools:
         started = anyio.current_time()
         server = self.tmux.server(params.socket_name)
         if params.pane_id is None:
-            pane_id = (await resolve_pane(server, None, selector)).pane_id
+            pane_id = (await selector.resolve_pane(server, None)).pane_id
         else:
             pane_id = params.pane_id
         wait = Wait(server, pane_id, patterns, stop, started, limit)
@@ -141,6 +141,7 @@ class Wait:
     ) -> None:
         self.server = server
         self.pane_id = pane_id
+        self.target = server.pane(pane_id)  # what the captures read
         self.patterns = patterns
         self.stop = stop
         self.started = started
@@ -186,19 +187,19 @@ class Wait:
         return self.pane
 
     async def cursor_row(self, pane: PaneRow, row: int) -> str:
-        return (await capture.capture_rows(self.server, pane, row, row))[0]
+        return (await capture.capture_rows(self.target, pane, row, row))[0]
 
     async def begin(self) -> None:
         """Record where the pane stands; note whether a pattern already matches its screen."""
         pane = await self.state()
         self.alternate = self.entry_alternate = pane["alternate_on"] == "1"
         if self.entry_alternate:
-            self.screen = await capture.capture_lines(self.server, self.pane_id)
+            self.screen = await self.target.capture_pane()
             visible = capture.trim_blank_tail(self.screen)
             self.tail.extend(visible)
         else:
             above = pane.count("cursor_y")  # rows of the screen above the cursor's row
-            since = await capture.read_since(self.server, pane, None, max(above, TAIL_LINES))
+            since = await capture.read_since(self.target, pane, None, max(above, TAIL_LINES))
             self.cursor = since.cursor
             self.entry_row = capture.frontier(pane)
             self.entry_text = self.partial = await self.cursor_row(pane, self.entry_row)
@@ -217,11 +218,11 @@ class Wait:
         if self.entry_alternate:
             return await self.read_screen(pane)
         if self.alternate:
-            self.screen = await capture.capture_lines(self.server, self.pane_id)
+            self.screen = await self.target.capture_pane()
             return Read(pane, [], True, switched=True)
         assert self.cursor is not None
         history = pane.count("history_limit") + pane.count("pane_height")
-        since = await capture.read_since(self.server, pane, self.cursor, max(history, 1))
+        since = await capture.read_since(self.target, pane, self.cursor, max(history, 1))
         self.cursor = since.cursor
         fresh = list(since.lines)
         if self.entry_pending and fresh and not (since.dropped or since.missed or since.restarted):
@@ -247,7 +248,7 @@ class Wait:
 
     async def read_screen(self, pane: PaneRow) -> Read:
         """On a full-screen program's screen, every row that changed is new."""
-        screen = await capture.capture_lines(self.server, self.pane_id)
+        screen = await self.target.capture_pane()
         before = self.screen
         changed = [
             line for at, line in enumerate(screen) if at >= len(before) or before[at] != line
@@ -330,8 +331,9 @@ class Wait:
         """``read``, with a pane that vanished between two of its commands named as gone."""
         try:
             return await self.read()
-        except CommandFailed as exc:
-            if "can't find" not in exc.stderr or self.pane is None:
+        except NotFound as exc:
+            # A capture that found the pane gone names its field; went_away has said more.
+            if exc.field is None or self.pane is None:
                 raise
             raise await went_away(self.server, self.pane, self.elapsed()) from None
 

@@ -20,12 +20,11 @@ from ...generated.python.models.rename_window import RenameWindowInput, RenameWi
 from ...generated.python.models.resize_window import ResizeWindowInput, ResizeWindowOutput
 from ...generated.python.models.select_layout import SelectLayoutInput, SelectLayoutOutput
 from ...generated.python.models.select_window import SelectWindowInput, SelectWindowOutput
-from ..tmux import layouts
-from ..tmux.core import Server, Tmux
 from ..tmux.errors import GONE_DURING_CALL, CommandFailed, NotFound, no_sessions
-from ..tmux.formats import LINK_FIELDS, LinkRow, SessionRow
-from ..tmux.input import buffer_commands
-from ..tmux.targets import WINDOW_INDEX, WindowSelector, session_named
+from ..tmux.objects import layouts
+from ..tmux.objects.rows import LINK_FIELDS, LinkRow, SessionRow
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.objects.targets import WINDOW_INDEX, WindowSelector, session_named
 from ..tmux.transport.formats import format_of, literal_format, parse_rows
 from .listing import (
     ACTIVE_PANE,
@@ -153,7 +152,7 @@ class WindowTools:
         session_id, session_name = _session_target(params.session_id, params.session_name)
         selector = WindowSelector(params.window_id, params.window_index, session_name, session_id)
         server = self.tmux.server(params.socket_name)
-        links = await server.list_links("-a", extra=(*ACTIVE_PANE, "version"))
+        links = await server.list_windows("-a", extra=(*ACTIVE_PANE, "version"))
         link = _pick_link(server, links, selector)
         layout = _known_layout(layout, link["version"])
         try:
@@ -208,7 +207,7 @@ class WindowTools:
         session_id, session_name = _session_target(params.session_id, params.session_name)
         selector = WindowSelector(params.window_id, params.window_index, session_name, session_id)
         server = self.tmux.server(params.socket_name)
-        links = await server.list_links("-a", extra=ACTIVE_PANE)
+        links = await server.list_windows("-a", extra=ACTIVE_PANE)
         link = _pick_link(server, links, selector)
         destination = link.session_id
         if params.destination_session is not None:
@@ -266,7 +265,7 @@ class WindowTools:
         server = self.tmux.server(params.socket_name)
         name = f"{BUFFER_PREFIX}{uuid.uuid4().hex}_{label}"
         content = params.content.encode("utf-8", "replace").decode()  # a lone surrogate: "?"
-        await server.run_many(*buffer_commands(name, content))
+        await server.buffer(name).set_buffer(content)
         return LoadBufferOutput(buffer_name=name, logical_name=params.logical_name)
 
 
@@ -301,7 +300,7 @@ def _destination(server: Server, links: Sequence[LinkRow], wanted: str) -> str:
 
 
 async def _resolve_link(server: Server, selector: WindowSelector) -> LinkRow:
-    return _pick_link(server, await server.list_links("-a", extra=ACTIVE_PANE), selector)
+    return _pick_link(server, await server.list_windows("-a", extra=ACTIVE_PANE), selector)
 
 
 def _window_rows(lines: list[str]) -> list[LinkRow]:

@@ -27,12 +27,12 @@ from ...generated.rust.models.set_mouse_enabled import (
 )
 from ...generated.rust.models.set_pane_title import SetPaneTitleInput, SetPaneTitleOutput
 from ...generated.rust.models.swap_pane import SwapPaneInput, SwapPaneOutput
-from ..tmux import layouts
-from ..tmux.core import Server, Tmux
 from ..tmux.errors import GONE_DURING_CALL, CommandFailed, NotFound
-from ..tmux.formats import PANE_FORMAT, LinkRow, PaneRow, SessionRow, pane_rows
-from ..tmux.targets import check_pane_id, check_window_id, session_row
-from ..tmux.titles import check_title
+from ..tmux.objects import layouts
+from ..tmux.objects.rows import LinkRow, SessionRow
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.objects.targets import check_pane_id, check_window_id, session_row
+from ..tmux.objects.titles import check_title
 from ..tmux.transport.formats import literal_format
 from .rows import WINDOW_EXTRA, pane_view, session_view, window_view
 
@@ -40,6 +40,7 @@ WINDOW_MAXIMUM = layouts.WINDOW_MAXIMUM
 RESIZE_FLAGS = layouts.RESIZE_FLAGS
 SAVED_LAYOUT = layouts.SAVED_BY_VARIABLE
 STEPS = {"next": 1, "previous": -1}
+UNCHANGED = "nothing was changed"
 
 
 class Arranging:
@@ -74,10 +75,11 @@ class Arranging:
     async def rename_window(self, params: RenameWindowInput) -> RenameWindowOutput:
         window_id = check_window_id(params.window, "window")
         server = self.tmux.server()
-        await links_of(server, window_id)
-        await on_window(server, window_id, "rename-window", "--", literal_format(params.name))
+        await server.window(window_id, "window").links(WINDOW_EXTRA)
+        window = server.window(window_id, "window")
+        await window.run("rename-window", "--", literal_format(params.name), note=GONE_DURING_CALL)
         return RenameWindowOutput.model_validate(
-            window_view((await links_of(server, window_id))[0])
+            window_view((await server.window(window_id, "window").links(WINDOW_EXTRA))[0])
         )
 
     async def move_window(self, params: MoveWindowInput) -> MoveWindowOutput:
@@ -91,7 +93,7 @@ class Arranging:
                 "Pass a free window index, 0 or more (list_windows shows those in use).",
             )
         server = self.tmux.server()
-        links = await links_of(server, window_id)
+        links = await server.window(window_id, "window").links(WINDOW_EXTRA)
         session = (await session_of(server, params.destination_session, "destination_session"))[0]
         here = [row for row in links if row.session_id == session.session_id]
         if not any(row.index == index for row in here):  # else it is already there
@@ -118,11 +120,11 @@ class Arranging:
             check_cells(field, value, "columns" if field == "width" else "rows")
         window_id = check_window_id(params.window, "window")
         server = self.tmux.server()
-        await links_of(server, window_id)
+        await server.window(window_id, "window").links(WINDOW_EXTRA)
         size = ("-x", str(params.width), "-y", str(params.height))
-        await on_window(server, window_id, "resize-window", *size)
+        await server.window(window_id, "window").run("resize-window", *size, note=GONE_DURING_CALL)
         return ResizeWindowOutput.model_validate(
-            window_view((await links_of(server, window_id))[0])
+            window_view((await server.window(window_id, "window").links(WINDOW_EXTRA))[0])
         )
 
     async def select_layout(self, params: SelectLayoutInput) -> SelectLayoutOutput:
@@ -131,7 +133,7 @@ class Arranging:
         server = self.tmux.server()
         (version,) = await server.run("display-message", "-p", "#{version}")
         layout = layouts.known_layout(layout, version, SAVED_LAYOUT)  # before any lookup
-        await links_of(server, window_id)
+        await server.window(window_id, "window").links(WINDOW_EXTRA)
         apply = ("select-layout", "-t", window_id, "--", layout)
         try:
             _, applied = await server.run_many(
@@ -154,7 +156,7 @@ class Arranging:
         chosen = params.direction
         direction = chosen.root if isinstance(chosen, SelectWindowDirection) else None
         server = self.tmux.server()
-        link = (await links_of(server, window_id))[0]
+        link = (await server.window(window_id, "window").links(WINDOW_EXTRA))[0]
         if direction == "last":
             try:
                 await server.run("last-window", "-t", link.session_id)
@@ -171,12 +173,12 @@ class Arranging:
             target = link
             if direction is not None:
                 siblings = sorted(
-                    await server.list_links("-t", link.session_id), key=lambda row: row.index
+                    await server.session(link.session_id).list_windows(), key=lambda row: row.index
                 )
                 at = next(i for i, row in enumerate(siblings) if row.index == link.index)
                 target = siblings[(at + STEPS[direction]) % len(siblings)]
             await server.run("select-window", "-t", target.target)
-        after = await server.list_links("-t", link.session_id, extra=WINDOW_EXTRA)
+        after = await server.session(link.session_id).list_windows(WINDOW_EXTRA)
         active = [window_view(row) for row in after if row.flag("window_active")]
         return SelectWindowOutput.model_validate({"windows": active})
 
@@ -187,9 +189,8 @@ class Arranging:
         pane_id = check_pane_id(params.pane, "pane")
         server = self.tmux.server()
         flag = RESIZE_FLAGS[params.direction.root]
-        row = await change_pane(
-            server, pane_id, "pane", ("resize-pane", "-t", pane_id, flag, str(params.cells))
-        )
+        resize = ("resize-pane", "-t", pane_id, flag, str(params.cells))
+        row = await server.pane(pane_id, "pane").run_then_read(resize, note=UNCHANGED)
         return ResizePaneOutput(
             pane=pane_id, width=row.count("pane_width"), height=row.count("pane_height")
         )
@@ -200,7 +201,7 @@ class Arranging:
         server = self.tmux.server()
         # select-pane -T expands its title as a format: spelled so it expands to itself.
         change = ("select-pane", "-t", pane_id, "-T", literal_format(title))
-        row = await change_pane(server, pane_id, "pane", change)
+        row = await server.pane(pane_id, "pane").run_then_read(change, note=UNCHANGED)
         if row["pane_title"] != title:
             raise ToolError(
                 f"tmux on {server.socket} did not take the title {title!r} for pane {pane_id}: "
@@ -220,11 +221,10 @@ class Arranging:
             )
         server = self.tmux.server()
         for field, pane_id in (("source_pane", source), ("target_pane", target)):
-            if await server.pane(pane_id, ("pane_id",)) is None:
-                raise gone(server, pane_id, field)
+            await server.pane(pane_id, field).row(("pane_id",), note=UNCHANGED)
         # -d: which pane is active in each window stays as it was.
         swap = ("swap-pane", "-d", "-s", source, "-t", target)
-        row = await change_pane(server, source, "source_pane", swap)
+        row = await server.pane(source, "source_pane").run_then_read(swap, note=UNCHANGED)
         return SwapPaneOutput.model_validate(pane_view(server, row))
 
     # --- settings ---------------------------------------------------------------------
@@ -258,33 +258,9 @@ def check_cells(field: str, value: int, unit: str) -> int:
     return value
 
 
-async def links_of(server: Server, window_id: str) -> list[LinkRow]:
-    """Every place window ``window_id`` is linked at, in tmux's order (at least one)."""
-    rows = [
-        row
-        for row in await server.list_links("-a", extra=WINDOW_EXTRA)
-        if row.window_id == window_id
-    ]
-    if not rows:
-        raise NotFound("window", window_id, socket=server.socket, field="window")
-    return rows
-
-
-async def on_window(server: Server, window_id: str, command: str, *args: str) -> None:
-    """``command -t window_id args``; a window gone since it was looked up is object_gone."""
-    try:
-        await server.run(command, "-t", window_id, *args)
-    except CommandFailed as exc:
-        if "can't find window" not in exc.stderr:
-            raise
-        raise NotFound(
-            "window", window_id, socket=server.socket, field="window", note=GONE_DURING_CALL
-        ) from None
-
-
 async def link_at(server: Server, window_id: str, session_id: str, index: int) -> LinkRow:
     """The row of ``window_id`` at ``session_id:index``, as tmux lists it now."""
-    for row in await links_of(server, window_id):
+    for row in await server.window(window_id, "window").links(WINDOW_EXTRA):
         if row.session_id == session_id and row.index == index:
             return row
     raise NotFound(
@@ -301,23 +277,3 @@ async def session_of(server: Server, value: str, field: str) -> tuple[SessionRow
     """The session ``value`` names (``$N``, else an exact name), and the attached counts."""
     sessions, attached = await server.sessions_and_clients()
     return session_row(sessions, value, socket=server.socket, field=field), attached
-
-
-async def change_pane(server: Server, pane_id: str, field: str, change: tuple[str, ...]) -> PaneRow:
-    """Run ``change`` on pane ``pane_id`` and read the pane back, in one round trip."""
-    try:
-        _, lines = await server.run_many(
-            change, ("display-message", "-p", "-t", pane_id, PANE_FORMAT)
-        )
-    except CommandFailed as exc:
-        if "can't find pane" in exc.stderr:
-            raise gone(server, pane_id, field) from None
-        raise
-    rows = pane_rows(lines)
-    if not rows or rows[0].pane_id != pane_id:
-        raise gone(server, pane_id, field)
-    return rows[0]
-
-
-def gone(server: Server, pane_id: str, field: str) -> NotFound:
-    return NotFound("pane", pane_id, socket=server.socket, field=field, note="nothing was changed")

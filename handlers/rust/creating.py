@@ -1,6 +1,6 @@
 """The rust family's execute tools that make things: sessions, windows, panes, a restart.
 
-The tmux side is shared (``tmux.creating``); here are the family's argument names,
+The tmux side is shared (``Server.new_session``, ``Pane.split_window``...); here are the family's argument names,
 its raw-id targets, the split share checked in the handler (the schema only says
 ``percent >= 0``), and its row shapes (``rows``).
 """
@@ -20,9 +20,10 @@ from ...generated.rust.models.split_window import (
     SplitWindowInput,
     SplitWindowOutput,
 )
-from ..tmux import creating
-from ..tmux.core import Tmux
-from ..tmux.targets import check_pane_id, session_row
+from ..tmux.objects import spawn
+from ..tmux.objects.server import Tmux
+from ..tmux.objects.targets import check_pane_id, session_row
+from ..tmux.policy import Guard
 from .rows import WINDOW_EXTRA, pane_view, session_view, window_view
 
 
@@ -36,12 +37,12 @@ class Creating:
         self.tmux = tmux
 
     async def create_session(self, params: CreateSessionInput) -> CreateSessionOutput:
-        name = creating.check_session_name(params.name, "name", optional=False)
-        where = await creating.directory_args(
+        name = spawn.check_session_name(params.name, "name", optional=False)
+        where = await spawn.directory_args(
             optional(params.start_directory), "start_directory", self.tmux.environ
         )
         server = self.tmux.server()
-        row = await creating.new_session(server, name, field="name", options=where)
+        row = await server.new_session(name, field="name", options=where)
         # A session made detached has no client at all, this process's own included.
         attached = {row.session_id: row.count("session_attached")}
         return CreateSessionOutput.model_validate(session_view(row, attached))
@@ -51,15 +52,15 @@ class Creating:
             raise InvalidArgument(
                 "session", params.session, "is empty", "Pass a session id such as $1 or a name."
             )
-        options = creating.literal_name("name", optional(params.name))
-        options += await creating.directory_args(
+        options = spawn.literal_name("name", optional(params.name))
+        options += await spawn.directory_args(
             optional(params.start_directory), "start_directory", self.tmux.environ
         )
         server = self.tmux.server()
         sessions = await server.list_sessions()
         session = session_row(sessions, params.session, socket=server.socket, field="session")
-        row = await creating.new_window(
-            server, session.session_id, options=options, extra=WINDOW_EXTRA
+        row = await server.session(session.session_id).new_window(
+            options=options, extra=WINDOW_EXTRA
         )
         return CreateWindowOutput.model_validate(window_view(row))
 
@@ -67,25 +68,20 @@ class Creating:
         pane_id = check_pane_id(params.pane, field="pane")
         chosen = optional(params.direction)
         direction = chosen.root if isinstance(chosen, SplitDirection) else None
-        options = [*creating.split_flags(direction)]
-        options += creating.check_percent(optional(params.percent))
-        options += await creating.directory_args(
+        options = [*spawn.split_flags(direction)]
+        options += spawn.check_percent(optional(params.percent))
+        options += await spawn.directory_args(
             optional(params.start_directory), "start_directory", self.tmux.environ
         )
         server = self.tmux.server()
-        row = await creating.split(server, pane_id, field="pane", options=options)
+        row = await server.pane(pane_id, "pane").split_window(options)
         return SplitWindowOutput.model_validate(pane_view(server, row))
 
     async def respawn_pane(self, params: RespawnPaneInput) -> RespawnPaneOutput:
         pane_id = check_pane_id(params.pane, field="pane")
+        kill = params.kill_first is True
         server = self.tmux.server()
-        row = await creating.respawn(
-            server,
-            self.tmux.environ,
-            pane_id,
-            kill=params.kill_first is True,
-            guarded=True,
-            kill_field="kill_first",
-            field="pane",
-        )
+        if kill:  # never the pane this process runs in
+            await Guard(server, self.tmux.environ).pane("respawn_pane", pane_id)
+        row = await server.pane(pane_id, "pane").respawn_pane(kill=kill, kill_field="kill_first")
         return RespawnPaneOutput.model_validate(pane_view(server, row))

@@ -26,18 +26,11 @@ from ...generated.rust.models.set_synchronize_panes import (
     SetSynchronizePanesOutput,
 )
 from ...reply import Reply
-from ..tmux.core import Server, Tmux
-from ..tmux.input import (
-    SYNCHRONIZE,
-    PaneInput,
-    Typing,
-    check_batch_size,
-    sends_something,
-    set_synchronized,
-    synchronized_panes,
-)
+from ..tmux.objects.input import PaneInput, Typing, check_batch_size, sends_something
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.objects.targets import check_pane_id, check_window_id
+from ..tmux.objects.window import SYNCHRONIZE
 from ..tmux.policy.ledger import Ledger
-from ..tmux.targets import check_pane_id, check_window_id
 
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
@@ -132,9 +125,10 @@ class Input:
     ) -> Reply[SetSynchronizePanesOutput]:
         window_id = check_window_id(params.window, "window")
         server = self.tmux.server()
-        value = await set_synchronized(server, window_id, params.enabled, "window")
+        window = server.window(window_id, "window")
+        value = await window.set_synchronize_panes(params.enabled)
         result = SetSynchronizePanesOutput(name=SYNCHRONIZE, target=window_id, value=value)
         # The family's shape has no field to say it: the text the agent reads does.
-        cohort = await synchronized_panes(server, window_id)
+        cohort = await window.synchronized_panes()
         shown = result.model_dump(mode="json") | {"amplifies": cohort if len(cohort) > 1 else []}
         return Reply(result, json.dumps(shown, ensure_ascii=False, separators=(",", ":")))

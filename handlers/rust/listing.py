@@ -21,10 +21,9 @@ from ...generated.rust.models.get_window_info import GetWindowInfoInput, GetWind
 from ...generated.rust.models.list_panes import ListPanesInput, ListPanesOutput
 from ...generated.rust.models.list_sessions import ListSessionsInput, ListSessionsOutput
 from ...generated.rust.models.list_windows import ListWindowsInput, ListWindowsOutput
-from ..tmux.core import Server, Tmux
-from ..tmux.errors import CommandFailed, NotFound
-from ..tmux.formats import SERVER_FIELDS, PaneRow, each_pane_once
-from ..tmux.targets import check_pane_id, check_window_id, session_row
+from ..tmux.objects import CORNER_ONLY, Tmux
+from ..tmux.objects.rows import SERVER_FIELDS, each_pane_once
+from ..tmux.objects.targets import check_pane_id, check_window_id, session_row
 from .rows import (
     WINDOW_EXTRA,
     branch,
@@ -49,7 +48,6 @@ PANE_FIELDS: tuple[str, ...] = (
     "pane_at_right",
     *SERVER_FIELDS,
 )
-CORNERS = ("top-left", "top-right", "bottom-left", "bottom-right")
 
 
 class Listing:
@@ -63,7 +61,7 @@ class Listing:
         return ListSessionsOutput.model_validate({"sessions": rows})
 
     async def list_windows(self, params: ListWindowsInput) -> ListWindowsOutput:
-        links = await self.tmux.server().list_links("-a", extra=WINDOW_EXTRA)
+        links = await self.tmux.server().list_windows("-a", extra=WINDOW_EXTRA)
         return ListWindowsOutput.model_validate({"windows": [window_view(row) for row in links]})
 
     async def list_panes(self, params: ListPanesInput) -> ListPanesOutput:
@@ -74,7 +72,7 @@ class Listing:
     async def get_server_info(self, params: GetServerInfoInput) -> GetServerInfoOutput:
         server = self.tmux.server()
         sessions, attached = await server.sessions_and_clients(terminals_only=True)
-        links = await server.list_links("-a", extra=WINDOW_EXTRA)
+        links = await server.list_windows("-a", extra=WINDOW_EXTRA)
         panes: dict[str, list[dict[str, Any]]] = {}
         for pane in each_pane_once(await server.list_panes("-a", fields=PANE_FIELDS)):
             panes.setdefault(pane.window_id, []).append(branch_pane(pane))
@@ -100,51 +98,28 @@ class Listing:
 
     async def get_window_info(self, params: GetWindowInfoInput) -> GetWindowInfoOutput:
         server = self.tmux.server()
-        window_id = check_window_id(params.window, field="window")
-        links = await server.list_links("-a", extra=WINDOW_EXTRA)
-        found = next((row for row in links if row.window_id == window_id), None)
-        if found is None:
-            raise NotFound("window", window_id, socket=server.socket, field="window")
+        window = server.window(check_window_id(params.window, field="window"), "window")
+        (found, *_) = await window.links(WINDOW_EXTRA)
         return GetWindowInfoOutput.model_validate(window_view(found))
 
     async def get_pane_info(self, params: GetPaneInfoInput) -> GetPaneInfoOutput:
         server = self.tmux.server()
-        pane_id = check_pane_id(params.pane, field="pane")
-        row = await server.pane(pane_id, fields=PANE_FIELDS)
-        if row is None:
-            raise NotFound("pane", pane_id, socket=server.socket, field="pane")
+        row = await server.pane(check_pane_id(params.pane, field="pane"), "pane").row(PANE_FIELDS)
         return GetPaneInfoOutput.model_validate(pane_view(server, row))
 
     async def find_pane_by_position(
         self, params: FindPaneByPositionInput
     ) -> FindPaneByPositionOutput:
-        if params.corner not in CORNERS:
+        corner = next((name for name in CORNER_ONLY if name == params.corner), None)
+        if corner is None:
             raise InvalidArgument(
                 "corner",
                 params.corner,
-                f"is not a corner (expected one of {', '.join(CORNERS)})",
+                f"is not a corner (expected one of {', '.join(CORNER_ONLY)})",
                 "Pass one of those four words.",
             )
         server = self.tmux.server()
-        window_id = check_window_id(params.window, field="window")
-        vertical, horizontal = params.corner.split("-")
-        for pane in await window_panes(server, window_id):
-            if pane.flag(f"pane_at_{vertical}") and pane.flag(f"pane_at_{horizontal}"):
-                return FindPaneByPositionOutput.model_validate(pane_view(server, pane))
-        raise NotFound(
-            "pane", params.corner, socket=server.socket, by="corner", within=f"window {window_id}"
-        )
-
-
-async def window_panes(server: Server, window_id: str) -> list[PaneRow]:
-    """The panes of one window in tmux's order; ``object_gone`` when it does not exist."""
-    try:
-        rows = await server.list_panes("-t", window_id, fields=PANE_FIELDS)
-    except CommandFailed as exc:
-        if "can't find" not in exc.stderr:
-            raise
-        rows = []
-    rows = [row for row in rows if row.window_id == window_id]
-    if not rows:
-        raise NotFound("window", window_id, socket=server.socket, field="window")
-    return sorted(rows, key=lambda row: row.index)
+        window = server.window(check_window_id(params.window, field="window"), "window")
+        panes = await window.list_panes(only=CORNER_ONLY[corner], fields=PANE_FIELDS)
+        row = panes.corner(corner, server.socket)
+        return FindPaneByPositionOutput.model_validate(pane_view(server, row))

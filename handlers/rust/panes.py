@@ -7,9 +7,8 @@ from ...generated.rust.models.select_pane import (
     SelectPaneInput,
     SelectPaneOutput,
 )
-from ..tmux import panes
-from ..tmux.core import Tmux
-from ..tmux.targets import check_pane_id, window_of_pane
+from ..tmux.objects.server import Tmux
+from ..tmux.objects.targets import check_pane_id
 from .rows import pane_view
 
 
@@ -22,10 +21,5 @@ class Panes:
         pane_id = check_pane_id(params.pane, field="pane")
         chosen = params.direction
         direction = chosen.root if isinstance(chosen, SelectPaneDirection) else None
-        if direction in panes.ONE_TRIP:
-            row = await panes.select_from(server, pane_id, direction)
-        else:
-            window = await window_of_pane(server, pane_id, field="pane")
-            anchor = window.pane(pane_id) or window.active_pane
-            row = await panes.select(server, window, anchor, direction)
+        row = await server.pane(pane_id, "pane").select_pane(direction)
         return SelectPaneOutput.model_validate(pane_view(server, row))

@@ -11,12 +11,10 @@ from ...generated.rust.models.capture_pane import CapturePaneInput, CapturePaneO
 from ...generated.rust.models.capture_since import CaptureSinceInput, CaptureSinceOutput
 from ...generated.rust.models.search_panes import SearchPanesInput, SearchPanesOutput
 from ...generated.rust.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
-from ..tmux import capture, search
-from ..tmux.core import Server, Tmux
-from ..tmux.errors import NotFound
-from ..tmux.formats import PANE_FIELDS, PaneRow, each_pane_once
-from ..tmux.refs import Refs
-from ..tmux.targets import check_pane_id, check_window_id
+from ..tmux.objects import Pane, Server, Tmux, capture, search
+from ..tmux.objects.refs import Refs
+from ..tmux.objects.rows import PANE_FIELDS, PaneRow, each_pane_once
+from ..tmux.objects.targets import check_pane_id, check_window_id
 from .optional import given
 from .regex_crate import check_pattern_size, line_test
 from .rows import pane_view
@@ -50,12 +48,9 @@ def _capacity(message: str) -> ToolError:
     return ToolError(message, kind="capacity")
 
 
-async def pane_row(server: Server, value: str, fields: tuple[str, ...] = PANE_FIELDS) -> PaneRow:
-    pane_id = check_pane_id(value, field="pane")
-    row = await server.pane(pane_id, fields)
-    if row is None:
-        raise NotFound("pane", pane_id, socket=server.socket, field="pane")
-    return row
+def pane_of(server: Server, value: str) -> Pane:
+    """The pane argument ``pane`` names, its shape checked."""
+    return server.pane(check_pane_id(value, field="pane"), "pane")
 
 
 class Reading:
@@ -72,7 +67,8 @@ class Reading:
                     field, line, "is outside int32", "Pass a line number tmux can hold."
                 )
         server = self.tmux.server()
-        row = await pane_row(server, params.pane)
+        pane = pane_of(server, params.pane)
+        row = await pane.row()
         pane_id, width = row.pane_id, max(row.count("pane_width"), 1)
         history, height = row.count("history_size"), row.count("pane_height")
         marks = "not_asked"
@@ -89,7 +85,7 @@ class Reading:
                 f"more than the {MAX_CELLS:,} cells one capture may read. Ask at most {fits:,} "
                 f"rows with start and end (e.g. start {last - fits + 1}, end {last})."
             )
-        lines = await capture.capture_lines(server, pane_id, start, end)
+        lines = await pane.capture_pane(start, end)
         if end is None:
             lines = capture.trim_blank_tail(lines)
         text = "\n".join(lines)
@@ -105,15 +101,14 @@ class Reading:
 
     async def snapshot_pane(self, params: SnapshotPaneInput) -> SnapshotPaneOutput:
         server = self.tmux.server()
-        row = await pane_row(server, params.pane, SNAPSHOT_FIELDS)
+        pane = pane_of(server, params.pane)
+        row = await pane.row(SNAPSHOT_FIELDS)
         width, height = row.count("pane_width"), row.count("pane_height")
         history = row.count("history_size") if params.history else 0
         wanted: int | None = given(params.max_lines)
         room = max(height, MAX_CELLS // max(width, 1)) - height  # history rows one read may take
         above = min(history, room if wanted is None else min(wanted, room))
-        lines = capture.trim_blank_tail(
-            await capture.capture_lines(server, row.pane_id, -above if above else None)
-        )
+        lines = capture.trim_blank_tail(await pane.capture_pane(-above if above else None))
         total = history - above + len(lines)
         kept = lines if wanted is None else lines[max(0, len(lines) - wanted) :]
         kept = search.newest_fitting(kept, MAX_TEXT_BYTES)
@@ -139,7 +134,8 @@ class Reading:
         pane_id = check_pane_id(params.pane, field="pane")
         token: str | None = given(params.cursor)
         cursor = None if token is None else capture.open_cursor(self.refs, token, pane_id)
-        row = await server.pane(pane_id)
+        pane = server.pane(pane_id, "pane")
+        row = await pane.display_message()
         if row is None and token is not None:  # the pane this cursor followed has ended
             return CaptureSinceOutput.model_validate(
                 {
@@ -152,12 +148,12 @@ class Reading:
                 }
             )
         if row is None:
-            raise NotFound("pane", pane_id, socket=server.socket, field="pane")
+            raise pane.not_found()
         if cursor is None:
-            lines, opened = await capture.read_screen(server, row)
+            lines, opened = await capture.read_screen(pane, row)
             missed, first = False, True
         else:
-            since = await capture.read_since(server, row, cursor, SINCE_MAX_LINES)
+            since = await capture.read_since(pane, row, cursor, SINCE_MAX_LINES)
             lines, opened, first = since.lines, since.cursor, False
             missed = since.missed > 0 or since.restarted or since.dropped > 0
         return CaptureSinceOutput.model_validate(
@@ -212,9 +208,7 @@ class Reading:
                 return await server.list_panes("-s", "-t", session_id)
             return each_pane_once(await server.list_panes("-a"))
         window_id = check_window_id(window, field="window")
-        links = [row for row in await server.list_links("-a") if row.window_id == window_id]
-        if not links:
-            raise NotFound("window", window_id, socket=server.socket, field="window")
+        links = await server.window(window_id, "window").links()
         if session_id is not None and all(row.session_id != session_id for row in links):
             raise ToolError(
                 f"Window {window_id} is not in session {session!r} on tmux {server.socket}, "

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..tmux.core import Server
-from ..tmux.formats import LinkRow, PaneRow, SessionRow
+from ..tmux.objects.rows import LinkRow, PaneRow, SessionRow
+from ..tmux.objects.server import Server
 
 # The list_windows fields beyond the shared link listing (``Server.list_links(extra=…)``).
 WINDOW_EXTRA: tuple[str, ...] = ("window_linked",)

@@ -16,13 +16,12 @@ from ...generated.rust.models.run_shell_command import (
     RunShellCommandOutput,
 )
 from ...generated.rust.models.wait_for_text import WaitForTextInput, WaitForTextOutput
-from ..tmux.core import Tmux
-from ..tmux.followed import missing, pane_now
-from ..tmux.input import PaneInput
+from ..tmux.objects import FOLLOWED_FIELDS, Tmux
+from ..tmux.objects.input import PaneInput
+from ..tmux.objects.shell import check_command, start_run
+from ..tmux.objects.targets import check_pane_id
+from ..tmux.objects.textwait import Found, TextWait, judge_rows, screen_rows
 from ..tmux.policy.ledger import Ledger
-from ..tmux.shell import check_command, start_run
-from ..tmux.targets import check_pane_id
-from ..tmux.textwait import Found, TextWait, judge_rows, screen_rows
 from .regex_crate import CratePatterns
 
 DEFAULT_SECONDS = 30
@@ -91,16 +90,15 @@ class Running:
         stop = checked_patterns("stop", listed(params.stop), regex, case)
         limit = seconds_of(params.seconds if isinstance(params.seconds, int) else None)
         server = self.tmux.server()
-        pane = await pane_now(server, pane_id)
-        if pane is None:
-            raise missing(server, pane_id, "pane")
+        target = server.pane(pane_id, "pane")
+        pane = await target.row(FOLLOWED_FIELDS)
         wait = TextWait(server, pane, patterns, stop, self.ledger, limit)
 
         async def entry(now: Any) -> Found | None:
             """Wanted text already on a finished row, or only on the row being typed."""
             if not patterns:
                 return None
-            rows, cursor = await screen_rows(server, now)
+            rows, cursor = await screen_rows(target, now)
             recent = self.ledger.recent(pane_id)
             none = CratePatterns("stop", (), ())
             finished = judge_rows(rows[:cursor][::-1], recent, none, patterns, complete=True)

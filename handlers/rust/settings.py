@@ -19,10 +19,10 @@ from ...generated.rust.models.show_environment import ShowEnvironmentInput, Show
 from ...generated.rust.models.show_hooks import ShowHooksInput, ShowHooksOutput
 from ...generated.rust.models.show_option import ShowOptionInput, ShowOptionOutput
 from ..services import StartupRefused
-from ..tmux import settings
-from ..tmux.core import Server, Tmux
 from ..tmux.errors import NotFound
-from ..tmux.targets import check_pane_id, check_window_id, session_row
+from ..tmux.objects import settings
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.objects.targets import check_pane_id, check_window_id, session_row
 from .optional import given
 
 ALLOW_ENV = "LIBTMUX_ENVIRONMENT_VALUES"
@@ -99,9 +99,9 @@ class Settings:
         asked = [name for name, value in values.items() if value and name not in self.allowed]
         if not asked:
             return
-        held: dict[str, str | None] = dict(await settings.show_environment(server, None))
+        held: dict[str, str | None] = dict(await server.show_environment())
         if session_id:
-            held.update(await settings.show_environment(server, session_id))
+            held.update(await server.session(session_id).show_environment())
         for name in asked:
             if held.get(name) == values[name]:
                 raise InvalidArgument(
@@ -147,21 +147,20 @@ class Settings:
         if scope == "session":
             return await session_id_of(server, target, "target")
         if scope == "window":
-            window_id = check_window_id(target, field="target")
-            rows = await server.list_links("-a")
-            if not any(row.window_id == window_id for row in rows):
-                raise NotFound("window", window_id, socket=server.socket, field="target")
-            return window_id
-        pane_id = check_pane_id(target, field="target")
-        if await server.pane(pane_id, ("pane_id",)) is None:
-            raise NotFound("pane", pane_id, socket=server.socket, field="target")
-        return pane_id
+            window = server.window(check_window_id(target, field="target"), "target")
+            await window.links()
+            return window.window_id
+        pane = server.pane(check_pane_id(target, field="target"), "target")
+        await pane.row(("pane_id",))
+        return pane.pane_id
 
     async def show_environment(self, params: ShowEnvironmentInput) -> ShowEnvironmentOutput:
         server = self.tmux.server()
         session = given(params.session)
         session_id = None if session is None else await session_id_of(server, session, "session")
-        environment = await settings.show_environment(server, session_id)
+        environment = await (
+            server if session_id is None else server.session(session_id)
+        ).show_environment()
         entries = []
         for name, value in environment.items():
             shown = value is not None and name in self.allowed
@@ -179,7 +178,7 @@ class Settings:
         server = self.tmux.server()
         session = given(params.session)
         session_id = None if session is None else await session_id_of(server, session, "session")
-        hooks = await settings.show_hooks(server, session_id)
+        hooks = await (server if session_id is None else server.session(session_id)).show_hooks()
         return ShowHooksOutput.model_validate(
             {"hooks": [{"name": h.name, "command": h.command, "index": h.index} for h in hooks]}
         )

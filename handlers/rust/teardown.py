@@ -21,11 +21,10 @@ from ...generated.rust.models.set_history_limit import (
     SetHistoryLimitInput,
     SetHistoryLimitOutput,
 )
-from ..tmux import teardown
-from ..tmux.core import Server, Tmux
-from ..tmux.formats import SessionRow
+from ..tmux.objects import HISTORY_LIMIT_MAXIMUM, Session
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.objects.targets import check_pane_id, check_window_id
 from ..tmux.policy.guard import Guard
-from ..tmux.targets import check_pane_id, check_window_id, session_row
 
 CALLER_SHOWN = 'list_panes shows it with caller "self"'
 
@@ -41,21 +40,21 @@ class Teardown:
         pane_id = check_pane_id(params.pane, field="pane")
         server = self.tmux.server()
         await self._guard(server).pane("kill_pane", pane_id)
-        await teardown.kill_pane(server, pane_id, "pane")
+        await server.pane(pane_id, "pane").kill_pane()
         return KillPaneOutput(id=pane_id)
 
     async def kill_window(self, params: KillWindowInput) -> KillWindowOutput:
         window_id = check_window_id(params.window, field="window")
         server = self.tmux.server()
         await self._guard(server).kill_window(window_id)
-        await teardown.kill_window(server, window_id, "window")
+        await server.window(window_id, "window").kill_window()
         return KillWindowOutput(id=window_id)
 
     async def kill_session(self, params: KillSessionInput) -> KillSessionOutput:
         server = self.tmux.server()
-        session = await find_session(server, params.session, "session")
+        session = await server.find_session(params.session, "session")
         await self._guard(server).kill_session(session.session_id, session.name)
-        await teardown.kill_session(server, session.session_id, "session")
+        await server.session(session.session_id, "session").kill_session()
         return KillSessionOutput(id=session.session_id)
 
     async def clear_pane_scrollback(
@@ -64,25 +63,22 @@ class Teardown:
         pane_id = check_pane_id(params.pane, field="pane")
         server = self.tmux.server()
         await self._guard(server).pane("clear_pane_scrollback", pane_id)
-        await teardown.clear_history(server, pane_id, "pane")
+        await server.pane(pane_id, "pane").clear_history()
         return ClearPaneScrollbackOutput(pane=pane_id)
 
     async def set_history_limit(self, params: SetHistoryLimitInput) -> SetHistoryLimitOutput:
-        if params.limit > teardown.HISTORY_LIMIT_MAXIMUM:
+        if params.limit > HISTORY_LIMIT_MAXIMUM:
             raise InvalidArgument(
                 "limit",
                 params.limit,
-                f"is more than tmux takes for history-limit ({teardown.HISTORY_LIMIT_MAXIMUM})",
-                f"Pass a number of lines from 0 to {teardown.HISTORY_LIMIT_MAXIMUM}.",
+                f"is more than tmux takes for history-limit ({HISTORY_LIMIT_MAXIMUM})",
+                f"Pass a number of lines from 0 to {HISTORY_LIMIT_MAXIMUM}.",
             )
         server = self.tmux.server()
         session_id = None
+        scope: Server | Session = server
         if isinstance(params.session, str):
-            session_id = (await find_session(server, params.session, "session")).session_id
-        value = await teardown.set_history_limit(server, params.limit, session_id)
+            session_id = (await server.find_session(params.session, "session")).session_id
+            scope = server.session(session_id, "session")
+        value = await scope.set_history_limit(params.limit)
         return SetHistoryLimitOutput(name="history-limit", target=session_id, value=value)
-
-
-async def find_session(server: Server, value: str, field: str) -> SessionRow:
-    """The session ``value`` names: its ``$`` id, else its exact name."""
-    return session_row(await server.list_sessions(), value, socket=server.socket, field=field)

@@ -16,10 +16,10 @@ from ...generated.swift.registry import TOOLSETS
 from ..compose import compose
 from ..services import Runtime
 from ..tmux.capabilities import CapabilityDocument
-from ..tmux.core import Tmux
 from ..tmux.launch import Pin, PinnedLifecycle
+from ..tmux.objects.refs import Refs
+from ..tmux.objects.server import Tmux
 from ..tmux.policy.ledger import Ledger
-from ..tmux.refs import Refs
 from .arranging import Arranging
 from .batch import BatchTools
 from .capabilities import Capabilities

@@ -32,12 +32,12 @@ from ...generated.swift.models.set_mouse_enabled import (
 )
 from ...generated.swift.models.set_pane_title import SetPaneTitleInput, SetPaneTitleOutput
 from ...generated.swift.models.swap_pane import SwapPaneInput, SwapPaneOutput
-from ..tmux import layouts, teardown
 from ..tmux.errors import CommandFailed
-from ..tmux.formats import LinkRow
-from ..tmux.refs import Refs
-from ..tmux.spawn import no_nul
-from ..tmux.titles import check_title
+from ..tmux.objects import layouts
+from ..tmux.objects.refs import Refs
+from ..tmux.objects.rows import LinkRow
+from ..tmux.objects.spawn import no_nul
+from ..tmux.objects.titles import check_title
 from ..tmux.transport.formats import literal_format
 from .lookup import Lookup, Lookups, given
 
@@ -120,7 +120,7 @@ class Arranging:
         others = {other.target for other in links} - {link.target}
         moved = [
             row
-            for row in await lookup.server.list_links("-t", destination)
+            for row in await lookup.server.session(destination).list_windows()
             if row.window_id == link.window_id
             and row.target not in others
             and (index is None or row.index == index)
@@ -184,7 +184,7 @@ class Arranging:
     async def select_pane(self, params: SelectPaneInput) -> SelectPaneOutput:
         lookup = self.lookups()
         pane = await lookup.pane(params.paneId)
-        await lookup.on_pane(pane.pane_id, lookup.server.run("select-pane", "-t", pane.pane_id))
+        await lookup.server.pane(pane.pane_id, "paneId").run(("select-pane", "-t", pane.pane_id))
         return SelectPaneOutput(paneId=pane.pane_id)
 
     async def swap_pane(self, params: SwapPaneInput) -> SwapPaneOutput:
@@ -194,7 +194,7 @@ class Arranging:
         other = await lookup.pane(params.otherPaneId, "otherPaneId")
         # -d: which pane is active in each window stays as it was.
         swap = ("swap-pane", "-d", "-s", pane.pane_id, "-t", other.pane_id)
-        await lookup.on_pane(pane.pane_id, lookup.server.run(*swap))
+        await lookup.server.pane(pane.pane_id, "paneId").run(swap)
         return SwapPaneOutput(paneId=pane.pane_id, otherPaneId=other.pane_id)
 
     async def resize_pane(self, params: ResizePaneInput) -> ResizePaneOutput:
@@ -202,7 +202,7 @@ class Arranging:
         lookup = self.lookups()
         pane = await lookup.pane(params.paneId)
         command = ("resize-pane", "-t", pane.pane_id, *args)
-        await lookup.on_pane(pane.pane_id, lookup.server.run(*command))
+        await lookup.server.pane(pane.pane_id, "paneId").run(command)
         return ResizePaneOutput(paneId=pane.pane_id)
 
     async def set_pane_title(self, params: SetPaneTitleInput) -> SetPaneTitleOutput:
@@ -210,12 +210,9 @@ class Arranging:
         lookup = self.lookups()
         pane = await lookup.pane(params.paneId)
         # select-pane -T expands its title as a format: spelled so it expands to itself.
-        _, lines = await lookup.on_pane(
-            pane.pane_id,
-            lookup.server.run_many(
-                ("select-pane", "-t", pane.pane_id, "-T", literal_format(title)),
-                ("display-message", "-p", "-t", pane.pane_id, "#{pane_title}"),
-            ),
+        _, lines = await lookup.server.pane(pane.pane_id, "paneId").run(
+            ("select-pane", "-t", pane.pane_id, "-T", literal_format(title)),
+            ("display-message", "-p", "-t", pane.pane_id, "#{pane_title}"),
         )
         held = lines[0] if lines else ""
         if held != title:
@@ -228,7 +225,7 @@ class Arranging:
     # --- global settings --------------------------------------------------------------
 
     async def set_history_limit(self, params: SetHistoryLimitInput) -> SetHistoryLimitOutput:
-        value = await teardown.set_history_limit(self.lookups().server, params.lines)
+        value = await self.lookups().server.set_history_limit(params.lines)
         return SetHistoryLimitOutput(lines=int(value))
 
     async def set_mouse_enabled(self, params: SetMouseEnabledInput) -> SetMouseEnabledOutput:

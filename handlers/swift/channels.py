@@ -1,6 +1,6 @@
 """tmux wait-for channels: signalling one, and waiting on one with a deadline.
 
-The wait runs as a ``tmux wait-for`` process of its own (``tmux.channels``): it
+The wait runs as a ``tmux wait-for`` process of its own (``Server.wait_for``): it
 sleeps until tmux answers, never polls, and is killed and reaped when the
 deadline passes or the call is cancelled. Its timeout is ``timeoutMs`` (30 s when
 omitted) cut to the server's ceiling, and the result says which applied.
@@ -15,8 +15,7 @@ from ...generated.swift.models.wait_for_channel import (
     WaitForChannelInput,
     WaitForChannelOutput,
 )
-from ..tmux.core import Tmux
-from ..tmux.transport import channels
+from ..tmux.objects.server import Tmux, check_channel
 from .config import SwiftConfig
 from .lookup import Lookups, given
 
@@ -30,19 +29,17 @@ class Channels:
         self.config = config
 
     async def signal_channel(self, params: SignalChannelInput) -> SignalChannelOutput:
-        channel = channels.check_channel(params.channel)
-        await self.lookups().server.run("wait-for", "-S", "--", channel)
+        channel = check_channel(params.channel)
+        await self.lookups().server.signal_channel(channel)
         return SignalChannelOutput(channel=channel, signalled=True)
 
     async def wait_for_channel(self, params: WaitForChannelInput) -> WaitForChannelOutput:
-        channel = channels.check_channel(params.channel)
+        channel = check_channel(params.channel)
         limit = min(given(params.timeoutMs, DEFAULT_TIMEOUT_MS) / 1000, self.config.wait_ceiling)
         server = self.lookups().server
         await server.ready()  # the wait is a process of its own: the server must be pinned
         started = time.monotonic()
-        released = await channels.wait_for(
-            server.socket, self.tmux.tmux_bin, self.tmux.environ, channel, limit
-        )
+        released = await server.wait_for(channel, limit)
         return WaitForChannelOutput(
             channel=channel,
             released=released,

@@ -21,9 +21,9 @@ from ...generated.swift.models.set_synchronize_panes import (
     SetSynchronizePanesInput,
     SetSynchronizePanesOutput,
 )
-from ..tmux.input import PaneInput, Typing, check_batch_size, set_synchronized
+from ..tmux.objects.input import PaneInput, Typing, check_batch_size
+from ..tmux.objects.refs import Refs
 from ..tmux.policy.ledger import Ledger
-from ..tmux.refs import Refs
 from .lookup import Lookup, Lookups, given
 
 _GRAPHEME = regex.compile(r"\X")
@@ -129,5 +129,6 @@ class Input:
         wanted = lookup.window_id(params.windowId, "windowId")
         if wanted.server_tag is not None:  # a ref: only for a window of this server run
             await lookup.window_panes(params.windowId, "windowId")
-        value = await set_synchronized(lookup.server, wanted.object_id, params.enabled, "windowId")
+        window = lookup.server.window(wanted.object_id, "windowId")
+        value = await window.set_synchronize_panes(params.enabled)
         return SetSynchronizePanesOutput(enabled=value == "on", windowId=wanted.object_id)

@@ -13,10 +13,9 @@ from ...generated.swift.models.get_window_info import GetWindowInfoInput, GetWin
 from ...generated.swift.models.list_panes import ListPanesInput, ListPanesOutput
 from ...generated.swift.models.list_sessions import ListSessionsInput, ListSessionsOutput
 from ...generated.swift.models.list_windows import ListWindowsInput, ListWindowsOutput
-from ..tmux import panes
-from ..tmux.formats import each_pane_once
-from ..tmux.refs import Refs
-from ..tmux.targets import Window
+from ..tmux.objects.refs import Refs
+from ..tmux.objects.rows import each_pane_once
+from ..tmux.objects.window import WindowPanes
 from . import shapes
 from .lookup import Lookups, given
 
@@ -57,8 +56,10 @@ class Listing:
     async def find_pane_by_position(
         self, params: FindPaneByPositionInput
     ) -> FindPaneByPositionOutput:
-        rows = await self.lookups().window_panes(params.windowId)
-        row = panes.corner(Window(rows[0].window_id, tuple(rows)), params.corner)
+        lookup = self.lookups()
+        rows = await lookup.window_panes(params.windowId)
+        panes = WindowPanes(rows[0].window_id, tuple(rows))
+        row = panes.corner(params.corner, lookup.server.socket)
         return FindPaneByPositionOutput.model_validate({"pane": shapes.pane(self.refs, row)})
 
     # --- windows and sessions ---------------------------------------------------------
@@ -77,9 +78,9 @@ class Listing:
         session = given(params.session)
         if session is not None:
             row = await lookup.session(session)
-            links = await lookup.server.list_links("-t", row.session_id)
+            links = await lookup.server.session(row.session_id).list_windows()
         else:
-            links = await lookup.server.list_links("-a")
+            links = await lookup.server.list_windows("-a")
         return ListWindowsOutput.model_validate(
             {"windows": [shapes.occurrence(self.refs, link) for link in links]}
         )

@@ -7,19 +7,24 @@ the same ids out again after a restart.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import MISSING
 
-from ..tmux.core import Server, Tmux
-from ..tmux.errors import CommandFailed, NotFound
-from ..tmux.formats import LinkRow, PaneRow, Row, SessionRow, each_pane_once
-from ..tmux.refs import Ref, Refs
-from ..tmux.targets import check_pane_id, check_window_id, session_named
-
-T = TypeVar("T")
+from ..tmux.errors import NotFound
+from ..tmux.objects import (
+    LinkRow,
+    PaneRow,
+    Row,
+    Server,
+    SessionRow,
+    Tmux,
+    check_pane_id,
+    check_window_id,
+    session_row,
+)
+from ..tmux.objects.refs import Ref, Refs
 
 
 @dataclass(frozen=True)
@@ -80,9 +85,7 @@ class Lookup:
 
     async def pane(self, value: str, field: str = "paneId") -> PaneRow:
         wanted = self.pane_id(value, field)
-        row = await self.server.pane(wanted.object_id)
-        if row is None:
-            raise self._missing("pane", wanted, "list_panes")
+        row = await self.server.pane(wanted.object_id, field).row()
         self._check_run(wanted, row, "pane")
         return row
 
@@ -94,16 +97,6 @@ class Lookup:
             return wanted.object_id
         return (await self.pane(value, field)).pane_id
 
-    async def on_pane(self, pane_id: str, work: Awaitable[T], field: str = "paneId") -> T:
-        """``work`` on a pane, with tmux's "can't find pane" worded for the agent."""
-        try:
-            return await work
-        except CommandFailed as exc:
-            if "can't find" in exc.stderr:
-                missing = Wanted(pane_id, None, field, pane_id)
-                raise self._missing("pane", missing, "list_panes") from None
-            raise
-
     def window_id(self, value: str, field: str = "windowId") -> Wanted:
         ref = self._ref(value, field, ("window", "link"))
         if ref is not None:
@@ -114,24 +107,14 @@ class Lookup:
     async def window_panes(self, value: str, field: str = "windowId") -> list[PaneRow]:
         """The panes of a window, in tmux's order."""
         wanted = self.window_id(value, field)
-        rows = [
-            row
-            for row in await self._listing("window", wanted, "list_windows", "-t")
-            if row.window_id == wanted.object_id
-        ]
-        if not rows:
-            raise self._missing("window", wanted, "list_windows")
-        self._check_run(wanted, rows[0], "window")
-        return sorted(each_pane_once(rows), key=lambda row: row.index)
+        panes = (await self.server.window(wanted.object_id, field).list_panes()).panes
+        self._check_run(wanted, panes[0], "window")
+        return list(panes)
 
     async def window_links(self, value: str, field: str = "windowId") -> list[LinkRow]:
         """Every (session, index) the window is linked at."""
         wanted = self.window_id(value, field)
-        links = [
-            row for row in await self.server.list_links("-a") if row.window_id == wanted.object_id
-        ]
-        if not links:
-            raise self._missing("window", wanted, "list_windows")
+        links = await self.server.window(wanted.object_id, field).links()
         self._check_run(wanted, links[0], "window")
         return links
 
@@ -142,26 +125,10 @@ class Lookup:
     def match_session(self, sessions: list[SessionRow], value: str, field: str) -> SessionRow:
         """The session of ``sessions`` that ``value`` names (id, ref or exact name)."""
         ref = self._ref(value, field, ("session",))
-        if ref is not None:
-            wanted = Wanted(ref.object_id, ref.server_tag, field, value)
-            row = next((r for r in sessions if r.session_id == ref.object_id), None)
-        else:
-            wanted = Wanted(value, None, field, value)
-            row = session_named(sessions, value)
+        if ref is None:
+            return session_row(sessions, value, socket=self.server.socket, field=field)
+        row = next((r for r in sessions if r.session_id == ref.object_id), None)
         if row is None:
-            raise NotFound(
-                "session", value, socket=self.server.socket, field=field, by="id or name"
-            )
-        self._check_run(wanted, row, "session")
+            raise self.server.session(ref.object_id, field).not_found()
+        self._check_run(Wanted(ref.object_id, ref.server_tag, field, value), row, "session")
         return row
-
-    async def _listing(self, kind: str, wanted: Wanted, lister: str, *flag: str) -> list[PaneRow]:
-        try:
-            return await self.server.list_panes(*flag, wanted.object_id)
-        except CommandFailed as exc:
-            if "can't find" in exc.stderr:
-                raise self._missing(kind, wanted, lister) from None
-            raise
-
-    def _missing(self, kind: str, wanted: Wanted, lister: str) -> NotFound:
-        return NotFound(kind, wanted.object_id, socket=self.server.socket, field=wanted.field)

@@ -9,11 +9,11 @@ from ...generated.swift.models.capture_pane import CapturePaneInput, CapturePane
 from ...generated.swift.models.capture_since import CaptureSinceInput, CaptureSinceOutput
 from ...generated.swift.models.search_panes import SearchPanesInput, SearchPanesOutput
 from ...generated.swift.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
-from ..tmux import capture, search
-from ..tmux.errors import CommandFailed, NoServer, WatchLost
-from ..tmux.formats import PANE_FIELDS, PaneRow, each_pane_once
-from ..tmux.refs import Refs
-from ..tmux.waits import died, server_went, went_away
+from ..tmux.errors import NoServer, NotFound, WatchLost
+from ..tmux.objects import capture, search
+from ..tmux.objects.refs import Refs
+from ..tmux.objects.rows import PANE_FIELDS, PaneRow, each_pane_once
+from ..tmux.objects.waits import died, server_went, went_away
 from . import shapes
 from .lookup import Lookup, Lookups, given
 
@@ -33,11 +33,8 @@ class Reading:
         lookup = self.lookups()
         pane_id = await lookup.pane_target(params.paneId)
         end = given(params.end)
-        lines = await lookup.on_pane(
-            pane_id,
-            capture.capture_lines(
-                lookup.server, pane_id, given(params.start), end, given(params.joinWrapped, False)
-            ),
+        lines = await lookup.server.pane(pane_id, "paneId").capture_pane(
+            given(params.start), end, join_wrapped=given(params.joinWrapped, False)
         )
         if end is None:
             lines = capture.trim_blank_tail(lines)
@@ -47,7 +44,8 @@ class Reading:
     async def snapshot_pane(self, params: SnapshotPaneInput) -> SnapshotPaneOutput:
         lookup = self.lookups()
         row = await lookup.pane(params.paneId)
-        lines = capture.trim_blank_tail(await capture.capture_lines(lookup.server, row.pane_id))
+        pane = lookup.server.pane(row.pane_id, "paneId")
+        lines = capture.trim_blank_tail(await pane.capture_pane())
         kept = capture.newest(lines, given(params.maxLines, capture.DEFAULT_MAX_LINES))
         return SnapshotPaneOutput.model_validate(
             {
@@ -63,7 +61,8 @@ class Reading:
         cursor = capture.open_cursor(self.refs, token, row.pane_id) if token is not None else None
         max_lines = given(params.maxLines, capture.DEFAULT_MAX_LINES)
         wait_ms = min(given(params.waitMs, 0), MAX_WAIT_MS)
-        since = await capture.read_since(lookup.server, row, cursor, max_lines)
+        pane = lookup.server.pane(row.pane_id, "paneId")
+        since = await capture.read_since(pane, row, cursor, max_lines)
         if not since.lines and wait_ms > 0:
             if row["pane_dead"] == "1":  # nothing more will print: waiting is pointless
                 raise died(lookup.server.socket, row, None)
@@ -185,7 +184,7 @@ class _Waiting:
         server = self.lookup.server
         waited = anyio.current_time() - self.started
         try:
-            row = await server.pane(self.row.pane_id, WAIT_FIELDS)
+            row = await server.pane(self.row.pane_id).display_message(WAIT_FIELDS)
         except NoServer:
             raise server_went(server.socket, self.row.pane_id, waited) from None
         if row is None:
@@ -197,9 +196,9 @@ class _Waiting:
     async def read(self, row: PaneRow) -> capture.Since:
         server = self.lookup.server
         try:
-            return await capture.read_since(server, row, self.cursor, self.max_lines)
-        except CommandFailed as exc:
-            if "can't find" not in exc.stderr:
-                raise
+            return await capture.read_since(
+                server.pane(row.pane_id), row, self.cursor, self.max_lines
+            )
+        except NotFound:
             waited = anyio.current_time() - self.started
             raise await went_away(server, self.row, waited) from None

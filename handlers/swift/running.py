@@ -16,18 +16,17 @@ from ...generated.swift.models.run_shell_command import (
     RunShellCommandOutput,
 )
 from ...generated.swift.models.wait_for_text import WaitForTextInput, WaitForTextOutput
-from ..tmux import capture
-from ..tmux.core import Server, Tmux
 from ..tmux.errors import NoServer
-from ..tmux.followed import pane_now
-from ..tmux.formats import PaneRow
-from ..tmux.input import PaneInput
-from ..tmux.patterns import Patterns
+from ..tmux.objects import capture
+from ..tmux.objects.input import PaneInput
+from ..tmux.objects.patterns import Patterns
+from ..tmux.objects.refs import Refs
+from ..tmux.objects.rows import FOLLOWED_FIELDS, PaneRow
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.objects.shell import check_command, start_run
+from ..tmux.objects.textwait import Found, TextWait, judge_rows, screen_rows
+from ..tmux.objects.waits import server_went, went_away
 from ..tmux.policy.ledger import Ledger
-from ..tmux.refs import Refs
-from ..tmux.shell import check_command, start_run
-from ..tmux.textwait import Found, TextWait, judge_rows, screen_rows
-from ..tmux.waits import server_went, went_away
 from .config import SwiftConfig
 from .lookup import Lookups, given
 
@@ -112,6 +111,7 @@ class Running:
         token = given(params.cursor)
         cursor = capture.open_cursor(self.refs, token, row.pane_id) if token is not None else None
         server = lookup.server
+        pane = server.pane(row.pane_id, "paneId")
         started = time.monotonic()
         wait = TextWait(server, row, patterns, stop, self.ledger, limit)
 
@@ -119,23 +119,23 @@ class Running:
             """Without a cursor the screen counts; with one, the rows printed after it."""
             recent = self.ledger.recent(row.pane_id)
             if cursor is None:
-                rows, _ = await screen_rows(server, now)
+                rows, _ = await screen_rows(pane, now)
             else:
-                rows = (await capture.read_since(server, now, cursor, max_lines)).lines
+                rows = (await capture.read_since(pane, now, cursor, max_lines)).lines
             return judge_rows(rows, recent, stop, patterns, complete=True)
 
         found = await wait.run(entry)
         if found.outcome == "pane_closed":
             raise await gone(server, row, time.monotonic() - started)
-        now = await pane_now(server, row.pane_id)
+        now = await pane.display_message(FOLLOWED_FIELDS)
         tail: list[str] = []
         next_cursor = None
         if now is not None:
-            screen = capture.trim_blank_tail(await capture.capture_lines(server, row.pane_id))
+            screen = capture.trim_blank_tail(await pane.capture_pane())
             tail = capture.newest(screen, max_lines).lines
-            full = await server.pane(row.pane_id)
+            full = await pane.display_message()
             if full is not None:
-                since = await capture.read_since(server, full, None, 1)
+                since = await capture.read_since(pane, full, None, 1)
                 next_cursor = capture.seal_cursor(self.refs, since.cursor)
         outcome = {"matched": "matched", "stopped": "stopped"}.get(found.outcome, "timeout")
         return WaitForTextOutput.model_validate(

@@ -8,8 +8,8 @@ from ...generated.swift.models.get_tmux_variables import (
     GetTmuxVariablesInput,
     GetTmuxVariablesOutput,
 )
-from ..tmux.core import Server
 from ..tmux.errors import NoServer
+from ..tmux.objects.server import Server
 from ..tmux.transport.formats import SEP, counts_clients, parse_rows
 from .lookup import Lookups, given
 
@@ -78,10 +78,10 @@ class ServerInfo:
 
 async def client_counts(server: Server, pane_id: str) -> dict[str, str]:
     """The client-counting variables recomputed without this process's own clients."""
-    row = await server.pane(pane_id)
+    row = await server.pane(pane_id).display_message()
     if row is None:
         return {}
-    clients = await server.clients()
+    clients = await server.list_clients()
     in_session = [c for c in clients if c.session_id == row.session_id]
     on_window = [c for c in clients if c.window_id == row.window_id]
     return {

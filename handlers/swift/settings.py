@@ -6,8 +6,8 @@ from ...errors import InvalidArgument
 from ...generated.swift.models.show_environment import ShowEnvironmentInput, ShowEnvironmentOutput
 from ...generated.swift.models.show_hooks import ShowHooksInput, ShowHooksOutput
 from ...generated.swift.models.show_option import ShowOptionInput, ShowOptionOutput
-from ..tmux import settings
-from ..tmux.refs import Refs
+from ..tmux.objects import settings
+from ..tmux.objects.refs import Refs
 from .lookup import Lookups, given
 
 
@@ -18,12 +18,16 @@ class Settings:
 
     async def show_environment(self, params: ShowEnvironmentInput) -> ShowEnvironmentOutput:
         session_id = await self._session_id(given(params.session))
-        environment = await settings.show_environment(self.lookups().server, session_id)
+        server = self.lookups().server
+        scope = server if session_id is None else server.session(session_id)
+        environment = await scope.show_environment()
         return ShowEnvironmentOutput.model_validate({"environment": environment})
 
     async def show_hooks(self, params: ShowHooksInput) -> ShowHooksOutput:
         session_id = await self._session_id(given(params.session))
-        hooks = await settings.show_hooks(self.lookups().server, session_id)
+        server = self.lookups().server
+        scope = server if session_id is None else server.session(session_id)
+        hooks = await scope.show_hooks()
         return ShowHooksOutput.model_validate(
             {"hooks": [{"name": h.name, "index": h.index, "command": h.command} for h in hooks]}
         )
@@ -31,7 +35,8 @@ class Settings:
     async def show_option(self, params: ShowOptionInput) -> ShowOptionOutput:
         name = settings.check_option_name(params.name)
         flags = await self._option_flags(given(params.scope), given(params.target))
-        options = await settings.show_option(self.lookups().server, name, flags)
+        found = await self.lookups().server.read_option(name, flags)
+        options = found.options if found is not None else []
         return ShowOptionOutput.model_validate(
             {"options": [{"name": o.name, "value": o.value} for o in options]}
         )

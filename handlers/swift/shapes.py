@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tmux.formats import LinkRow, PaneRow, SessionRow
-from ..tmux.refs import Refs
+from ..tmux.objects.refs import Refs
+from ..tmux.objects.rows import LinkRow, PaneRow, SessionRow
 
 
 def pane(refs: Refs, row: PaneRow) -> dict[str, Any]:

@@ -18,8 +18,7 @@ from ...generated.swift.models.clear_pane_scrollback import (
 from ...generated.swift.models.kill_pane import KillPaneInput, KillPaneOutput
 from ...generated.swift.models.kill_session import KillSessionInput, KillSessionOutput
 from ...generated.swift.models.kill_window import KillWindowInput, KillWindowOutput
-from ..tmux import teardown
-from ..tmux.core import Tmux
+from ..tmux.objects.server import Tmux
 from ..tmux.policy.guard import Guard
 from .lookup import Lookups, given
 
@@ -43,7 +42,7 @@ class Teardown:
         guard = self._guard(params.force)
         if guard is not None:
             await guard.pane("kill_pane", pane.pane_id, override=FORCE)
-        await teardown.kill_pane(lookup.server, pane.pane_id, "paneId")
+        await lookup.server.pane(pane.pane_id, "paneId").kill_pane()
         return KillPaneOutput(deleted=True, paneId=pane.pane_id)
 
     async def kill_window(self, params: KillWindowInput) -> KillWindowOutput:
@@ -52,7 +51,7 @@ class Teardown:
         guard = self._guard(params.force)
         if guard is not None:
             await guard.whole_server("kill_window", f"window {window_id}", override=FORCE)
-        await teardown.kill_window(lookup.server, window_id, "windowId")
+        await lookup.server.window(window_id, "windowId").kill_window()
         return KillWindowOutput(deleted=True, windowId=window_id)
 
     async def kill_session(self, params: KillSessionInput) -> KillSessionOutput:
@@ -62,7 +61,7 @@ class Teardown:
         if guard is not None:
             what = f"session '{session.name}' ({session.session_id})"
             await guard.whole_server("kill_session", what, override=FORCE)
-        await teardown.kill_session(lookup.server, session.session_id, "session")
+        await lookup.server.session(session.session_id, "session").kill_session()
         return KillSessionOutput(deleted=True, sessionId=session.session_id)
 
     async def clear_pane_scrollback(
@@ -70,5 +69,5 @@ class Teardown:
     ) -> ClearPaneScrollbackOutput:
         lookup = self.lookups()
         pane_id = await lookup.pane_target(params.paneId)
-        await teardown.clear_history(lookup.server, pane_id, "paneId")
+        await lookup.server.pane(pane_id, "paneId").clear_history()
         return ClearPaneScrollbackOutput(deleted=True, paneId=pane_id)

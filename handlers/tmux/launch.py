@@ -40,9 +40,10 @@ from dataclasses import dataclass
 import anyio
 
 from ...errors import ToolError
-from .core import Server, Tmux, TmuxHandlers
+from ..lifecycle import TmuxHandlers
 from .errors import CommandFailed, TmuxUnavailable, is_no_server, unrunnable
 from .family import FamilyConfig
+from .objects.server import Server, Tmux
 from .transport.sockets import process_environ
 from .transport.ssh import SSH_FAILED, remote_for, tmux_command
 

@@ -1,4 +1,4 @@
-"""tmux ``wait-for`` channels: waiting on one with a deadline, and signalling one.
+"""tmux ``wait-for`` channels: waiting on one with a deadline, as a tmux process of its own.
 
 A wait is a ``tmux wait-for`` client process of its own: tmux answers it only when
 the channel is signalled. Over a control client ``wait-for`` returns at once (3.3a),
@@ -28,23 +28,12 @@ from collections.abc import AsyncIterator, Mapping
 import anyio
 import anyio.abc
 
-from ....errors import InvalidArgument
 from ..errors import CommandFailed, ConnectionLost, NoServer, is_no_server, no_server, unrunnable
 from .process import SubprocessTransport, feed
 from .sockets import Socket, process_environ
 from .ssh import SSH_FAILED, remote_for, tmux_invocation
 
 STDERR_READ = 1.0  # seconds to read a finished wait's error text
-
-
-def check_channel(channel: str, field: str = "channel") -> str:
-    """``channel`` unchanged, or ``InvalidArgument`` when it is empty. NUL never gets
-    here: the text rule refuses it before any handler runs."""
-    if not channel:
-        raise InvalidArgument(
-            field, channel, "is empty", "Pass the channel's name, e.g. 'build-done'."
-        )
-    return channel
 
 
 @contextlib.asynccontextmanager

@@ -5,7 +5,8 @@ as a double-quoted string the parser reads back literally: no variable, no home
 directory, no comment, no second command. (Whether a command then expands
 formats in an argument is that command's business, as it is over a subprocess.)
 Octal escapes keep the line printable ASCII. ``%output`` payloads come back with control bytes and ``\\``
-octal-escaped; ``unescape_output`` restores the bytes.
+octal-escaped; ``unescape_output`` restores the bytes. A tmux client refuses a
+command of more than about 16 KB, so a long value goes in ``pieces``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ def _escape_byte(byte: int) -> str:
         return chr(byte)
     return f"\\{byte:03o}"
 
+
+CHUNK_BYTES = 4000  # bytes per send-keys or set-buffer argument (a tmux command is ~16 KB at most)
 
 _QUOTE_TABLE = {byte: _escape_byte(byte) for byte in range(1, 256)}
 
@@ -53,3 +56,21 @@ def unescape_output(data: str) -> bytes:
     """The bytes of a ``%output`` payload: tmux writes ``\\NNN`` for control bytes and ``\\``."""
     raw = data.encode("utf-8", "surrogateescape")
     return _OCTAL.sub(lambda match: bytes([int(match.group(1), 8)]), raw)
+
+
+def pieces(text: str, limit: int = CHUNK_BYTES) -> list[str]:
+    """``text`` cut into runs of at most ``limit`` UTF-8 bytes, never inside a character
+    (none for empty text)."""
+    if text and len(text) * 4 <= limit:  # a character is at most 4 bytes: one run
+        return [text]
+    found: list[str] = []
+    start = size = 0
+    for at, char in enumerate(text):
+        width = len(char.encode("utf-8"))
+        if size + width > limit and at > start:
+            found.append(text[start:at])
+            start, size = at, 0
+        size += width
+    if start < len(text):
+        found.append(text[start:])
+    return found

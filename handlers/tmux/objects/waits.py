@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import NoServer, NotFound, TmuxError
-from .formats import PaneRow
-from .transport.sockets import Socket
+from ..errors import NoServer, NotFound, TmuxError
+from ..transport.sockets import Socket
+from .rows import PaneRow
 
 if TYPE_CHECKING:
-    from .core import Server
+    from .server import Server
 
 
 def server_went(socket: Socket, pane_id: str, waited: float) -> NoServer:

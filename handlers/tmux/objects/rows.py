@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .transport.formats import as_flag, as_int, format_of, parse_rows
+from ..transport.formats import as_flag, as_int, format_of, parse_rows
 
 SERVER_FIELDS: tuple[str, ...] = ("pid", "start_time")
 """Asked with every listing: ids restart with the server, so a ref names its server too."""
@@ -108,6 +108,26 @@ class PaneRow(Row):
     @property
     def window_active(self) -> bool:
         return self.raw["window_active"] == "1"
+
+
+FOLLOWED_FIELDS: tuple[str, ...] = (
+    "pane_id",
+    "window_id",
+    "session_id",
+    "pane_pid",
+    "pane_active",
+    "pane_dead",
+    "pane_dead_status",
+    "pane_current_command",
+    "alternate_on",
+    "history_size",
+    "cursor_y",
+    *SERVER_FIELDS,
+)
+"""The row a run or a wait reads while it follows a pane's output stream: what the
+stream's watch needs (session and window), whether the pane is dead and how it ended,
+which program is in front (a shell at its prompt, or a full-screen one), and where
+the cursor is."""
 
 
 SESSION_FIELDS: tuple[str, ...] = (

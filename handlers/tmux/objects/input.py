@@ -29,19 +29,21 @@ import os
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import anyio
 
-from ...errors import InvalidArgument, ToolError
-from .core import Server, Tmux
-from .errors import GONE_DURING_CALL, CommandFailed, InputRefused, NotFound, Refused
-from .formats import SERVER_FIELDS, PaneRow, pane_rows
-from .policy.guard import Guard, Place
-from .policy.ledger import Ledger
-from .transport.formats import cached_format, format_of, parse_rows
+from ....errors import InvalidArgument, ToolError
+from ..errors import GONE_DURING_CALL, CommandFailed, InputRefused, Refused
+from ..transport.quoting import CHUNK_BYTES, pieces
+from ..transport.sockets import Socket
+from .rows import SERVER_FIELDS, PaneRow, pane_rows
 
-SYNCHRONIZE = "synchronize-panes"
-CHUNK_BYTES = 4000  # bytes per send-keys or set-buffer argument (a tmux command is ~16 KB at most)
+if TYPE_CHECKING:
+    from .server import Server, Tmux
+from ..policy.guard import Guard, Place
+from ..policy.ledger import Ledger
+from ..transport.formats import cached_format, format_of, parse_rows
 
 INPUT_FIELDS: tuple[str, ...] = (
     "pane_id",
@@ -106,24 +108,6 @@ class Typing:
         return self.text.split("\n") if self.enter else []
 
 
-def pieces(text: str, limit: int = CHUNK_BYTES) -> list[str]:
-    """``text`` cut into runs of at most ``limit`` UTF-8 bytes, never inside a character
-    (none for empty text)."""
-    if text and len(text) * 4 <= limit:  # a character is at most 4 bytes: one run
-        return [text]
-    found: list[str] = []
-    start = size = 0
-    for at, char in enumerate(text):
-        width = len(char.encode("utf-8"))
-        if size + width > limit and at > start:
-            found.append(text[start:at])
-            start, size = at, 0
-        size += width
-    if start < len(text):
-        found.append(text[start:])
-    return found
-
-
 @dataclass(frozen=True, slots=True)
 class Recipients:
     """The pane named, then the other panes tmux copies its typed input to."""
@@ -177,12 +161,12 @@ class PaneInput:
             )
         except CommandFailed as exc:
             if exc.not_found:
-                raise _no_pane(server, pane_id, field, NOTHING_TYPED) from None
+                raise server.pane(pane_id, field).not_found(NOTHING_TYPED) from None
             raise
         rows = pane_rows(panes, INPUT_FIELDS)
         target = next((row for row in rows if row.pane_id == pane_id), None)
         if target is None:
-            raise _no_pane(server, pane_id, field, NOTHING_TYPED)
+            raise server.pane(pane_id, field).not_found(NOTHING_TYPED)
         panes_reached = cohort(rows, target) if amplify else (target,)
         return Recipients(target, panes_reached), parse_rows(clients, _VIEWER_FIELDS)
 
@@ -207,31 +191,31 @@ class PaneInput:
         """
         found, clients = await self.recipients(server, pane_id, field=field, amplify=amplify)
         if alone:
-            _check_alone(server, found, tool)
+            _check_alone(server.socket, found, tool)
         for row in found.panes:
-            self._check_state(server, row, found, tool)
+            self._check_state(server.socket, row, found, tool)
         for row in found.panes:
-            _check_viewers(server, row, clients, tool)
+            _check_viewers(server.socket, row, clients, tool)
         if not (interrupt or held):
             for row in found.panes:
-                self._check_free(server, row, found, tool)
+                self._check_free(server.socket, row, found, tool)
         await self._check_caller(server, found, tool, force)
         return found
 
-    def _check_free(self, server: Server, row: PaneRow, found: Recipients, tool: str) -> None:
+    def _check_free(self, socket: Socket, row: PaneRow, found: Recipients, tool: str) -> None:
         holder = self.ledger.holder(row.pane_id)
         if holder is not None:
             raise InputRefused(
                 f"Refused: {tool} into pane {row.pane_id}{_via(row, found)} on tmux "
-                f"{server.socket}: {holder} of this MCP server is using it (a command it typed "
+                f"{socket}: {holder} of this MCP server is using it (a command it typed "
                 "may still run after its call returned), and input now would land inside that. "
                 "Nothing was typed. Wait for it to finish (wait_for_text), stop it with send_keys "
                 "sending the key C-c alone, or choose another pane."
             )
 
     @staticmethod
-    def _check_state(server: Server, row: PaneRow, found: Recipients, tool: str) -> None:
-        where = f"pane {row.pane_id}{_via(row, found)} on tmux {server.socket}"
+    def _check_state(socket: Socket, row: PaneRow, found: Recipients, tool: str) -> None:
+        where = f"pane {row.pane_id}{_via(row, found)} on tmux {socket}"
         if row.flag("pane_dead") is True:
             raise InputRefused(
                 f"Refused: {tool} into {where}: the pane is dead (its program has exited and "
@@ -282,7 +266,7 @@ class PaneInput:
                 if self.ledger.holder(row.pane_id) is None:
                     stack.enter_context(self.ledger.reserve(row.pane_id, tool))
                 elif not interrupt:
-                    self._check_free(server, row, found, tool)
+                    self._check_free(server.socket, row, found, tool)
             yield
 
     async def send(
@@ -307,7 +291,7 @@ class PaneInput:
         )
         commands = typing.commands(pane_id)
         with self.holding(server, found, tool, typing.interrupt):
-            await _on_pane(server, pane_id, field, commands)
+            await server.pane(pane_id, field).run(*commands, note=GONE_DURING_CALL)
         lines = typing.submitted_lines()
         if lines:
             for recipient in found.ids:
@@ -334,51 +318,24 @@ class PaneInput:
         data = text + ("\n" if enter else "")
         if not data:
             return found
-        buffer = f"tmux-mcp-{os.getpid()}-{next(_buffers)}"
+        buffer = server.buffer(f"tmux-mcp-{os.getpid()}-{next(_buffers)}")
         pasted = False
         with self.holding(server, found, tool):
             try:
-                await server.run_many(*buffer_commands(buffer, data))
+                await buffer.set_buffer(data)
                 await self.check(
                     server, pane_id, tool=tool, field=field, amplify=False, force=force, held=True
                 )
-                paste = ("paste-buffer", "-p", "-d", "-b", buffer, "-t", pane_id)
-                await _on_pane(server, pane_id, field, [paste])
+                pane = server.pane(pane_id, field)
+                await buffer.paste_buffer(pane, bracket=True, delete=True)
                 pasted = True  # -d deleted the buffer
             finally:
-                if not pasted:
-                    with anyio.CancelScope(shield=True):
-                        await _delete_buffer(server, buffer)
+                if not pasted:  # one never made, or the server gone, leaves nothing to delete
+                    with anyio.CancelScope(shield=True), suppress(ToolError):
+                        await buffer.delete_buffer()
         if enter:
             self.ledger.submitted(pane_id, text.split("\n"))
         return found
-
-
-def buffer_commands(buffer: str, data: str) -> Iterator[tuple[str, ...]]:
-    """``set-buffer`` commands filling ``buffer`` with ``data``: the first sets, the rest append."""
-    for at, piece in enumerate(pieces(data)):
-        yield ("set-buffer", *(("-a",) if at else ()), "-b", buffer, "--", piece)
-
-
-async def _delete_buffer(server: Server, buffer: str) -> None:
-    """Delete ``buffer``; one never made, or the server gone, leaves nothing to delete."""
-    with suppress(ToolError):
-        await server.run("delete-buffer", "-b", buffer)
-
-
-async def _on_pane(
-    server: Server, pane_id: str, field: str, commands: Sequence[Sequence[str]]
-) -> None:
-    try:
-        await server.run_many(*commands)
-    except CommandFailed as exc:
-        if exc.not_found:
-            raise _no_pane(server, pane_id, field, GONE_DURING_CALL) from None
-        raise
-
-
-def _no_pane(server: Server, pane_id: str, field: str, note: str) -> NotFound:
-    return NotFound("pane", pane_id, socket=server.socket, field=field, note=note)
 
 
 def _via(row: PaneRow, found: Recipients) -> str:
@@ -388,21 +345,21 @@ def _via(row: PaneRow, found: Recipients) -> str:
     return f" (synchronized with {found.pane.pane_id}, so it would receive the same input)"
 
 
-def _check_alone(server: Server, found: Recipients, tool: str) -> None:
+def _check_alone(socket: Socket, found: Recipients, tool: str) -> None:
     """Refuse when synchronize-panes would copy the input to more panes than the one named."""
     if len(found.panes) == 1:
         return
     pane = found.pane
     others = ", ".join(found.ids[1:])
     raise InputRefused(
-        f"Refused: {tool} into pane {pane.pane_id} on tmux {server.socket}: synchronize-panes "
+        f"Refused: {tool} into pane {pane.pane_id} on tmux {socket}: synchronize-panes "
         f"copies what is typed there to {others} in window {pane.window_id}, and {tool} must "
         "type into one pane alone. Nothing was typed. Turn synchronize-panes off for the window "
         "(set_synchronize_panes), or choose a pane that is not synchronized."
     )
 
 
-def _check_viewers(server: Server, row: PaneRow, clients: list[dict[str, str]], tool: str) -> None:
+def _check_viewers(socket: Socket, row: PaneRow, clients: list[dict[str, str]], tool: str) -> None:
     """Refuse when an attached, non-control client shows ``row``: its window is that
     client's current window and, when the window is zoomed, ``row`` is the pane shown."""
     if row.flag("window_zoomed_flag") is True and not row.active:
@@ -411,7 +368,7 @@ def _check_viewers(server: Server, row: PaneRow, clients: list[dict[str, str]], 
         if client["client_control_mode"] == "1" or client["window_id"] != row.window_id:
             continue
         raise InputRefused(
-            f"Refused: {tool} into pane {row.pane_id} on tmux {server.socket}: tmux client "
+            f"Refused: {tool} into pane {row.pane_id} on tmux {socket}: tmux client "
             f"{client['client_name']} shows it (session {client['session_name']!r}), so a person "
             "may be typing there too. Nothing was typed. Choose a pane no attached client is "
             "showing, or have that client detach or switch window."
@@ -423,30 +380,6 @@ def sends_something(typing: Typing, field: str, value: object, next_step: str) -
     if typing.empty:
         raise InvalidArgument(field, value, "sends nothing", next_step)
     return typing
-
-
-async def set_synchronized(server: Server, window_id: str, enabled: bool, field: str) -> str:
-    """Set the window's synchronize-panes and read back what tmux holds (``on`` or ``off``)."""
-    try:
-        _, shown = await server.run_many(
-            ("set-option", "-w", "-t", window_id, SYNCHRONIZE, "on" if enabled else "off"),
-            ("show-options", "-w", "-v", "-t", window_id, SYNCHRONIZE),
-        )
-    except CommandFailed as exc:
-        if exc.not_found:
-            raise NotFound("window", window_id, socket=server.socket, field=field) from None
-        raise
-    return shown[0] if shown else ("on" if enabled else "off")
-
-
-async def synchronized_panes(server: Server, window_id: str) -> list[str]:
-    """The panes of the window whose synchronize-panes is on (a pane's own value wins over
-    the window's): typing into one of them reaches them all."""
-    fields = ("pane_id", "pane_synchronized")
-    rows = parse_rows(
-        await server.run("list-panes", "-t", window_id, "-F", format_of(fields)), fields
-    )
-    return [row["pane_id"] for row in rows if row["pane_synchronized"] == "1"]
 
 
 # Operations in one send_keys_batch: both families state it in prose only, not the schema.

@@ -37,14 +37,13 @@ from typing import Literal
 
 import anyio
 
-from ...errors import ToolError
-from .core import Server
-from .errors import NoServer, WatchLost
-from .followed import missing, pane_now
-from .formats import PaneRow
+from ....errors import InvalidArgument, ToolError
+from ..errors import NoServer, WatchLost
+from ..transport.events import Watch
+from ..transport.stream import KEEP_BYTES, PaneStream, plain
 from .input import PaneInput, Typing
-from .transport.events import Watch
-from .transport.stream import KEEP_BYTES, PaneStream, plain
+from .rows import FOLLOWED_FIELDS, PaneRow
+from .server import Server
 
 # The shells whose prompt takes the typed line, by the name tmux shows for the pane's
 # foreground process (a login shell's leading '-' dropped).
@@ -277,6 +276,10 @@ class ShellRun:
             raise self.error
         return self.result()
 
+    async def followed(self) -> PaneRow | None:
+        """The pane's row as it is now (None when it is gone)."""
+        return await self.server.pane(self.pane_id).display_message(FOLLOWED_FIELDS)
+
     def _feed(self, data: bytes) -> None:
         self.markers.feed(data)
         if self.markers.started:
@@ -304,7 +307,7 @@ class ShellRun:
         """Type the line, then read the stream until the end marker or the pane's end."""
         try:
             for attempt in range(WATCH_RESTARTS + 1):
-                pane = self.pane if attempt == 0 else await pane_now(self.server, self.pane_id)
+                pane = self.pane if attempt == 0 else await self.followed()
                 if pane is None or pane["pane_dead"] == "1":
                     self.outcome = "pane_closed"
                     return
@@ -364,7 +367,7 @@ class ShellRun:
                 return True
             if self.stream.maybe_gone:
                 self.stream.maybe_gone = False
-                pane = await pane_now(self.server, self.pane_id)
+                pane = await self.followed()
                 if pane is None or pane["pane_dead"] == "1":
                     self.outcome = "pane_closed"
                     return True
@@ -391,9 +394,10 @@ async def start_run(
     await checks.check(
         server, pane_id, tool=tool, field=field, amplify=True, alone=True, force=force
     )
-    pane = await settled(lambda: pane_now(server, pane_id))
+    target = server.pane(pane_id, field)
+    pane = await settled(lambda: target.display_message(FOLLOWED_FIELDS))
     if pane is None:
-        raise missing(server, pane_id, field)
+        raise target.not_found()
     flavour = flavour_of(pane)
     if flavour is None:
         return None
@@ -401,8 +405,6 @@ async def start_run(
 
 
 def check_command(command: str, field: str = "command") -> str:
-    from ...errors import InvalidArgument
-
     if "\0" in command:
         raise InvalidArgument(
             field, command, "contains a NUL byte, which no shell line can carry", "Remove it."
@@ -410,6 +412,3 @@ def check_command(command: str, field: str = "command") -> str:
     if not command.strip():
         raise InvalidArgument(field, command, "is blank", "Pass the command line to run.")
     return command
-
-
-__all__ = ["RunResult", "ShellRun", "ToolError", "check_command", "start_run"]

@@ -15,11 +15,10 @@ from typing import Literal
 import anyio
 import regex
 
-from ...errors import InvalidArgument
-from .capture import capture_lines
-from .core import Server
-from .errors import CommandFailed
-from .formats import PaneRow
+from ....errors import InvalidArgument
+from ..errors import NotFound
+from .rows import PaneRow
+from .server import Server
 
 MAX_PANES = 200
 MAX_MATCHES = 500
@@ -160,7 +159,7 @@ async def search(
 
     async def grab(pane: PaneRow) -> None:
         async with limiter:
-            texts[pane.pane_id] = await capture_lines(server, pane.pane_id, start=-scrollback)
+            texts[pane.pane_id] = await server.pane(pane.pane_id).capture_pane(-scrollback)
 
     async with anyio.create_task_group() as group:
         for pane in chosen:
@@ -231,10 +230,8 @@ async def read_bounded(
         height = pane.count("pane_height")
         async with limiter:
             try:
-                lines = await capture_lines(server, pane.pane_id, start=height - take)
-            except CommandFailed as exc:
-                if "can't find" not in exc.stderr:
-                    raise
+                lines = await server.pane(pane.pane_id).capture_pane(height - take)
+            except NotFound:
                 gone.add(pane.pane_id)  # gone since it was listed: skipped, not a cut
                 return
         texts[pane.pane_id] = lines[-take:] if take else []

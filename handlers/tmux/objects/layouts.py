@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ...errors import InvalidArgument, ToolError
+from ....errors import InvalidArgument, ToolError
 
 # The preset layouts, and the tmux version that knows them.
 LAYOUTS: dict[str, tuple[int, int]] = {

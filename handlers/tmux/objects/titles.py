@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from ...errors import InvalidArgument
+from ....errors import InvalidArgument
 
 
 def check_title(title: str, field: str = "title") -> str:

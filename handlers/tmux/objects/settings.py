@@ -1,5 +1,8 @@
 """Reading tmux's configuration: options, environment and hooks, values kept verbatim.
 
+The server and its sessions read their own (``Server.show_environment``,
+``Session.show_hooks``...); the rules of reading them live here.
+
 ``show-options`` without ``-v`` quotes values for tmux's own parser; rather
 than undo that quoting, names are listed first and each value is read raw.
 """
@@ -7,12 +10,15 @@ than undo that quoting, names are listed first and each value is read raw.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from ...errors import InvalidArgument
-from .core import Server
-from .errors import CommandFailed, TmuxError
+from ....errors import InvalidArgument
+from ..errors import CommandFailed, TmuxError
+
+if TYPE_CHECKING:
+    from .server import Server
 
 Scope = Literal["server", "global_session", "global_window", "session", "window", "pane"]
 
@@ -63,29 +69,6 @@ def _no_such_option(server: Server, name: str) -> TmuxError:
         "Check the name (see `man tmux`, OPTIONS), or pass another scope.",
         kind="invalid_input",
     )
-
-
-async def show_option(server: Server, name: str, flags: tuple[str, ...]) -> list[Option]:
-    """Every value of option ``name`` (an array option has one per index); [] if a user option is unset."""
-    try:
-        listed = await server.run("show-options", *flags, name)
-    except CommandFailed as exc:
-        if _is_unknown_option(exc):
-            if name.startswith("@"):
-                return []
-            raise _no_such_option(server, name) from None
-        raise
-    names: list[str] = []
-    for line in listed:
-        first = line.split(" ", 1)[0]
-        same = first == name or first.startswith(name.split("[", 1)[0] + "[")
-        if first and same and first not in names:
-            names.append(first)
-    options = []
-    for each in names:
-        value = await server.run("show-options", "-v", *flags, each)
-        options.append(Option(each, "\n".join(value)))
-    return options
 
 
 @dataclass(frozen=True)
@@ -140,17 +123,23 @@ async def read_option(server: Server, name: str, flags: tuple[str, ...]) -> Opti
     return OptionValue([Option(n, "\n".join(v)) for n, v in zip(names, values, strict=True)], True)
 
 
-def environment_scope(session_id: str | None) -> tuple[str, ...]:
-    return ("-t", session_id) if session_id is not None else ("-g",)
+async def set_and_show(server: Server, scope: Sequence[str], option: str, value: str) -> str:
+    """Set ``option`` in ``scope`` (``-g`` or ``-t TARGET``) and read back what tmux holds,
+    in one round trip."""
+    _, held = await server.run_many(
+        ("set-option", *scope, option, value), ("show-options", "-v", *scope, option)
+    )
+    return held[0] if held else value
 
 
-async def show_environment(server: Server, session_id: str | None) -> dict[str, str | None]:
-    """Variables as ``name -> value``; a variable marked for removal maps to None.
+async def read_shell_environment(server: Server, scope: Sequence[str]) -> dict[str, str | None]:
+    """Variables of ``scope`` (``-g`` or ``-t SESSION``) as ``name -> value``; a variable
+    marked for removal maps to None.
 
     Read in tmux's shell form (``-s``): a plain listing cannot tell a value's
     own newline from the start of the next variable.
     """
-    lines = await server.run("show-environment", "-s", *environment_scope(session_id))
+    lines = await server.run("show-environment", "-s", *scope)
     try:
         return parse_shell_environment("\n".join(lines))
     except ValueError as exc:
@@ -203,11 +192,6 @@ class Hook:
     name: str
     index: int
     command: str
-
-
-async def show_hooks(server: Server, session_id: str | None) -> list[Hook]:
-    """The hooks that are set (tmux also lists every unset hook name; those are skipped)."""
-    return parse_hooks(await server.run("show-hooks", *environment_scope(session_id)))
 
 
 def parse_hooks(lines: list[str]) -> list[Hook]:

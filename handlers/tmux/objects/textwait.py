@@ -18,14 +18,14 @@ from typing import Literal, Protocol
 
 import anyio
 
-from ... import progress
-from .core import Server
-from .errors import NoServer, WatchLost
-from .followed import pane_now
-from .formats import PaneRow
+from .... import progress
+from ..errors import NoServer, WatchLost
+from ..policy.ledger import Ledger
+from ..transport.stream import Lines, PaneStream
+from .pane import Pane
 from .patterns import MATCH_BUDGET
-from .policy.ledger import Ledger
-from .transport.stream import Lines, PaneStream
+from .rows import FOLLOWED_FIELDS, PaneRow
+from .server import Server
 
 Outcome = Literal["matched", "stopped", "deadline", "pane_closed", "present_at_entry", "pending"]
 PROGRESS_EVERY = 1.0
@@ -159,7 +159,9 @@ class TextWait:
                                     return found
                                 if self.stream.maybe_gone:
                                     self.stream.maybe_gone = False
-                                    now = await pane_now(self.server, self.pane_id)
+                                    now = await self.server.pane(self.pane_id).display_message(
+                                        FOLLOWED_FIELDS
+                                    )
                                     if now is None or now["pane_dead"] == "1":
                                         return Found("pane_closed")
                                     if now.session_id != watch.client.session_id:
@@ -170,7 +172,7 @@ class TextWait:
                         finally:
                             remove()
                 except WatchLost:
-                    pane = await pane_now(self.server, self.pane_id)
+                    pane = await self.server.pane(self.pane_id).display_message(FOLLOWED_FIELDS)
             return Found("pane_closed")
         except NoServer:
             return Found("pane_closed")
@@ -211,7 +213,7 @@ class TextWait:
         return anyio.current_time() - self.started
 
 
-async def screen_rows(server: Server, pane: PaneRow) -> tuple[list[str], int]:
-    """The visible rows as they read, and which of them holds the cursor."""
-    rows = await server.run("capture-pane", "-p", "-t", pane.pane_id)
-    return [row.rstrip() for row in rows], pane.count("cursor_y")
+async def screen_rows(pane: Pane, row: PaneRow) -> tuple[list[str], int]:
+    """The visible rows of ``pane`` as they read, and which of them holds the cursor
+    (``row``: the pane as last read)."""
+    return [line.rstrip() for line in await pane.capture_pane()], row.count("cursor_y")

@@ -11,15 +11,19 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import anyio
 
-from ...errors import InvalidArgument
-from .core import Server
-from .errors import CommandFailed
-from .formats import PaneRow
+from ....errors import InvalidArgument
+from ..errors import CommandFailed
+from ..transport.formats import SEP
+from .pane import Pane
 from .refs import Refs
-from .transport.formats import SEP
+from .rows import PaneRow
+
+if TYPE_CHECKING:
+    from .server import Server
 
 DEFAULT_MAX_LINES = 200
 ANCHOR_LINES = 3
@@ -46,30 +50,12 @@ def trim_blank_tail(lines: list[str]) -> list[str]:
     return lines[:end]
 
 
-async def capture_lines(
-    server: Server,
-    pane_id: str,
-    start: int | str | None = None,
-    end: int | str | None = None,
-    join_wrapped: bool = False,
-) -> list[str]:
-    """``capture-pane -p``: tmux line numbers (0 = top of the screen, negative = history)."""
-    args = ["capture-pane", "-p", "-t", pane_id]
-    if join_wrapped:
-        args.append("-J")
-    if start is not None:
-        args += ["-S", str(start)]
-    if end is not None:
-        args += ["-E", str(end)]
-    return await server.run(*args)
-
-
-async def capture_rows(server: Server, pane: PaneRow, first: int, last: int) -> list[str]:
-    """Rows ``first..last`` (content coordinates, inclusive) of a pane."""
+async def capture_rows(pane: Pane, row: PaneRow, first: int, last: int) -> list[str]:
+    """Rows ``first..last`` (content coordinates, inclusive) of ``pane`` (``row``: as last read)."""
     if last < first:
         return []
-    history = pane.count("history_size")
-    lines = await capture_lines(server, pane.pane_id, first - history, last - history)
+    history = row.count("history_size")
+    lines = await pane.capture_pane(first - history, last - history)
     wanted = last - first + 1
     return (lines + [""] * wanted)[:wanted]
 
@@ -174,55 +160,56 @@ class Rows:
         return self.lines[max(0, start - self.first) : max(0, stop - self.first)]
 
 
-async def _rows(server: Server, pane: PaneRow, first: int, stop: int) -> Rows:
-    return Rows(first, await capture_rows(server, pane, first, stop - 1))
+async def _rows(pane: Pane, row: PaneRow, first: int, stop: int) -> Rows:
+    return Rows(first, await capture_rows(pane, row, first, stop - 1))
 
 
-async def read_since(server: Server, pane: PaneRow, cursor: Cursor | None, max_lines: int) -> Since:
-    """Complete rows after ``cursor`` (all of them without one), newest ``max_lines`` kept.
+async def read_since(pane: Pane, row: PaneRow, cursor: Cursor | None, max_lines: int) -> Since:
+    """Complete rows of ``pane`` (``row``: as last read) after ``cursor`` (all of them
+    without one), newest ``max_lines`` kept.
 
     The usual case is one capture from the cursor's anchor to the frontier;
     a long gap is read as two short spans instead of everything in between.
     """
-    end = frontier(pane)
+    end = frontier(row)
     restarted = cursor is not None and (
-        cursor.server_tag != pane.server_tag or cursor.pane_pid != pane["pane_pid"]
+        cursor.server_tag != row.server_tag or cursor.pane_pid != row["pane_pid"]
     )
     tail = max(max_lines, ANCHOR_LINES)
     start, missed = 0, 0
     if cursor is not None and not restarted and cursor.row <= end:
         first = cursor.row - cursor.anchor_len
         if end - first <= tail + 2 * ANCHOR_LINES:
-            rows = await _rows(server, pane, first, end)
-            anchored = _fingerprint(rows.span(first, cursor.row)) == cursor.anchor
+            read = await _rows(pane, row, first, end)
+            anchored = _fingerprint(read.span(first, cursor.row)) == cursor.anchor
         else:
-            head = await _rows(server, pane, first, cursor.row)
+            head = await _rows(pane, row, first, cursor.row)
             anchored = _fingerprint(head.lines) == cursor.anchor
-            rows = await _rows(server, pane, end - tail, end)
+            read = await _rows(pane, row, end - tail, end)
         if anchored:
             start = cursor.row
         else:
-            start, missed = await _locate(server, pane, cursor, end)
-            rows = await _rows(server, pane, max(start, end - tail), end)
+            start, missed = await _locate(pane, row, cursor, end)
+            read = await _rows(pane, row, max(start, end - tail), end)
     elif cursor is not None and not restarted:
-        start, missed = await _locate(server, pane, cursor, end)
-        rows = await _rows(server, pane, max(start, end - tail), end)
+        start, missed = await _locate(pane, row, cursor, end)
+        read = await _rows(pane, row, max(start, end - tail), end)
     else:
-        rows = await _rows(server, pane, max(0, end - tail), end)
-    fresh = rows.span(max(start, end - max_lines), end)
-    anchor = rows.span(end - ANCHOR_LINES, end)
+        read = await _rows(pane, row, max(0, end - tail), end)
+    fresh = read.span(max(start, end - max_lines), end)
+    anchor = read.span(end - ANCHOR_LINES, end)
     return Since(
         fresh,
         max(0, end - start - max_lines),
         missed,
         restarted,
         Cursor(
-            pane.pane_id, pane.server_tag, pane["pane_pid"], end, _fingerprint(anchor), len(anchor)
+            row.pane_id, row.server_tag, row["pane_pid"], end, _fingerprint(anchor), len(anchor)
         ),
     )
 
 
-async def _locate(server: Server, pane: PaneRow, cursor: Cursor, end: int) -> tuple[int, int]:
+async def _locate(pane: Pane, row: PaneRow, cursor: Cursor, end: int) -> tuple[int, int]:
     """Where the cursor's row is now, and how many rows were lost before it could be read.
 
     Rows only move up (history dropping its oldest rows), so the cursor's row
@@ -232,7 +219,7 @@ async def _locate(server: Server, pane: PaneRow, cursor: Cursor, end: int) -> tu
     """
     if cursor.anchor_len == 0:
         return 0, 0
-    kept = await capture_rows(server, pane, 0, max(0, min(cursor.row, end) - 1))
+    kept = await capture_rows(pane, row, 0, max(0, min(cursor.row, end) - 1))
     for candidate in range(len(kept), cursor.anchor_len - 1, -1):
         if _fingerprint(kept[candidate - cursor.anchor_len : candidate]) == cursor.anchor:
             return candidate, 0
@@ -343,17 +330,17 @@ def _capture_args(pane_id: str, start: int | None, end: int | None) -> list[str]
     return args
 
 
-async def read_screen(server: Server, pane: PaneRow) -> tuple[list[str], Cursor]:
-    """The visible screen (blank rows under the output left out), and a cursor on the
-    cursor's row: the screen shows that row as it is now, a continued read hands it
-    out again once it is complete."""
-    history = pane.count("history_size")
-    bottom = history + max(pane.count("pane_height"), 1)
-    end = frontier(pane)
+async def read_screen(pane: Pane, row: PaneRow) -> tuple[list[str], Cursor]:
+    """The visible screen of ``pane`` (``row``: as last read; blank rows under the output
+    left out), and a cursor on the cursor's row: the screen shows that row as it is now,
+    a continued read hands it out again once it is complete."""
+    history = row.count("history_size")
+    bottom = history + max(row.count("pane_height"), 1)
+    end = frontier(row)
     first = max(0, min(end - ANCHOR_LINES, history))
-    rows = await _rows(server, pane, first, bottom)
-    anchor = rows.span(end - ANCHOR_LINES, end)
+    read = await _rows(pane, row, first, bottom)
+    anchor = read.span(end - ANCHOR_LINES, end)
     cursor = Cursor(
-        pane.pane_id, pane.server_tag, pane["pane_pid"], end, _fingerprint(anchor), len(anchor)
+        row.pane_id, row.server_tag, row["pane_pid"], end, _fingerprint(anchor), len(anchor)
     )
-    return trim_blank_tail(rows.span(history, bottom)), cursor
+    return trim_blank_tail(read.span(history, bottom)), cursor

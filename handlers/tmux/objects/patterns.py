@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import anyio
 import regex
 
-from ...errors import InvalidArgument
+from ....errors import InvalidArgument
 
 MATCHED_LINES = 20
 LINE_CHARS = 1000  # a reported matched line is cut to this many characters

@@ -1,18 +1,36 @@
-"""The tmux core's entry point: one ``Tmux`` per MCP server process.
+"""The tmux server as an object: ``Server``, the commands that act on a whole server,
+and the objects it holds; ``Tmux``, which hands out one ``Server`` per socket.
 
-It knows the caller, the default socket and one transport per socket, and
-hands out ``Server`` objects that speak to exactly one tmux server.
+A ``Server`` runs commands through its transport (``run``, ``run_many``...) and
+names its methods after the tmux commands they run (``list_sessions``,
+``kill_server``, ``new_session``, ``wait_for``...). ``pane``, ``window``,
+``session`` and ``buffer`` give the objects it holds by id, each remembering the
+argument that named it, so that one that is not there says so (``NotFound``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
+from typing import TypeVar
 
 import anyio
 
-from .errors import CommandFailed, TmuxUnavailable
-from .formats import (
+from ....errors import InvalidArgument
+from ..errors import CommandFailed, TmuxError, TmuxUnavailable
+from ..policy.caller import Caller, Relation
+from ..transport import kinds
+from ..transport.channels import wait_for
+from ..transport.control import ControlTransport
+from ..transport.events import OutputWatchers, Watch
+from ..transport.formats import cached_format, format_of, literal_format, parse_rows
+from ..transport.kinds import TRANSPORT_ENV, TRANSPORTS, Transport, UnknownTransport, is_read
+from ..transport.sockets import Socket, default_socket, socket_for_name, tmux_binary
+from ..transport.ssh import remote_for
+from ..transport.version import refusal_at_startup
+from .buffer import Buffer
+from .pane import Pane
+from .rows import (
     CLIENT_FORMAT,
     LINK_FIELDS,
     LINK_FORMAT,
@@ -28,18 +46,35 @@ from .formats import (
     pane_rows,
     session_rows,
 )
-from .policy.caller import Caller, Relation
-from .transport import kinds
-from .transport.control import ControlTransport
-from .transport.events import OutputWatchers, Watch
-from .transport.formats import cached_format, format_of, parse_rows
-from .transport.kinds import TRANSPORT_ENV, TRANSPORTS, Transport, UnknownTransport, is_read
-from .transport.sockets import Socket, default_socket, socket_for_name, tmux_binary
-from .transport.ssh import remote_for
-from .transport.version import refusal_at_startup
+from .session import Session
+from .settings import (
+    Hook,
+    OptionValue,
+    parse_hooks,
+    read_option,
+    read_shell_environment,
+    set_and_show,
+)
+from .targets import session_row
+from .window import Window
 
 # tmux's answer to a command that needs a session, on a server that has none.
 NO_CURRENT_TARGET = "no current target"
+# tmux's own bound for history-limit (options-table.c: INT_MAX).
+HISTORY_LIMIT_MAXIMUM = 2**31 - 1
+
+
+RowT = TypeVar("RowT", SessionRow, LinkRow, PaneRow)
+
+
+def check_channel(channel: str, field: str = "channel") -> str:
+    """``channel`` unchanged, or ``InvalidArgument`` when it is empty. NUL never gets
+    here: the text rule refuses it before any handler runs."""
+    if not channel:
+        raise InvalidArgument(
+            field, channel, "is empty", "Pass the channel's name, e.g. 'build-done'."
+        )
+    return channel
 
 
 # A step run once before a server's first command (e.g. starting it): see ``Tmux``.
@@ -47,7 +82,8 @@ Prepare = Callable[["Server"], Awaitable[None]]
 
 
 class Server:
-    """One tmux server, reached through its transport."""
+    """One tmux server, reached through its transport; ``tmux_bin`` and ``environ`` start
+    the tmux processes of its own a ``wait_for`` needs."""
 
     def __init__(
         self,
@@ -55,10 +91,15 @@ class Server:
         caller: Caller,
         watchers: OutputWatchers,
         prepare: Prepare | None = None,
+        *,
+        tmux_bin: str = "tmux",
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         self.transport = transport
         self.caller = caller
         self.watchers = watchers
+        self.tmux_bin = tmux_bin
+        self.environ = dict(environ or {})
         self._prepare = prepare
         self._prepared = anyio.Lock() if prepare is not None else None
 
@@ -120,20 +161,10 @@ class Server:
         lines = await self.run_listing("list-panes", *scope, "-F", cached_format(fields))
         return pane_rows(lines, fields)
 
-    async def pane(self, pane_id: str, fields: Sequence[str] = PANE_FIELDS) -> PaneRow | None:
-        """One pane's row (with ``fields``, as ``list_panes``), or None when it does not exist.
-
-        ``display-message -t`` does not fail for a missing pane (tmux 3.3a):
-        it expands the format with no pane, so the empty ``pane_id`` tells.
-        """
-        lines = await self.run("display-message", "-p", "-t", pane_id, cached_format(fields))
-        rows = pane_rows(lines, fields)
-        return rows[0] if rows and rows[0].pane_id == pane_id else None
-
     async def list_sessions(self) -> list[SessionRow]:
         return session_rows(await self.run("list-sessions", "-F", SESSION_FORMAT))
 
-    async def list_links(self, *scope: str, extra: Sequence[str] = ()) -> list[LinkRow]:
+    async def list_windows(self, *scope: str, extra: Sequence[str] = ()) -> list[LinkRow]:
         """``list-windows`` rows: one per (session, index) a window is linked at.
 
         ``extra`` names further format fields (ours, never a user's) to ask for; their
@@ -145,7 +176,7 @@ class Server:
         lines = await self.run_listing("list-windows", *scope, "-F", format_of(fields))
         return [LinkRow(raw) for raw in parse_rows(lines, fields)]
 
-    async def clients(self) -> list[ClientRow]:
+    async def list_clients(self) -> list[ClientRow]:
         """The attached clients, without this process's own control clients."""
         return self._others(await self.run_listing("list-clients", "-F", CLIENT_FORMAT))
 
@@ -187,6 +218,85 @@ class Server:
     def relation(self, pane_id: str, server_pid: int | str | None = None) -> Relation:
         """Whether ``pane_id`` here is the caller's pane (``server_pid``: this server's, if known)."""
         return self.caller.relation(self.socket, pane_id, server_pid)
+
+    # --- the objects it holds ------------------------------------------------------
+
+    def pane(self, pane_id: str, field: str = "pane_id") -> Pane:
+        """The pane ``pane_id`` (its shape checked by the caller), named by argument ``field``."""
+        return Pane(self, pane_id, field)
+
+    def window(self, window_id: str, field: str = "window_id") -> Window:
+        return Window(self, window_id, field)
+
+    def session(self, session_id: str, field: str = "session_id") -> Session:
+        return Session(self, session_id, field)
+
+    def buffer(self, name: str, field: str = "buffer_name") -> Buffer:
+        return Buffer(self, name, field)
+
+    async def find_session(self, value: str, field: str) -> SessionRow:
+        """The session ``value`` names, by id or exact name (``targets.session_named``)."""
+        return session_row(await self.list_sessions(), value, socket=self.socket, field=field)
+
+    # --- commands on the whole server ----------------------------------------------
+
+    async def kill_server(self) -> None:
+        await self.run("kill-server")
+
+    async def new_session(
+        self, name: str, *, field: str, options: Sequence[str] = ()
+    ) -> SessionRow:
+        """A detached session named ``name`` (checked by the caller); ``options`` are the
+        further flags (``-n``, ``-c``, ``-x``, ``-y``), already checked."""
+        args = ["new-session", "-d", "-P", "-F", SESSION_FORMAT, "-s", literal_format(name)]
+        try:
+            lines = await self.run(*args, *options)
+        except CommandFailed as exc:
+            if "duplicate session" in exc.stderr:
+                raise InvalidArgument(
+                    field,
+                    name,
+                    f"is already the name of a session on tmux {self.socket}",
+                    "Pick another name, or use that session (list_sessions shows it). "
+                    "Nothing was created.",
+                ) from None
+            raise
+        return self.made_one("session", session_rows(lines), lines, "list_sessions")
+
+    def made_one(self, what: str, rows: Sequence[RowT], lines: list[str], lister: str) -> RowT:
+        """The one row tmux described what it made with (``-P -F``)."""
+        if len(rows) != 1:
+            raise TmuxError(
+                f"tmux on {self.socket} made a {what} but did not say which (it answered "
+                f"{lines!r}). Call {lister} to find it."
+            )
+        return rows[0]
+
+    async def read_option(self, name: str, flags: Sequence[str]) -> OptionValue | None:
+        """Option ``name`` as ``show-options`` with ``flags`` sees it (``settings.read_option``)."""
+        return await read_option(self, name, tuple(flags))
+
+    async def show_environment(self) -> dict[str, str | None]:
+        """The global environment (``show-environment -g``; see ``settings``)."""
+        return await read_shell_environment(self, ("-g",))
+
+    async def show_hooks(self) -> list[Hook]:
+        """The global hooks that are set (``show-hooks -g``)."""
+        return parse_hooks(await self.run("show-hooks", "-g"))
+
+    async def set_history_limit(self, limit: int) -> str:
+        """history-limit for panes made from now on, globally; what tmux holds after
+        (``settings.set_and_show``: 3.3a reads it when a pane's grid is made)."""
+        return await set_and_show(self, ("-g",), "history-limit", str(limit))
+
+    async def wait_for(self, channel: str, timeout: float) -> bool:
+        """``wait-for CHANNEL``: True once it is signalled, False after ``timeout`` seconds
+        (a tmux process of its own: ``transport.channels``)."""
+        return await wait_for(self.socket, self.tmux_bin, self.environ, channel, timeout)
+
+    async def signal_channel(self, channel: str) -> None:
+        """``wait-for -S CHANNEL``: wake its waiters (or keep the signal for the next)."""
+        await self.run("wait-for", "-S", "--", channel)
 
 
 class Tmux:
@@ -251,20 +361,12 @@ class Tmux:
             )
             watchers = OutputWatchers(socket, self.tmux_bin, self.environ)
             prepare = self._prepare if socket == self._default else None
-            server = self._servers[socket.path] = Server(transport, self.caller, watchers, prepare)
+            server = self._servers[socket.path] = Server(
+                transport,
+                self.caller,
+                watchers,
+                prepare,
+                tmux_bin=self.tmux_bin,
+                environ=self.environ,
+            )
         return server
-
-
-class TmuxHandlers:
-    """The part every profile's handlers are composed with: where this process runs
-    (``instruction_facts``) and the one ``Tmux``, closed when the server stops (``aclose``)."""
-
-    def __init__(self, tmux: Tmux) -> None:
-        self.tmux = tmux
-
-    def instruction_facts(self) -> dict[str, str]:
-        """What the server instructions may state about where this process runs."""
-        return self.tmux.caller.facts()
-
-    async def aclose(self) -> None:
-        await self.tmux.aclose()

@@ -1,4 +1,10 @@
-"""What a command that starts a process in tmux takes from the agent: directory, environment.
+"""What a command that starts a process in tmux takes from the agent: names, sizes,
+directory, environment, all judged before any command runs, so a refused call changes nothing.
+
+Names and directories are taken literally: tmux 3.3a expands ``new-session -s``, ``-n``
+and ``-c`` as formats, so they go through ``literal_format``. Without a directory the
+new shell starts in this process's working directory, as it does when the family runs
+tmux as a subprocess of its own; with tmux on another host, where tmux puts it there.
 
 ``new-session``, ``new-window``, ``split-window`` and ``respawn-pane`` all take ``-c DIR``
 and ``-e NAME=value``. tmux 3.3a expands ``-c`` as a format (pass the result of
@@ -16,8 +22,12 @@ from collections.abc import Mapping
 
 import anyio
 
-from ...errors import InvalidArgument
-from .transport.ssh import remote_for
+from ....errors import InvalidArgument
+from ..transport.formats import literal_format
+from ..transport.ssh import remote_for
+from .layouts import WINDOW_MAXIMUM
+
+MAX_CELLS = WINDOW_MAXIMUM  # tmux's largest window size
 
 # What suppress_persistent_history sets: the value each variable must have.
 QUIET_HISTORY = {"HISTFILE": "", "fish_history": "", "fish_private_mode": "1"}
@@ -139,3 +149,81 @@ async def start_directory(
             "Pass the path of a directory that exists, or leave it out.",
         )
     return path
+
+
+# split-window's flags for each side the new pane may go (typed to let a profile add
+# its own entry for no side at all).
+SPLIT_FLAGS: dict[str | None, tuple[str, ...]] = {
+    "below": ("-v",),
+    "above": ("-v", "-b"),
+    "right": ("-h",),
+    "left": ("-h", "-b"),
+}
+
+
+def check_session_name(name: str, field: str = "session_name", *, optional: bool = True) -> str:
+    """A name tmux keeps as given: 3.3a turns ``:`` and ``.`` into ``_`` and writes a
+    backslash or control character as an escape, so a later exact match would fail."""
+    bad = sorted({c for c in name if c in ":.\\" or is_control(c)})
+    if not name or bad:
+        rule = "is empty" if not name else f"contains {', '.join(map(repr, bad))}"
+        other = ", or leave it out" if optional else ""
+        raise InvalidArgument(
+            field,
+            name,
+            f"{rule}; tmux would change such a name",
+            f"Pick a name without ':', '.', '\\' or control characters{other}.",
+        )
+    return name
+
+
+def check_cells(field: str, flag: str, value: int | None) -> list[str]:
+    """``flag value`` for a size in cells, 1 to tmux's largest; nothing when not given."""
+    if value is None:
+        return []
+    if not 1 <= value <= MAX_CELLS:
+        raise InvalidArgument(
+            field,
+            value,
+            f"is not between 1 and {MAX_CELLS}",
+            "Pass a size in cells, or leave it out.",
+        )
+    return [flag, str(value)]
+
+
+def check_percent(value: int | None, field: str = "percent") -> list[str]:
+    """``-l N%`` for split-window: a share of the split pane, 1 to 100."""
+    if value is None:
+        return []
+    if not 1 <= value <= 100:
+        raise InvalidArgument(
+            field,
+            value,
+            "is not a percentage from 1 to 100",
+            "Pass e.g. 30 for 30% of the pane, or leave it out for half.",
+        )
+    return ["-l", f"{value}%"]
+
+
+def split_flags(direction: str | None) -> tuple[str, ...]:
+    return SPLIT_FLAGS[direction or "below"]
+
+
+async def directory_args(given: str | None, field: str, environ: Mapping[str, str]) -> list[str]:
+    """``-c DIR``: the directory given (checked on tmux's host, then spelled literally),
+    else this process's own working directory; nothing when even that is gone, or when
+    tmux runs on another host."""
+    if given is not None:
+        return ["-c", literal_format(await start_directory(given, environ, field))]
+    if remote_for(environ) is not None:
+        return []
+    try:
+        here = os.getcwd()
+    except OSError:  # our directory was removed: let tmux pick
+        return []
+    return ["-c", literal_format(here)]
+
+
+def literal_name(field: str, name: str | None) -> list[str]:
+    """``-n NAME`` for a window name given literally; nothing when not given."""
+    return [] if name is None else ["-n", literal_format(no_nul(field, name))]

@@ -15,7 +15,7 @@ import hmac
 import secrets
 from dataclasses import dataclass
 
-from ...errors import InvalidArgument
+from ....errors import InvalidArgument
 
 PREFIX = "tmr1"
 KINDS = {"pane": "p", "window": "w", "session": "s", "link": "l"}

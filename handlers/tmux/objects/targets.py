@@ -1,4 +1,4 @@
-"""Turning the ids and names an agent gives into panes and windows of one server.
+"""Turning the ids and names an agent gives into the panes, windows and sessions of one server.
 
 Shapes are checked before any tmux command runs. Names are matched exactly
 in Python, never handed to tmux's target parser, which would match prefixes
@@ -10,12 +10,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from ...errors import InvalidArgument, ToolError
-from .core import Server
-from .errors import CommandFailed, NotFound, no_sessions
-from .formats import PANE_FIELDS, LinkRow, PaneRow, SessionRow, each_pane_once
+from ....errors import InvalidArgument, ToolError
+from ..errors import NotFound, no_sessions
+from .pane import ACTIVE_ONLY
+from .rows import PANE_FIELDS, LinkRow, PaneRow, SessionRow
+from .window import WindowPanes
+
+if TYPE_CHECKING:
+    from .server import Server
 
 PANE_ID = re.compile(r"^%[0-9]+\Z")
 WINDOW_ID = re.compile(r"^@[0-9]+\Z")
@@ -146,46 +150,65 @@ class WindowSelector:
         if self.session_id is not None:
             check_session_id(self.session_id)
 
+    async def resolve_window(
+        self, server: Server, only: str | None = None, fields: Sequence[str] = PANE_FIELDS
+    ) -> WindowPanes:
+        """The window this names on ``server``; with nothing named, the first session's
+        active window.
 
-@dataclass(frozen=True)
-class Window:
-    """The panes of one window, in tmux's order (by pane index)."""
+        ``only`` is a fixed ``list-panes -f`` filter of ours (never a caller's value):
+        for a window named by id, tmux then formats just the panes the caller will
+        look at, which is most of what a listing costs it. Other selectors need
+        every pane to find the window, so they get every pane. ``fields`` are the
+        fields its panes hold (``TARGET_FIELDS`` and what the caller reads).
+        """
+        if self.window_id is not None:
+            return await server.window(self.window_id).list_panes(only=only, fields=fields)
+        rows = await server.list_panes("-a", fields=fields)
+        if not rows:
+            raise no_sessions(server.socket)
+        session_id = self._session_id(rows, server.socket)
+        in_session = [row for row in rows if row.session_id == session_id]
+        if self.window_index is not None:
+            in_window = [row for row in in_session if row.raw["window_index"] == self.window_index]
+            if not in_window:
+                name = in_session[0].raw["session_name"]
+                raise NotFound(
+                    "window",
+                    self.window_index,
+                    socket=server.socket,
+                    field="window_index",
+                    by="index",
+                    within=f"session {name!r} ({session_id})",
+                )
+            return WindowPanes.of(in_window[0].window_id, in_window)
+        active = [row for row in in_session if row.window_active]
+        return WindowPanes.of((active or in_session)[0].window_id, active or in_session)
 
-    window_id: str
-    panes: tuple[PaneRow, ...]
+    def _session_id(self, rows: list[PaneRow], socket: object) -> str:
+        if self.session_id is not None:
+            if not any(row.session_id == self.session_id for row in rows):
+                raise NotFound("session", self.session_id, socket=socket, field="session_id")
+            return self.session_id  # a session_name beside it agrees (check_session_pair)
+        if self.session_name is not None:
+            match = [row for row in rows if row.raw["session_name"] == self.session_name]
+            if not match:
+                raise NotFound(
+                    "session", self.session_name, socket=socket, field="session_name", by="name"
+                )
+            return match[0].session_id
+        return rows[0].session_id
 
-    @property
-    def active_pane(self) -> PaneRow:
-        for pane in self.panes:
-            if pane.active:
-                return pane
-        return self.panes[0]
+    async def resolve_pane(
+        self, server: Server, pane_id: str | None = None, fields: Sequence[str] = PANE_FIELDS
+    ) -> PaneRow:
+        """The pane a call names: ``pane_id``, else the active pane of the window this
+        names (with nothing named, the first session's active window), as tmux would
+        pick. ``fields`` as for ``resolve_window``."""
+        if pane_id is not None:
+            return await server.pane(check_pane_id(pane_id)).row(fields)
+        return (await self.resolve_window(server, ACTIVE_ONLY, fields)).active_pane
 
-    def pane(self, pane_id: str) -> PaneRow | None:
-        return next((pane for pane in self.panes if pane.pane_id == pane_id), None)
-
-
-def _window(window_id: str, rows: list[PaneRow]) -> Window:
-    panes = each_pane_once(row for row in rows if row.window_id == window_id)
-    return Window(window_id, tuple(sorted(panes, key=lambda row: row.index)))
-
-
-async def window_of_pane(server: Server, pane_id: str, field: str = "pane_id") -> Window:
-    """The window holding ``pane_id`` (already shape-checked)."""
-    try:
-        rows = await server.list_panes("-t", pane_id)
-    except CommandFailed as exc:
-        if exc.not_found:
-            raise NotFound("pane", pane_id, socket=server.socket, field=field) from None
-        raise
-    window_ids = {row.window_id for row in rows if row.pane_id == pane_id}
-    if not window_ids:
-        raise NotFound("pane", pane_id, socket=server.socket, field=field)
-    return _window(window_ids.pop(), rows)
-
-
-ACTIVE_ONLY = "#{pane_active}"
-"""A ``list-panes -f`` filter: tmux formats the window's active pane and skips the rest."""
 
 TARGET_FIELDS: tuple[str, ...] = (
     "pane_id",
@@ -198,91 +221,3 @@ TARGET_FIELDS: tuple[str, ...] = (
     "session_name",
 )
 """The pane fields resolving a target reads: a caller's ``fields`` must include them."""
-
-
-async def resolve_window(
-    server: Server,
-    selector: WindowSelector,
-    only: str | None = None,
-    fields: Sequence[str] = PANE_FIELDS,
-) -> Window:
-    """The window a selector names; with nothing named, the first session's active window.
-
-    ``only`` is a fixed ``list-panes -f`` filter of ours (never a caller's value):
-    for a window named by id, tmux then formats just the panes the caller will
-    look at, which is most of what a listing costs it. Other selectors need
-    every pane to find the window, so they get every pane. ``fields`` are the
-    fields its panes hold (``TARGET_FIELDS`` and what the caller reads).
-    """
-    if selector.window_id is not None:
-        try:
-            scope = ("-t", selector.window_id)
-            rows = await server.list_panes(*scope, *(("-f", only) if only else ()), fields=fields)
-            if only and not rows:  # nothing passed the filter: a window is never empty
-                rows = await server.list_panes(*scope, fields=fields)
-        except CommandFailed as exc:
-            if exc.not_found:
-                raise NotFound(
-                    "window", selector.window_id, socket=server.socket, field="window_id"
-                ) from None
-            raise
-        return _window(selector.window_id, rows)
-
-    rows = await server.list_panes("-a", fields=fields)
-    if not rows:
-        raise no_sessions(server.socket)
-    session_id = _session_id(server, selector, rows)
-    in_session = [row for row in rows if row.session_id == session_id]
-    if selector.window_index is not None:
-        in_window = [row for row in in_session if row.raw["window_index"] == selector.window_index]
-        if not in_window:
-            name = in_session[0].raw["session_name"]
-            raise NotFound(
-                "window",
-                selector.window_index,
-                socket=server.socket,
-                field="window_index",
-                by="index",
-                within=f"session {name!r} ({session_id})",
-            )
-        return _window(in_window[0].window_id, in_window)
-    active = [row for row in in_session if row.window_active]
-    return _window((active or in_session)[0].window_id, active or in_session)
-
-
-def _session_id(server: Server, selector: WindowSelector, rows: list[PaneRow]) -> str:
-    if selector.session_id is not None:
-        match = [row for row in rows if row.session_id == selector.session_id]
-        if not match:
-            raise NotFound("session", selector.session_id, socket=server.socket, field="session_id")
-        return selector.session_id  # a session_name beside it agrees (check_session_pair)
-    if selector.session_name is not None:
-        match = [row for row in rows if row.raw["session_name"] == selector.session_name]
-        if not match:
-            raise NotFound(
-                "session",
-                selector.session_name,
-                socket=server.socket,
-                field="session_name",
-                by="name",
-            )
-        return match[0].session_id
-    return rows[0].session_id
-
-
-async def resolve_pane(
-    server: Server,
-    pane_id: str | None,
-    selector: WindowSelector,
-    fields: Sequence[str] = PANE_FIELDS,
-) -> PaneRow:
-    """The pane a call names: ``pane_id``, else the active pane of the window the selector
-    names (with nothing named, the first session's active window), as tmux would pick.
-    ``fields`` as for ``resolve_window``."""
-    if pane_id is not None:
-        check_pane_id(pane_id)
-        row = await server.pane(pane_id, fields)
-        if row is None:
-            raise NotFound("pane", pane_id, socket=server.socket, field="pane_id")
-        return row
-    return (await resolve_window(server, selector, ACTIVE_ONLY, fields)).active_pane
