@@ -6,7 +6,7 @@ from ...generated.rust.models.resource_capabilities import (
     CapabilitiesResourceResult,
     CapabilitiesResourceVariables,
 )
-from ..tmux.capabilities import CapabilityDocument
+from ..libtmux_family.capabilities import CapabilityDocument
 
 
 class Capabilities:

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...generated.rust.registry import DEFAULT_TOOLSETS
-from ..services import StartupRefused
-from ..tmux.family import (
+from ..libtmux_family.config import (
     FamilyConfig,
     family_config,
     list_problems,
     retired_problems,
     socket_problems,
 )
+from ..services import StartupRefused
 
 # Variables of earlier releases of the family: set, they would silently mean nothing.
 RETIRED = {

@@ -14,9 +14,9 @@ from ...generated import swift as generated_swift
 from ...generated.swift.interface import SwiftProfileHandlers
 from ...generated.swift.registry import TOOLSETS
 from ..compose import compose
+from ..libtmux_family.capabilities import CapabilityDocument
+from ..libtmux_family.launch import Pin, PinnedLifecycle
 from ..services import Runtime
-from ..tmux.capabilities import CapabilityDocument
-from ..tmux.launch import Pin, PinnedLifecycle
 from ..tmux.objects.refs import Refs
 from ..tmux.objects.server import Tmux
 from ..tmux.policy.ledger import Ledger

@@ -19,9 +19,9 @@ from typing import Any
 
 from ...errors import ToolError
 from ..services import Runtime
-from .family import FamilyConfig
+from ..tmux.objects.server import Tmux
+from .config import FamilyConfig
 from .launch import Pin
-from .objects.server import Tmux
 
 CAPABILITY_KEY = "com.git-pull.libtmux-mcp/capability"
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")

@@ -19,8 +19,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from ...toolsets import EXCLUDE_TOOLS_ENV, TOOLS_ENV, TOOLSETS_ENV
-from .errors import TmuxUnavailable
-from .transport.sockets import (
+from ..tmux.errors import TmuxUnavailable
+from ..tmux.transport.sockets import (
     SOCKET_ENV,
     SOCKET_PATH_ENV,
     Socket,
@@ -28,7 +28,7 @@ from .transport.sockets import (
     path_socket,
     tmux_binary,
 )
-from .transport.ssh import remote_for
+from ..tmux.transport.ssh import remote_for
 
 DEDICATED_SOCKET = "libtmux-mcp"
 CONFIG_ENV = "LIBTMUX_TMUX_CONFIG"

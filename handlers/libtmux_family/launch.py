@@ -41,11 +41,11 @@ import anyio
 
 from ...errors import ToolError
 from ..lifecycle import TmuxHandlers
-from .errors import CommandFailed, TmuxUnavailable, is_no_server, unrunnable
-from .family import FamilyConfig
-from .objects.server import Server, Tmux
-from .transport.sockets import process_environ
-from .transport.ssh import SSH_FAILED, remote_for, tmux_command
+from ..tmux.errors import CommandFailed, TmuxUnavailable, is_no_server, unrunnable
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.transport.sockets import process_environ
+from ..tmux.transport.ssh import SSH_FAILED, remote_for, tmux_command
+from .config import FamilyConfig
 
 OWNER_ENV = "LIBTMUX_MCP_OWNER"
 OWNER_OPTION = "@libtmux_mcp_owner"
