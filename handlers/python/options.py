@@ -1,10 +1,13 @@
-"""tmux's configuration as it stands: options, environment, hooks.
+"""tmux's configuration as it stands, and setting it: options, environment, hooks,
+and format strings expanded against a pane.
 
 Targets are resolved before tmux sees them: a pane or window id goes as it
 is, anything else must name a session exactly (by id or by name, matched
 here, never by tmux's target parser, which matches prefixes and patterns).
 With no target, a scoped read uses the first session's active pane, as tmux
 would pick, whichever client this server happens to reach tmux through.
+Option and variable names and values follow ``--``, so one starting with ``-`` is
+not read as a flag.
 """
 
 from __future__ import annotations
@@ -14,37 +17,32 @@ from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 from ...errors import InvalidArgument
-from ...generated.python.models.show_environment import (
-    ShowEnvironmentInput,
-    ShowEnvironmentOutput,
-)
-from ...generated.python.models.show_hook import (
-    ShowHookInput,
-    ShowHookOutput,
-    ShowHookOutputEntry,
-)
+from ...generated.python.models.display_message import DisplayMessageInput, DisplayMessageOutput
+from ...generated.python.models.set_environment import SetEnvironmentInput, SetEnvironmentOutput
+from ...generated.python.models.set_option import SetOptionInput, SetOptionOutput
+from ...generated.python.models.show_environment import ShowEnvironmentInput, ShowEnvironmentOutput
+from ...generated.python.models.show_hook import ShowHookInput, ShowHookOutput, ShowHookOutputEntry
 from ...generated.python.models.show_hooks import (
     ShowHooksInput,
     ShowHooksOutput,
     ShowHooksOutputEntry,
 )
 from ...generated.python.models.show_option import ShowOptionInput, ShowOptionOutput
-from ..tmux.errors import CommandFailed, NotFound
+from ..tmux.errors import CommandFailed, NotFound, TmuxError
 from ..tmux.objects import settings
+from ..tmux.objects.pane import ACTIVE_ONLY
 from ..tmux.objects.server import Server, Tmux
-from ..tmux.objects.targets import (
-    PANE_ID,
-    WINDOW_ID,
-    WindowSelector,
-    session_named,
-)
+from ..tmux.objects.spawn import check_variable_name, no_nul
+from ..tmux.objects.targets import PANE_ID, WINDOW_ID, WindowSelector, check_pane_id, session_named
+from ..tmux.transport.formats import counts_clients
+from .targets import selector_of
 
 T = TypeVar("T")
 
 INTEGER = re.compile(r"^-?[0-9]+\Z")
 
 
-class ConfigTools:
+class OptionTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
@@ -72,19 +70,46 @@ class ConfigTools:
         )
         return ShowOptionOutput(option=params.option, value=option_value(name, read))
 
+    async def set_option(self, params: SetOptionInput) -> SetOptionOutput:
+        name = settings.check_option_name(params.option, "option")
+        value = no_nul("value", params.value)
+        server = self.tmux.server(params.socket_name)
+        flags = list(settings.scope_flags(params.scope))
+        if params.global_:
+            flags.append("-g")
+        scoped = not params.global_ and params.scope != "server"
+        flags += await target_flags(server, params.target, default=scoped)
+        try:
+            await on_target(
+                server, params.target, server.run("set-option", *flags, "--", name, value)
+            )
+        except CommandFailed as exc:
+            raise option_error(server, params, exc) from None
+        return SetOptionOutput(option=params.option, value=params.value, status="set")
+
     async def show_environment(self, params: ShowEnvironmentInput) -> ShowEnvironmentOutput:
         server = self.tmux.server(params.socket_name)
         session_id = None
         if params.session_id is not None or params.session_name is not None:
-            # A session_name beside a session_id names the same session (check_session_pair).
-            name = params.session_name if params.session_id is None else None
-            selector = WindowSelector(session_name=name, session_id=params.session_id)
+            selector = selector_of(None, params.session_name, params.session_id)
             session_id = (await selector.resolve_window(server)).panes[0].session_id
         scope = server if session_id is None else server.session(session_id)
         environment = await scope.show_environment()
         return ShowEnvironmentOutput(
             variables={key: True if value is None else value for key, value in environment.items()}
         )
+
+    async def set_environment(self, params: SetEnvironmentInput) -> SetEnvironmentOutput:
+        name = check_variable_name("name", no_nul("name", params.name))
+        value = no_nul("value", params.value)
+        server = self.tmux.server(params.socket_name)
+        session_id = None  # the global environment
+        if params.session_id is not None or params.session_name is not None:
+            selector = selector_of(None, params.session_name, params.session_id)
+            session_id = (await selector.resolve_window(server, ACTIVE_ONLY)).active_pane.session_id
+        scope = ("-g",) if session_id is None else ("-t", session_id)
+        await server.run("set-environment", *scope, "--", name, value)
+        return SetEnvironmentOutput(name=params.name, value=params.value, status="set")
 
     async def show_hooks(self, params: ShowHooksInput) -> ShowHooksOutput:
         """The hooks set in a scope. With no scope, both tables ``set-hook`` writes to
@@ -147,6 +172,31 @@ class ConfigTools:
                 if hook.name == base and wanted in (None, hook.index)
             ]
         )
+
+    async def display_message(self, params: DisplayMessageInput) -> DisplayMessageOutput:
+        """The format is expanded by ``list-panes -t <pane> -f <that pane only> -F <format>``
+        rather than ``display-message -p``: list-panes expands formats without a client, so
+        ``#{client_*}`` are empty whichever transport asked (display-message would describe
+        this server's own control client over one transport and tmux's "best" client over
+        the other), and a format expanding to several lines comes back whole. A format
+        naming a variable that counts attached clients runs with this process's clients
+        detached (``Server.run_unattached``), so that it counts only other clients."""
+        check_format(params.format_string)
+        selector = selector_of(params.window_id, params.session_name, params.session_id)
+        server = self.tmux.server(params.socket_name)
+        if params.pane_id is not None:
+            pane_id = check_pane_id(params.pane_id)
+        else:
+            pane_id = (await selector.resolve_pane(server, None)).pane_id
+        only = f"#{{==:#{{pane_id}},{pane_id}}}"  # pane_id is '%' and digits: checked above
+        run = server.run_unattached if counts_clients(params.format_string) else server.run
+        try:
+            lines = await run("list-panes", "-t", pane_id, "-f", only, "-F", params.format_string)
+        except CommandFailed as exc:
+            if exc.not_found:
+                raise NotFound("pane", pane_id, socket=server.socket, field="pane_id") from None
+            raise
+        return DisplayMessageOutput(result="\n".join(lines))
 
 
 def option_value(name: str, read: settings.OptionValue | None) -> Any:
@@ -215,3 +265,48 @@ async def on_target(server: Server, target: str | None, work: Awaitable[T]) -> T
             raise
         kind = "pane" if target.startswith("%") else "window"
         raise NotFound(kind, target, socket=server.socket, field="target") from None
+
+
+def option_error(server: Server, params: SetOptionInput, exc: CommandFailed) -> TmuxError:
+    """tmux's refusal of a set-option, worded for the agent."""
+    if "invalid option" in exc.stderr or "unknown option" in exc.stderr:
+        return TmuxError(
+            f"tmux on {server.socket} has no option named {params.option!r} (from `option`): "
+            f"{exc.stderr}. Check the name (see `man tmux`, OPTIONS), or prefix a user "
+            "option with '@'."
+        )
+    if "ambiguous option" in exc.stderr:
+        return TmuxError(
+            f"{params.option!r} (from `option`) matches several tmux options on "
+            f"{server.socket} ({exc.stderr}). Pass the option's full name."
+        )
+    return TmuxError(
+        f"tmux on {server.socket} refused {params.option}={params.value!r}: {exc.stderr}. "
+        "Check the value against the option's type (see `man tmux`, OPTIONS), the scope "
+        "and the target."
+    )
+
+
+# `#{E:option}` and `#{T:option}` expand an option's value as a format, and a value may
+# hold `#(...)`: a shell command the caller never wrote. Modifiers follow `#{` or a `;`.
+_EXPANDS_OPTION = re.compile(r"(?:#\{|;)[ET][:;]")
+
+
+def check_format(format_string: str) -> str:
+    """Refuse a format that would make tmux run a shell command (nothing is run)."""
+    if "#(" in format_string:
+        raise InvalidArgument(
+            "format_string",
+            format_string,
+            "contains '#(', which makes tmux run a shell command; shell commands are refused",
+            "Remove the #(...) part; to run a command in a pane use the tools that send keys.",
+        )
+    if _EXPANDS_OPTION.search(format_string):
+        raise InvalidArgument(
+            "format_string",
+            format_string,
+            "uses the E: or T: modifier, which expands an option's value as a format and may "
+            "run the shell commands (#(...)) it holds; those modifiers are refused",
+            "Read the option with show_option instead, or ask for the variables directly.",
+        )
+    return format_string

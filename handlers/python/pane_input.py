@@ -1,19 +1,25 @@
-"""Typing into panes: send_keys and send_keys_batch.
+"""Typing into panes: send_keys, send_keys_batch and paste_text.
 
-Both use ``send-keys``: ``-l`` for text, a bare argument for a key name, always
+send_keys uses ``send-keys``: ``-l`` for text, a bare argument for a key name, always
 after ``--`` so a value starting with ``-`` is never a flag. tmux expands nothing
 in send-keys arguments (no ``-F``), and every value travels as an argument of its
 own, so ``#{…}``, ``#(…)`` and ``;`` are typed as they are. Long text goes in
 pieces: a tmux client refuses a command of more than about 16 KB.
+
+paste_text pastes through a paste buffer of its own, with a random name, deleted by
+``paste-buffer -d``; its text is written with ``set-buffer`` (``Buffer.set_buffer``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import secrets
 
 import anyio
 
 from ...errors import InvalidArgument, ToolError
+from ...generated.python.models.paste_text import PasteTextInput, PasteTextOutput
 from ...generated.python.models.send_keys import SendKeysInput, SendKeysOutput
 from ...generated.python.models.send_keys_batch import (
     SendKeysBatchInput,
@@ -24,7 +30,8 @@ from ...generated.python.models.send_keys_batch import (
 from ..tmux.objects.server import Server, Tmux
 from ..tmux.objects.targets import WindowSelector, check_pane_id, check_session_pair
 from ..tmux.transport.quoting import CHUNK_BYTES, pieces
-from .targeting import aim, checked_timeout, on_pane, selector_of, target_pane, typeable
+from .arguments import checked_timeout, typeable
+from .targets import aim, selector_of, target_pane
 
 
 def key_commands(
@@ -58,12 +65,12 @@ async def send(
         pane_id, keys, literal=literal, enter=enter, suppress_history=suppress_history
     )
     if commands:
-        await on_pane(server, pane_id, *commands)
+        await server.pane(pane_id).run(*commands)
     else:  # nothing to type: still name a missing pane
         await server.pane(pane_id).row(("pane_id",))
 
 
-class KeyTools:
+class PaneInputTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
@@ -184,3 +191,20 @@ class KeyTools:
         return SendKeysBatchOutputResult(
             index=index, pane_id=pane_id, success=False, error=error, elapsed_seconds=0.0
         )
+
+    async def paste_text(self, params: PasteTextInput) -> PasteTextOutput:
+        text = typeable("text", params.text, nul=True)
+        if not text:
+            raise InvalidArgument("text", text, "is empty", "Pass the text to paste.")
+        server, pane_id = await aim(self.tmux, params)
+        buffer = server.buffer(f"tcm-paste-{secrets.token_hex(8)}")
+        await buffer.set_buffer(text)
+        try:
+            await buffer.paste_buffer(
+                server.pane(pane_id), bracket=params.bracket is not False, delete=True
+            )
+        except BaseException:
+            with anyio.CancelScope(shield=True), contextlib.suppress(ToolError):
+                await buffer.delete_buffer()
+            raise
+        return PasteTextOutput(result=f"Text pasted to pane {pane_id}")

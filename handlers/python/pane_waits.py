@@ -39,11 +39,12 @@ from ..tmux.objects import capture
 from ..tmux.objects.patterns import MATCH_BUDGET, Patterns
 from ..tmux.objects.rows import SERVER_FIELDS, PaneRow
 from ..tmux.objects.server import Server, Tmux
-from ..tmux.objects.targets import WindowSelector, check_pane_id
+from ..tmux.objects.targets import check_pane_id
 from ..tmux.objects.waits import died, server_went, went_away
 from ..tmux.policy.limits import effective_timeout
 from ..tmux.transport.events import Watch
 from ..tmux.transport.formats import format_of, parse_rows
+from .targets import selector_of
 
 Outcome = Literal["matched", "any_output", "stopped", "alternate_screen", "timeout"]
 
@@ -73,7 +74,7 @@ read expanding formats (the command and path fields alone cost it more than all 
 STATE_FORMAT = format_of(STATE_FIELDS)
 
 
-class WaitingTools:
+class PaneWaitTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
@@ -94,9 +95,7 @@ class WaitingTools:
         # on the pane's own output events, never on a timer, so it never delays a match.
         if params.pane_id is not None:
             check_pane_id(params.pane_id)
-        # A session_name beside a session_id names the same session (check_session_pair).
-        session_name = params.session_name if params.session_id is None else None
-        selector = WindowSelector(params.window_id, None, session_name, params.session_id)
+        selector = selector_of(params.window_id, params.session_name, params.session_id)
 
         started = anyio.current_time()
         server = self.tmux.server(params.socket_name)

@@ -1,8 +1,7 @@
-"""What panes show: captures, continued reads, snapshots, searches, buffers."""
+"""What panes show: captures, continued reads, snapshots, searches."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from typing import Literal, TypeVar
 
 from ...errors import InvalidArgument, ToolError
@@ -13,21 +12,22 @@ from ...generated.python.models.search_panes import (
     SearchPanesOutput,
     SearchPanesOutputMatch,
 )
-from ...generated.python.models.show_buffer import ShowBufferInput, ShowBufferOutput
 from ...generated.python.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
-from ..tmux.errors import CommandFailed, NotFound
+from ..tmux.errors import NotFound
 from ..tmux.objects import capture, search
 from ..tmux.objects.pane import ACTIVE_ONLY
 from ..tmux.objects.refs import Refs
 from ..tmux.objects.rows import PaneRow, each_pane_once
 from ..tmux.objects.server import Server, Tmux
-from ..tmux.objects.targets import WindowSelector, check_pane_id, check_session_id
+from ..tmux.objects.targets import check_pane_id, check_session_id
 from ..tmux.transport.formats import as_int, format_of, parse_rows
+from .arguments import positive
+from .targets import selector_of, target_pane
 
 T = TypeVar("T")
+
 Cut = Literal["max_matched_lines_per_pane", "time", "bytes"]
 
-NO_CAP = 1 << 62
 SNAPSHOT_FIELDS: tuple[str, ...] = (
     "pane_id",
     "cursor_x",
@@ -42,81 +42,20 @@ SNAPSHOT_FIELDS: tuple[str, ...] = (
     "pane_current_command",
     "pane_current_path",
 )
+
 SNAPSHOT_FORMAT = format_of(SNAPSHOT_FIELDS)
-BUFFER_FIELDS: tuple[str, ...] = ("buffer_size", "buffer_name")
-BUFFER_FORMAT = format_of(BUFFER_FIELDS)
 
 
-def positive(field: str, value: int | None, unset: str = "null for no cap") -> int:
-    """A cap the caller may leave unset (None: no cap); zero or less is refused."""
-    if value is None:
-        return NO_CAP
-    if value < 1:
-        raise InvalidArgument(
-            field, value, "must be 1 or more", f"Pass a positive number, or {unset}."
-        )
-    return value
-
-
-def truncation_header(dropped: int) -> str:
-    return f"[... truncated {dropped} lines ...]"
-
-
-def no_pane(server: Server, pane_id: str, field: str = "pane_id") -> NotFound:
-    return NotFound("pane", pane_id, socket=server.socket, field=field)
-
-
-def no_buffer(server: Server, name: str, note: str = "") -> NotFound:
-    return NotFound(
-        "paste buffer",
-        name,
-        socket=server.socket,
-        field="buffer_name",
-        by="name",
-        note=note,
-        next_step="See the buffers that exist with `tmux list-buffers`; load_buffer makes one.",
-    )
-
-
-async def on_pane(server: Server, pane_id: str, work: Awaitable[T]) -> T:
-    """``work`` on a pane, with tmux's "can't find pane" worded for the agent."""
-    try:
-        return await work
-    except CommandFailed as exc:
-        if exc.not_found:
-            raise no_pane(server, pane_id) from None
-        raise
-
-
-async def target_pane_id(
-    server: Server,
-    pane_id: str | None,
-    window_id: str | None,
-    session_name: str | None,
-    session_id: str | None,
-) -> str:
-    """The pane a call names: ``pane_id`` as given (checked, not looked up: the command
-    that reads it reports a missing pane), else the active pane of the named window or
-    session, else of the first session's active window."""
-    if pane_id is not None:
-        return check_pane_id(pane_id)
-    selector = WindowSelector(window_id, None, session_name, session_id)
-    return (await selector.resolve_window(server, ACTIVE_ONLY)).active_pane.pane_id
-
-
-class ReadingTools:
+class PaneTextTools:
     def __init__(self, tmux: Tmux, cursor_refs: Refs) -> None:
         self.tmux = tmux
         self.cursor_refs = cursor_refs  # seals capture_since cursors: one secret per process
 
-    # --- capture_pane ------------------------------------------------------------------
-
     async def capture_pane(self, params: CapturePaneInput) -> CapturePaneOutput:
         max_lines = positive("max_lines", params.max_lines)
         server = self.tmux.server(params.socket_name)
-        pane_id = await target_pane_id(
-            server, params.pane_id, params.window_id, params.session_name, params.session_id
-        )
+        selector = selector_of(params.window_id, params.session_name, params.session_id)
+        pane_id = await target_pane(server, params.pane_id, selector)
         lines = await server.pane(pane_id).capture_pane(params.start, params.end)
         if params.end is None:
             lines = capture.trim_blank_tail(lines)
@@ -126,8 +65,6 @@ class ReadingTools:
                 result="\n".join([truncation_header(kept.dropped), *kept.lines])
             )
         return CapturePaneOutput(result="\n".join(kept.lines))
-
-    # --- capture_since -----------------------------------------------------------------
 
     async def capture_since(self, params: CaptureSinceInput) -> CaptureSinceOutput:
         max_lines = positive("max_lines", params.max_lines)
@@ -185,7 +122,7 @@ class ReadingTools:
         the window or session named, else of the first session's active window."""
         if pane_id is not None:
             return await server.pane(pane_id, "pane_id" if params.pane_id else "cursor").row()
-        selector = WindowSelector(params.window_id, None, params.session_name, params.session_id)
+        selector = selector_of(params.window_id, params.session_name, params.session_id)
         return (await selector.resolve_window(server, ACTIVE_ONLY)).active_pane
 
     @staticmethod
@@ -208,25 +145,18 @@ class ReadingTools:
                 "applies. Call capture_since without a cursor to start reading afresh."
             )
 
-    # --- snapshot_pane -----------------------------------------------------------------
-
     async def snapshot_pane(self, params: SnapshotPaneInput) -> SnapshotPaneOutput:
         max_lines = positive("max_lines", params.max_lines)
         server = self.tmux.server(params.socket_name)
-        pane_id = await target_pane_id(
-            server, params.pane_id, params.window_id, params.session_name, params.session_id
-        )
-        info, lines = await on_pane(
-            server,
-            pane_id,
-            server.run_many(
-                ("display-message", "-p", "-t", pane_id, SNAPSHOT_FORMAT),
-                ("capture-pane", "-p", "-t", pane_id),
-            ),
+        selector = selector_of(params.window_id, params.session_name, params.session_id)
+        pane_id = await target_pane(server, params.pane_id, selector)
+        info, lines = await server.pane(pane_id).run(
+            ("display-message", "-p", "-t", pane_id, SNAPSHOT_FORMAT),
+            ("capture-pane", "-p", "-t", pane_id),
         )
         rows = parse_rows(info, SNAPSHOT_FIELDS)
         if not rows or rows[0]["pane_id"] != pane_id:
-            raise no_pane(server, pane_id)
+            raise server.pane(pane_id).not_found()
         row = rows[0]
         kept = capture.newest(capture.trim_blank_tail(lines), max_lines)
         return SnapshotPaneOutput(
@@ -245,8 +175,6 @@ class ReadingTools:
             pane_current_path=row["pane_current_path"] or None,
             truncated_lines=kept.dropped,
         )
-
-    # --- search_panes ------------------------------------------------------------------
 
     async def search_panes(self, params: SearchPanesInput) -> SearchPanesOutput:
         per_pane = positive(
@@ -338,38 +266,6 @@ class ReadingTools:
             return rows
         return each_pane_once(rows)
 
-    # --- show_buffer -------------------------------------------------------------------
 
-    async def show_buffer(self, params: ShowBufferInput) -> ShowBufferOutput:
-        max_lines = positive("max_lines", params.max_lines)
-        name = params.buffer_name
-        if not name:
-            raise InvalidArgument(
-                "buffer_name",
-                name,
-                "is empty",
-                "Pass the name of a paste buffer (see them with `tmux list-buffers`).",
-            )
-        server = self.tmux.server(params.socket_name)
-        buffers = parse_rows(await server.run("list-buffers", "-F", BUFFER_FORMAT), BUFFER_FIELDS)
-        size = next((row["buffer_size"] for row in buffers if row["buffer_name"] == name), None)
-        if size is None:
-            raise no_buffer(server, name)
-        try:
-            lines = await server.run("show-buffer", "-b", name)
-        except CommandFailed as exc:
-            if "no buffer" in exc.stderr:
-                raise no_buffer(server, name) from None
-            raise
-        size_bytes = as_int(size) or 0
-        # The transport splits output at newlines; the buffer's size tells whether its
-        # text ended with one.
-        text = "\n".join(lines)
-        ending = "\n" if len(text.encode("utf-8")) + 1 == size_bytes else ""
-        kept = capture.newest(lines, max_lines)
-        return ShowBufferOutput(
-            buffer_name=name,
-            content="\n".join(kept.lines) + ending,
-            truncated_lines=kept.dropped,
-            size_bytes=size_bytes,
-        )
+def truncation_header(dropped: int) -> str:
+    return f"[... truncated {dropped} lines ...]"

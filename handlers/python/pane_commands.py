@@ -44,10 +44,10 @@ from ..tmux.policy.limits import effective_timeout
 from ..tmux.transport import channels
 from ..tmux.transport.control import ControlClient
 from ..tmux.transport.formats import format_of, parse_rows
-from .keys import key_commands
+from .arguments import checked_timeout, positive, typeable
 from .markers import Markers, OutputCount
-from .reading import positive
-from .targeting import aim, checked_timeout, no_pane, on_pane, typeable
+from .pane_input import key_commands
+from .targets import aim
 
 MAX_OUTPUT_BYTES = 1_000_000  # run_command's output, newest kept, whatever max_lines says
 END_GRACE = 2.0  # seconds the rest of (signal, end marker, prompt) get once one is in
@@ -65,7 +65,7 @@ BASH_SHELLS = frozenset({"bash", "rbash"})
 ZSH_SHELLS = frozenset({"zsh"})
 
 
-class RunCommandTools:
+class PaneCommandTools:
     """run_command; ``runs`` holds the panes a call of this process is running a command in."""
 
     def __init__(self, tmux: Tmux) -> None:
@@ -83,7 +83,7 @@ class RunCommandTools:
         server, pane_id = await aim(self.tmux, params)
         pane = await settled(lambda: pane_state(server, pane_id))
         if pane is None:
-            raise no_pane(server, pane_id)
+            raise server.pane(pane_id).not_found()
         flavour = shell_of(server, pane)
         key = (server.socket.path, pane_id)
         if key in self.runs:
@@ -193,7 +193,7 @@ class Run:
                     self.started = anyio.current_time()
                     self.deadline = self.started + self.limit
                     self.next_progress = self.started + PROGRESS_EVERY
-                    await on_pane(self.server, self.pane_id, *typing)
+                    await self.server.pane(self.pane_id).run(*typing)
                     outcome = await self.follow(process, watch.client)
             finally:
                 remove()
@@ -340,9 +340,8 @@ class Run:
 
     async def capture(self, first: int | None, last: int) -> list[str]:
         """Rows ``first..last`` (tmux line numbers; None: the oldest), wrapped rows joined."""
-        args = ["capture-pane", "-p", "-J", "-t", self.pane_id]
-        args += ["-S", "-" if first is None else str(first), "-E", str(last)]
-        lines = (await on_pane(self.server, self.pane_id, args))[0]
+        pane = self.server.pane(self.pane_id)
+        lines = await pane.capture_pane("-" if first is None else first, last, join_wrapped=True)
         return [line.rstrip(" ") for line in lines]
 
     def find_start(self, lines: list[str]) -> int | None:
