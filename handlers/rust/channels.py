@@ -11,17 +11,14 @@ from __future__ import annotations
 
 from ...errors import InvalidArgument
 from ...generated.rust.models.signal_channel import SignalChannelInput, SignalChannelOutput
-from ...generated.rust.models.wait_for_channel import (
-    WaitForChannelInput,
-    WaitForChannelOutput,
-)
+from ...generated.rust.models.wait_for_channel import WaitForChannelInput, WaitForChannelOutput
 from ..tmux.objects.server import Tmux, check_channel
 
 DEFAULT_SECONDS = 30
 MAX_SECONDS = 600
 
 
-class Channels:
+class ChannelTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 

@@ -10,8 +10,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..tmux.objects.rows import LinkRow, PaneRow, SessionRow
+from ..tmux.objects.rows import SERVER_FIELDS, LinkRow, PaneRow, SessionRow
 from ..tmux.objects.server import Server
+
+# What a pane row reads (pane_view, branch_pane) and the pane_at_* flags the corners need.
+PANE_FIELDS: tuple[str, ...] = (
+    "pane_id",
+    "pane_index",
+    "pane_active",
+    "pane_current_command",
+    "pane_current_path",
+    "window_id",
+    "pane_at_top",
+    "pane_at_bottom",
+    "pane_at_left",
+    "pane_at_right",
+    *SERVER_FIELDS,
+)
 
 # The list_windows fields beyond the shared link listing (``Server.list_links(extra=…)``).
 WINDOW_EXTRA: tuple[str, ...] = ("window_linked",)

@@ -1,19 +1,21 @@
-"""The rust profile's manage tools that arrange sessions, windows and panes.
+"""Windows in the rust family's shapes (one row per session link): listing and
+describing them, creating one, and renaming, moving, resizing, arranging,
+selecting and killing one.
 
-Targets are raw ids (``%N`` panes, ``@N`` windows; a session by ``$N`` or exact name),
-checked for shape before tmux runs and looked up in this process, never handed to
-tmux's own target matching. Names and titles are made literal (``literal_format``)
-because tmux expands them as formats. Everything that can be judged before tmux runs
-is judged first, so a refused call changes nothing. Rows come from ``rows``.
+A window is named by its raw ``@`` id, checked for shape before tmux runs; a
+well-formed id naming nothing is ``object_gone``. Everything that can be judged
+before tmux runs is judged first, so a refused call changes nothing.
 """
 
 from __future__ import annotations
 
 from ...errors import InvalidArgument, ToolError
+from ...generated.rust.models.create_window import CreateWindowInput, CreateWindowOutput
+from ...generated.rust.models.get_window_info import GetWindowInfoInput, GetWindowInfoOutput
+from ...generated.rust.models.kill_window import KillWindowInput, KillWindowOutput
+from ...generated.rust.models.list_windows import ListWindowsInput, ListWindowsOutput
 from ...generated.rust.models.move_window import MoveWindowInput, MoveWindowOutput
-from ...generated.rust.models.rename_session import RenameSessionInput, RenameSessionOutput
 from ...generated.rust.models.rename_window import RenameWindowInput, RenameWindowOutput
-from ...generated.rust.models.resize_pane import ResizePaneInput, ResizePaneOutput
 from ...generated.rust.models.resize_window import ResizeWindowInput, ResizeWindowOutput
 from ...generated.rust.models.select_layout import SelectLayoutInput, SelectLayoutOutput
 from ...generated.rust.models.select_window import (
@@ -21,56 +23,51 @@ from ...generated.rust.models.select_window import (
     SelectWindowInput,
     SelectWindowOutput,
 )
-from ...generated.rust.models.set_mouse_enabled import (
-    SetMouseEnabledInput,
-    SetMouseEnabledOutput,
-)
-from ...generated.rust.models.set_pane_title import SetPaneTitleInput, SetPaneTitleOutput
-from ...generated.rust.models.swap_pane import SwapPaneInput, SwapPaneOutput
 from ..tmux.errors import GONE_DURING_CALL, CommandFailed, NotFound
-from ..tmux.objects import layouts
-from ..tmux.objects.rows import LinkRow, SessionRow
-from ..tmux.objects.server import Server, Tmux
-from ..tmux.objects.targets import check_pane_id, check_window_id, session_row
-from ..tmux.objects.titles import check_title
+from ..tmux.objects import Tmux, layouts, spawn
+from ..tmux.objects.rows import LinkRow
+from ..tmux.objects.server import Server
+from ..tmux.objects.targets import check_window_id, session_row
 from ..tmux.transport.formats import literal_format
-from .rows import WINDOW_EXTRA, pane_view, session_view, window_view
+from .arguments import check_cells, given
+from .rows import WINDOW_EXTRA, window_view
+from .targets import guard, session_of
 
-WINDOW_MAXIMUM = layouts.WINDOW_MAXIMUM
-RESIZE_FLAGS = layouts.RESIZE_FLAGS
 SAVED_LAYOUT = layouts.SAVED_BY_VARIABLE
+
 STEPS = {"next": 1, "previous": -1}
-UNCHANGED = "nothing was changed"
 
 
-class Arranging:
+class WindowTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    # --- sessions and windows ---------------------------------------------------------
+    async def list_windows(self, params: ListWindowsInput) -> ListWindowsOutput:
+        links = await self.tmux.server().list_windows("-a", extra=WINDOW_EXTRA)
+        return ListWindowsOutput.model_validate({"windows": [window_view(row) for row in links]})
 
-    async def rename_session(self, params: RenameSessionInput) -> RenameSessionOutput:
-        name = params.name
-        if not name:
-            raise InvalidArgument("name", name, "is empty", "Pass the new name, e.g. 'build'.")
+    async def get_window_info(self, params: GetWindowInfoInput) -> GetWindowInfoOutput:
         server = self.tmux.server()
-        session = (await session_of(server, params.session, "session"))[0]
-        if name != session.name:  # the same name again is already done
-            try:
-                await server.run(
-                    "rename-session", "-t", session.session_id, "--", literal_format(name)
-                )
-            except CommandFailed as exc:
-                if "duplicate session" not in exc.stderr:
-                    raise
-                raise ToolError(
-                    f"Invalid argument `name`: {name!r} is refused by tmux on {server.socket}: "
-                    "another session already has that name. Pass a name no other session has "
-                    "(list_sessions shows them); nothing was changed.",
-                    kind="refused",
-                ) from None
-        row, attached = await session_of(server, session.session_id, "session")
-        return RenameSessionOutput.model_validate(session_view(row, attached))
+        window = server.window(check_window_id(params.window, field="window"), "window")
+        (found, *_) = await window.links(WINDOW_EXTRA)
+        return GetWindowInfoOutput.model_validate(window_view(found))
+
+    async def create_window(self, params: CreateWindowInput) -> CreateWindowOutput:
+        if not params.session:
+            raise InvalidArgument(
+                "session", params.session, "is empty", "Pass a session id such as $1 or a name."
+            )
+        options = spawn.literal_name("name", given(params.name))
+        options += await spawn.directory_args(
+            given(params.start_directory), "start_directory", self.tmux.environ
+        )
+        server = self.tmux.server()
+        sessions = await server.list_sessions()
+        session = session_row(sessions, params.session, socket=server.socket, field="session")
+        row = await server.session(session.session_id).new_window(
+            options=options, extra=WINDOW_EXTRA
+        )
+        return CreateWindowOutput.model_validate(window_view(row))
 
     async def rename_window(self, params: RenameWindowInput) -> RenameWindowOutput:
         window_id = check_window_id(params.window, "window")
@@ -182,80 +179,12 @@ class Arranging:
         active = [window_view(row) for row in after if row.flag("window_active")]
         return SelectWindowOutput.model_validate({"windows": active})
 
-    # --- panes ------------------------------------------------------------------------
-
-    async def resize_pane(self, params: ResizePaneInput) -> ResizePaneOutput:
-        check_cells("cells", params.cells, "cells")
-        pane_id = check_pane_id(params.pane, "pane")
+    async def kill_window(self, params: KillWindowInput) -> KillWindowOutput:
+        window_id = check_window_id(params.window, field="window")
         server = self.tmux.server()
-        flag = RESIZE_FLAGS[params.direction.root]
-        resize = ("resize-pane", "-t", pane_id, flag, str(params.cells))
-        row = await server.pane(pane_id, "pane").run_then_read(resize, note=UNCHANGED)
-        return ResizePaneOutput(
-            pane=pane_id, width=row.count("pane_width"), height=row.count("pane_height")
-        )
-
-    async def set_pane_title(self, params: SetPaneTitleInput) -> SetPaneTitleOutput:
-        title = check_title(params.title)
-        pane_id = check_pane_id(params.pane, "pane")
-        server = self.tmux.server()
-        # select-pane -T expands its title as a format: spelled so it expands to itself.
-        change = ("select-pane", "-t", pane_id, "-T", literal_format(title))
-        row = await server.pane(pane_id, "pane").run_then_read(change, note=UNCHANGED)
-        if row["pane_title"] != title:
-            raise ToolError(
-                f"tmux on {server.socket} did not take the title {title!r} for pane {pane_id}: "
-                f"its title is {row['pane_title']!r}. Pass a plain title."
-            )
-        return SetPaneTitleOutput.model_validate(pane_view(server, row))
-
-    async def swap_pane(self, params: SwapPaneInput) -> SwapPaneOutput:
-        source = check_pane_id(params.source_pane, "source_pane")
-        target = check_pane_id(params.target_pane, "target_pane")
-        if source == target:
-            raise InvalidArgument(
-                "target_pane",
-                target,
-                "is the same pane as source_pane: there is nothing to swap",
-                "Pass two different panes (list_panes shows them).",
-            )
-        server = self.tmux.server()
-        for field, pane_id in (("source_pane", source), ("target_pane", target)):
-            await server.pane(pane_id, field).row(("pane_id",), note=UNCHANGED)
-        # -d: which pane is active in each window stays as it was.
-        swap = ("swap-pane", "-d", "-s", source, "-t", target)
-        row = await server.pane(source, "source_pane").run_then_read(swap, note=UNCHANGED)
-        return SwapPaneOutput.model_validate(pane_view(server, row))
-
-    # --- settings ---------------------------------------------------------------------
-
-    async def set_mouse_enabled(self, params: SetMouseEnabledInput) -> SetMouseEnabledOutput:
-        value = "on" if params.enabled else "off"
-        server = self.tmux.server()
-        scope: tuple[str, ...] = ("-g",)
-        target: str | None = None
-        if isinstance(params.session, str):  # else null or not sent: the global value
-            target = (await session_of(server, params.session, "session"))[0].session_id
-            scope = ("-t", target)
-        _, held = await server.run_many(
-            ("set-option", *scope, "mouse", value), ("show-options", "-v", *scope, "mouse")
-        )
-        return SetMouseEnabledOutput(name="mouse", target=target, value=held[0] if held else "")
-
-
-# --- lookups ----------------------------------------------------------------------------
-
-
-def check_cells(field: str, value: int, unit: str) -> int:
-    """A size or a step in cells: tmux takes 1 up to its largest window."""
-    if not 1 <= value <= WINDOW_MAXIMUM:
-        raise InvalidArgument(
-            field,
-            value,
-            f"is outside 1..{WINDOW_MAXIMUM} {unit}",
-            f"Pass a number of {unit} from 1 to {WINDOW_MAXIMUM}.",
-        )
-    return value
+        await guard(server, self.tmux.environ).kill_window(window_id)
+        await server.window(window_id, "window").kill_window()
+        return KillWindowOutput(id=window_id)
 
 
 async def link_at(server: Server, window_id: str, session_id: str, index: int) -> LinkRow:
@@ -271,9 +200,3 @@ async def link_at(server: Server, window_id: str, session_id: str, index: int) -
         within=f"session {session_id}",
         note=f"window {window_id} is not there after the move",
     )
-
-
-async def session_of(server: Server, value: str, field: str) -> tuple[SessionRow, dict[str, int]]:
-    """The session ``value`` names (``$N``, else an exact name), and the attached counts."""
-    sessions, attached = await server.sessions_and_clients()
-    return session_row(sessions, value, socket=server.socket, field=field), attached

@@ -1,6 +1,6 @@
-"""Input in the rust profile: send_keys, send_keys_batch, paste_text, set_synchronize_panes.
+"""Input in the rust profile: send_keys, send_keys_batch and paste_text.
 
-Raw ids only. The checks and the typing are the shared core's (``tmux.input``);
+Raw ids only. The checks and the typing are the shared core's (``tmux.objects.input``);
 this part gives them the family's fields and shapes. A batch's rows are the
 read batch's envelope with ``tool: "send_keys"`` and a row error in JSON-RPC's
 ``{code, message, data}`` form carrying the failure's kind.
@@ -8,7 +8,6 @@ read batch's envelope with ``tool: "send_keys"`` and a row error in JSON-RPC's
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import MISSING
@@ -21,18 +20,13 @@ from ...generated.rust.models.send_keys_batch import (
     SendKeysBatchOutput,
     SendOperation,
 )
-from ...generated.rust.models.set_synchronize_panes import (
-    SetSynchronizePanesInput,
-    SetSynchronizePanesOutput,
-)
-from ...reply import Reply
 from ..tmux.objects.input import PaneInput, Typing, check_batch_size, sends_something
 from ..tmux.objects.server import Server, Tmux
-from ..tmux.objects.targets import check_pane_id, check_window_id
-from ..tmux.objects.window import SYNCHRONIZE
+from ..tmux.objects.targets import check_pane_id
 from ..tmux.policy.ledger import Ledger
 
 INVALID_PARAMS = -32602
+
 INTERNAL_ERROR = -32603
 
 
@@ -55,7 +49,7 @@ def row_error(exc: ToolError) -> dict[str, Any]:
     return {"code": code, "message": exc.message, "data": envelope_data(exc.kind)}
 
 
-class Input:
+class PaneInputTools:
     def __init__(self, tmux: Tmux, ledger: Ledger) -> None:
         self.tmux = tmux
         self.input = PaneInput(tmux, ledger)
@@ -119,16 +113,3 @@ class Input:
             field="pane",
         )
         return PasteTextOutput(pane=pane_id, bytes=len(params.text.encode("utf-8")))
-
-    async def set_synchronize_panes(
-        self, params: SetSynchronizePanesInput
-    ) -> Reply[SetSynchronizePanesOutput]:
-        window_id = check_window_id(params.window, "window")
-        server = self.tmux.server()
-        window = server.window(window_id, "window")
-        value = await window.set_synchronize_panes(params.enabled)
-        result = SetSynchronizePanesOutput(name=SYNCHRONIZE, target=window_id, value=value)
-        # The family's shape has no field to say it: the text the agent reads does.
-        cohort = await window.synchronized_panes()
-        shown = result.model_dump(mode="json") | {"amplifies": cohort if len(cohort) > 1 else []}
-        return Reply(result, json.dumps(shown, ensure_ascii=False, separators=(",", ":")))

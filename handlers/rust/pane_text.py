@@ -1,5 +1,6 @@
 """Reading what panes show, in the rust family's shapes: captures, snapshots, following
-with a cursor, and bounded search. Every read is bounded in memory and bytes."""
+with a cursor, and bounded search. Every read is bounded in memory and bytes.
+"""
 
 from __future__ import annotations
 
@@ -11,14 +12,14 @@ from ...generated.rust.models.capture_pane import CapturePaneInput, CapturePaneO
 from ...generated.rust.models.capture_since import CaptureSinceInput, CaptureSinceOutput
 from ...generated.rust.models.search_panes import SearchPanesInput, SearchPanesOutput
 from ...generated.rust.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
-from ..tmux.objects import Pane, Server, Tmux, capture, search
+from ..tmux.objects import Server, Tmux, capture, search
 from ..tmux.objects.refs import Refs
 from ..tmux.objects.rows import PANE_FIELDS, PaneRow, each_pane_once
 from ..tmux.objects.targets import check_pane_id, check_window_id
-from .optional import given
+from .arguments import given
 from .regex_crate import check_pattern_size, line_test
 from .rows import pane_view
-from .settings import session_id_of
+from .targets import pane_of, session_id_of
 
 INT32 = (-(2**31), 2**31 - 1)
 MAX_CELLS = 1_000_000  # rows times columns one capture may ask tmux for
@@ -48,12 +49,7 @@ def _capacity(message: str) -> ToolError:
     return ToolError(message, kind="capacity")
 
 
-def pane_of(server: Server, value: str) -> Pane:
-    """The pane argument ``pane`` names, its shape checked."""
-    return server.pane(check_pane_id(value, field="pane"), "pane")
-
-
-class Reading:
+class PaneTextTools:
     def __init__(self, tmux: Tmux, refs: Refs) -> None:
         self.tmux = tmux
         self.refs = refs

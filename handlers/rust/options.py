@@ -1,5 +1,7 @@
-"""What tmux is configured with, as the rust family reads it: format variables, options,
-the environment and hooks; environment values given out only when the user allows them.
+"""What tmux is configured with, as the rust family reads and sets it: format
+variables, options, the environment and hooks, and the mouse, history-limit and
+synchronize-panes settings; environment values given out only when the user
+allows them.
 
 tmux answers a format name it does not know from the environment, so reading
 variables and reading the environment share one policy: ``LIBTMUX_ENVIRONMENT_VALUES``.
@@ -7,6 +9,7 @@ variables and reading the environment share one policy: ``LIBTMUX_ENVIRONMENT_VA
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 
@@ -15,19 +18,31 @@ from ...generated.rust.models.get_tmux_variables import (
     GetTmuxVariablesInput,
     GetTmuxVariablesOutput,
 )
+from ...generated.rust.models.set_history_limit import SetHistoryLimitInput, SetHistoryLimitOutput
+from ...generated.rust.models.set_mouse_enabled import SetMouseEnabledInput, SetMouseEnabledOutput
+from ...generated.rust.models.set_synchronize_panes import (
+    SetSynchronizePanesInput,
+    SetSynchronizePanesOutput,
+)
 from ...generated.rust.models.show_environment import ShowEnvironmentInput, ShowEnvironmentOutput
 from ...generated.rust.models.show_hooks import ShowHooksInput, ShowHooksOutput
 from ...generated.rust.models.show_option import ShowOptionInput, ShowOptionOutput
+from ...reply import Reply
 from ..services import StartupRefused
 from ..tmux.errors import NotFound
-from ..tmux.objects import settings
+from ..tmux.objects import HISTORY_LIMIT_MAXIMUM, Session, settings
 from ..tmux.objects.server import Server, Tmux
-from ..tmux.objects.targets import check_pane_id, check_window_id, session_row
-from .optional import given
+from ..tmux.objects.targets import check_pane_id, check_window_id
+from ..tmux.objects.window import SYNCHRONIZE
+from .arguments import given
+from .targets import session_id_of, session_of
 
 ALLOW_ENV = "LIBTMUX_ENVIRONMENT_VALUES"
+
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
 VARIABLE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
 # The rust family's scope words, as the shared core names them.
 SCOPES = {
     "server": "server",
@@ -37,6 +52,7 @@ SCOPES = {
     "window": "window",
     "pane": "pane",
 }
+
 LOCAL_SCOPES = ("session", "window", "pane")
 
 
@@ -54,13 +70,7 @@ def allowed_names(environ: Mapping[str, str]) -> frozenset[str]:
     return frozenset(names)
 
 
-async def session_id_of(server: Server, value: str, field: str) -> str:
-    """A session id (``$N``) or exact name, resolved to the session's id."""
-    sessions = await server.list_sessions()
-    return session_row(sessions, value, socket=server.socket, field=field).session_id
-
-
-class Settings:
+class OptionTools:
     def __init__(self, tmux: Tmux, environ: Mapping[str, str]) -> None:
         self.tmux = tmux
         self.allowed = allowed_names(environ)
@@ -182,6 +192,49 @@ class Settings:
         return ShowHooksOutput.model_validate(
             {"hooks": [{"name": h.name, "command": h.command, "index": h.index} for h in hooks]}
         )
+
+    async def set_mouse_enabled(self, params: SetMouseEnabledInput) -> SetMouseEnabledOutput:
+        value = "on" if params.enabled else "off"
+        server = self.tmux.server()
+        scope: tuple[str, ...] = ("-g",)
+        target: str | None = None
+        if isinstance(params.session, str):  # else null or not sent: the global value
+            target = (await session_of(server, params.session, "session"))[0].session_id
+            scope = ("-t", target)
+        _, held = await server.run_many(
+            ("set-option", *scope, "mouse", value), ("show-options", "-v", *scope, "mouse")
+        )
+        return SetMouseEnabledOutput(name="mouse", target=target, value=held[0] if held else "")
+
+    async def set_history_limit(self, params: SetHistoryLimitInput) -> SetHistoryLimitOutput:
+        if params.limit > HISTORY_LIMIT_MAXIMUM:
+            raise InvalidArgument(
+                "limit",
+                params.limit,
+                f"is more than tmux takes for history-limit ({HISTORY_LIMIT_MAXIMUM})",
+                f"Pass a number of lines from 0 to {HISTORY_LIMIT_MAXIMUM}.",
+            )
+        server = self.tmux.server()
+        session_id = None
+        scope: Server | Session = server
+        if isinstance(params.session, str):
+            session_id = (await server.find_session(params.session, "session")).session_id
+            scope = server.session(session_id, "session")
+        value = await scope.set_history_limit(params.limit)
+        return SetHistoryLimitOutput(name="history-limit", target=session_id, value=value)
+
+    async def set_synchronize_panes(
+        self, params: SetSynchronizePanesInput
+    ) -> Reply[SetSynchronizePanesOutput]:
+        window_id = check_window_id(params.window, "window")
+        server = self.tmux.server()
+        window = server.window(window_id, "window")
+        value = await window.set_synchronize_panes(params.enabled)
+        result = SetSynchronizePanesOutput(name=SYNCHRONIZE, target=window_id, value=value)
+        # The family's shape has no field to say it: the text the agent reads does.
+        cohort = await window.synchronized_panes()
+        shown = result.model_dump(mode="json") | {"amplifies": cohort if len(cohort) > 1 else []}
+        return Reply(result, json.dumps(shown, ensure_ascii=False, separators=(",", ":")))
 
 
 def _scope_of(target: str) -> str:
