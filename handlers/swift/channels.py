@@ -11,20 +11,17 @@ from __future__ import annotations
 import time
 
 from ...generated.swift.models.signal_channel import SignalChannelInput, SignalChannelOutput
-from ...generated.swift.models.wait_for_channel import (
-    WaitForChannelInput,
-    WaitForChannelOutput,
-)
-from ..tmux.objects.server import Tmux, check_channel
+from ...generated.swift.models.wait_for_channel import WaitForChannelInput, WaitForChannelOutput
+from ..tmux.objects.server import check_channel
+from .arguments import wait_limit
 from .config import SwiftConfig
-from .lookup import Lookups, given
+from .targets import Lookups
 
 DEFAULT_TIMEOUT_MS = 30_000
 
 
-class Channels:
-    def __init__(self, tmux: Tmux, lookups: Lookups, config: SwiftConfig) -> None:
-        self.tmux = tmux
+class ChannelTools:
+    def __init__(self, lookups: Lookups, config: SwiftConfig) -> None:
         self.lookups = lookups
         self.config = config
 
@@ -35,7 +32,7 @@ class Channels:
 
     async def wait_for_channel(self, params: WaitForChannelInput) -> WaitForChannelOutput:
         channel = check_channel(params.channel)
-        limit = min(given(params.timeoutMs, DEFAULT_TIMEOUT_MS) / 1000, self.config.wait_ceiling)
+        limit = wait_limit(params.timeoutMs, self.config)
         server = self.lookups().server
         await server.ready()  # the wait is a process of its own: the server must be pinned
         started = time.monotonic()

@@ -59,3 +59,12 @@ def died(socket: Socket, pane: PaneRow, waited: float | None) -> TmuxError:
         "(capture_pane), respawn the pane to run a program in it again, or wait on another "
         "pane."
     )
+
+
+async def gone_while_waiting(server: Server, pane: PaneRow, waited: float) -> TmuxError:
+    """The error for a pane that went (or died) while a call waited on it: ``went_away``,
+    or ``server_went`` when the whole server is gone."""
+    try:
+        return await went_away(server, pane, waited)
+    except NoServer:
+        return server_went(server.socket, pane.pane_id, waited)

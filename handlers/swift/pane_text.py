@@ -14,8 +14,9 @@ from ..tmux.objects import capture, search
 from ..tmux.objects.refs import Refs
 from ..tmux.objects.rows import PANE_FIELDS, PaneRow, each_pane_once
 from ..tmux.objects.waits import died, server_went, went_away
-from . import shapes
-from .lookup import Lookup, Lookups, given
+from . import rows
+from .arguments import given
+from .targets import Lookup, Lookups
 
 DEFAULT_SCROLLBACK = 500
 DEFAULT_MATCHES_PER_PANE = 20
@@ -24,7 +25,7 @@ WATCH_RESTARTS = 3  # a watch whose tmux client ended is started again this many
 WAIT_FIELDS = (*PANE_FIELDS, "pane_dead_status")
 
 
-class Reading:
+class PaneTextTools:
     def __init__(self, lookups: Lookups, refs: Refs) -> None:
         self.lookups = lookups
         self.refs = refs
@@ -39,7 +40,7 @@ class Reading:
         if end is None:
             lines = capture.trim_blank_tail(lines)
         kept = capture.newest(lines, given(params.maxLines, capture.DEFAULT_MAX_LINES))
-        return CapturePaneOutput.model_validate(shapes.capture(pane_id, kept.lines, kept.dropped))
+        return CapturePaneOutput.model_validate(rows.capture(pane_id, kept.lines, kept.dropped))
 
     async def snapshot_pane(self, params: SnapshotPaneInput) -> SnapshotPaneOutput:
         lookup = self.lookups()
@@ -49,8 +50,8 @@ class Reading:
         kept = capture.newest(lines, given(params.maxLines, capture.DEFAULT_MAX_LINES))
         return SnapshotPaneOutput.model_validate(
             {
-                "pane": shapes.pane(self.refs, row),
-                "capture": shapes.capture(row.pane_id, kept.lines, kept.dropped),
+                "pane": rows.pane(self.refs, row),
+                "capture": rows.capture(row.pane_id, kept.lines, kept.dropped),
             }
         )
 
@@ -113,12 +114,12 @@ class Reading:
         session = given(params.session)
         if session is not None:
             row = await lookup.session(session)
-            rows = await lookup.server.list_panes("-s", "-t", row.session_id)
+            scope = await lookup.server.list_panes("-s", "-t", row.session_id)
         else:
-            rows = each_pane_once(await lookup.server.list_panes("-a"))
+            scope = each_pane_once(await lookup.server.list_panes("-a"))
         found = await search.search(
             lookup.server,
-            rows,
+            scope,
             test,
             given(params.scrollbackLines, DEFAULT_SCROLLBACK),
             given(params.maxMatchesPerPane, DEFAULT_MATCHES_PER_PANE),
@@ -135,7 +136,7 @@ class Reading:
                     for m in found.matches
                 ],
                 "panesSearched": found.panes_searched,
-                "panesAvailable": len(rows),
+                "panesAvailable": len(scope),
                 "truncated": bool(found.truncated_by),
                 "truncatedBy": found.truncated_by,
             }

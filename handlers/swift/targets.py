@@ -7,10 +7,8 @@ the same ids out again after a restart.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-from pydantic import MISSING
 
 from ..tmux.errors import NotFound
 from ..tmux.objects import (
@@ -25,6 +23,8 @@ from ..tmux.objects import (
     session_row,
 )
 from ..tmux.objects.refs import Ref, Refs
+from ..tmux.policy import Guard
+from .arguments import given
 
 
 @dataclass(frozen=True)
@@ -35,11 +35,6 @@ class Wanted:
     server_tag: str | None
     field: str
     given: str
-
-
-def given(value: Any, default: Any = None) -> Any:
-    """An optional argument's value, or ``default`` when the caller left it out."""
-    return default if value is MISSING else value
 
 
 @dataclass(frozen=True)
@@ -132,3 +127,13 @@ class Lookup:
             raise self.server.session(ref.object_id, field).not_found()
         self._check_run(Wanted(ref.object_id, ref.server_tag, field, value), row, "session")
         return row
+
+
+FORCE = "Pass force: true to go ahead all the same."
+
+
+def guard_unless_forced(server: Server, environ: Mapping[str, str], force: object) -> Guard | None:
+    """The guard to ask, or None when ``force`` lifts it."""
+    if given(force, False):
+        return None
+    return Guard(server, environ, caller_shown="")

@@ -1,12 +1,12 @@
-"""The manage tools that arrange sessions, windows and panes: names, selection, order,
-sizes, layouts, titles, and the two global settings.
+"""Windows in the swift family's shapes: listing and describing them, creating one,
+and renaming, selecting, moving, resizing, arranging and killing one.
 
-Targets are found as everywhere in this profile (an id or a ref, see ``lookup``);
-values that tmux would expand as a format (names, titles) are made literal first
-(``literal_format``); everything that can be judged before tmux runs is judged
-first, so a refused call changes nothing. A window linked at several places is
-picked by ``sourceSession`` and ``sourceIndex`` (or by a placement ref), and more
-than one fitting placement is refused with all of them named.
+A window is named by its id (``@1``) or a ref (``targets``). A window linked at
+several places is picked by ``sourceSession`` and ``sourceIndex`` (or by a
+placement ref), and more than one fitting placement is refused with all of them
+named. Everything that can be judged before tmux runs is judged first, so a
+refused call changes nothing. kill_window is refused for every window while this
+process runs inside the same tmux server; ``force`` lifts it.
 """
 
 from __future__ import annotations
@@ -14,64 +14,67 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...errors import InvalidArgument, ToolError
+from ...generated.swift.models.create_window import CreateWindowInput, CreateWindowOutput
+from ...generated.swift.models.get_window_info import GetWindowInfoInput, GetWindowInfoOutput
+from ...generated.swift.models.kill_window import KillWindowInput, KillWindowOutput
+from ...generated.swift.models.list_windows import ListWindowsInput, ListWindowsOutput
 from ...generated.swift.models.move_window import MoveWindowInput, MoveWindowOutput
-from ...generated.swift.models.rename_session import RenameSessionInput, RenameSessionOutput
 from ...generated.swift.models.rename_window import RenameWindowInput, RenameWindowOutput
-from ...generated.swift.models.resize_pane import ResizePaneInput, ResizePaneOutput
 from ...generated.swift.models.resize_window import ResizeWindowInput, ResizeWindowOutput
 from ...generated.swift.models.select_layout import SelectLayoutInput, SelectLayoutOutput
-from ...generated.swift.models.select_pane import SelectPaneInput, SelectPaneOutput
 from ...generated.swift.models.select_window import SelectWindowInput, SelectWindowOutput
-from ...generated.swift.models.set_history_limit import (
-    SetHistoryLimitInput,
-    SetHistoryLimitOutput,
-)
-from ...generated.swift.models.set_mouse_enabled import (
-    SetMouseEnabledInput,
-    SetMouseEnabledOutput,
-)
-from ...generated.swift.models.set_pane_title import SetPaneTitleInput, SetPaneTitleOutput
-from ...generated.swift.models.swap_pane import SwapPaneInput, SwapPaneOutput
 from ..tmux.errors import CommandFailed
-from ..tmux.objects import layouts
+from ..tmux.objects import layouts, spawn
 from ..tmux.objects.refs import Refs
 from ..tmux.objects.rows import LinkRow
 from ..tmux.objects.spawn import no_nul
-from ..tmux.objects.titles import check_title
 from ..tmux.transport.formats import literal_format
-from .lookup import Lookup, Lookups, given
+from . import rows
+from .arguments import given
+from .targets import FORCE, Lookup, Lookups, guard_unless_forced
 
 WINDOW_MAXIMUM = layouts.WINDOW_MAXIMUM
-RESIZE_FLAGS = layouts.RESIZE_FLAGS
+
 SAVED_LAYOUT = layouts.SAVED_BY_VARIABLE
 
 
-class Arranging:
+class WindowTools:
     def __init__(self, lookups: Lookups, refs: Refs) -> None:
         self.lookups = lookups
         self.refs = refs
 
-    # --- sessions and windows ---------------------------------------------------------
+    async def list_windows(self, params: ListWindowsInput) -> ListWindowsOutput:
+        lookup = self.lookups()
+        session = given(params.session)
+        if session is not None:
+            row = await lookup.session(session)
+            links = await lookup.server.session(row.session_id).list_windows()
+        else:
+            links = await lookup.server.list_windows("-a")
+        return ListWindowsOutput.model_validate(
+            {"windows": [rows.occurrence(self.refs, link) for link in links]}
+        )
 
-    async def rename_session(self, params: RenameSessionInput) -> RenameSessionOutput:
-        name = no_nul("name", params.name)
+    async def get_window_info(self, params: GetWindowInfoInput) -> GetWindowInfoOutput:
+        links = await self.lookups().window_links(params.windowId)
+        return GetWindowInfoOutput.model_validate(
+            {
+                "window": rows.window(self.refs, links[0]),
+                "placements": [rows.placement(self.refs, link) for link in links],
+            }
+        )
+
+    async def create_window(self, params: CreateWindowInput) -> CreateWindowOutput:
+        options = spawn.literal_name("name", given(params.name))
+        options += await spawn.directory_args(
+            given(params.startDirectory), "startDirectory", self.lookups.tmux.environ
+        )
+        if self.refs.is_ref(params.session):  # a bad ref is judged before tmux runs
+            self.refs.parse(params.session, "session", ("session",))
         lookup = self.lookups()
         session = await lookup.session(params.session)
-        try:
-            _, lines = await lookup.server.run_many(
-                ("rename-session", "-t", session.session_id, "--", literal_format(name)),
-                ("display-message", "-p", "-t", session.session_id, "#{session_name}"),
-            )
-        except CommandFailed as exc:
-            if "duplicate session" in exc.stderr or "invalid session" in exc.stderr:
-                raise InvalidArgument(
-                    "name",
-                    name,
-                    f"is refused by tmux on {lookup.server.socket} ({exc.stderr})",
-                    "Pass a name no other session has, and not empty.",
-                ) from None
-            raise
-        return RenameSessionOutput(sessionId=session.session_id, name=lines[0] if lines else name)
+        row = await lookup.server.session(session.session_id).new_window(options=options)
+        return CreateWindowOutput.model_validate(rows.occurrence(self.refs, row))
 
     async def rename_window(self, params: RenameWindowInput) -> RenameWindowOutput:
         name = no_nul("name", params.name)
@@ -179,62 +182,6 @@ class Arranging:
             ) from None
         return SelectLayoutOutput(windowId=window_id, layout=layout)
 
-    # --- panes ------------------------------------------------------------------------
-
-    async def select_pane(self, params: SelectPaneInput) -> SelectPaneOutput:
-        lookup = self.lookups()
-        pane = await lookup.pane(params.paneId)
-        await lookup.server.pane(pane.pane_id, "paneId").run(("select-pane", "-t", pane.pane_id))
-        return SelectPaneOutput(paneId=pane.pane_id)
-
-    async def swap_pane(self, params: SwapPaneInput) -> SwapPaneOutput:
-        lookup = self.lookups()
-        lookup.pane_id(params.otherPaneId, "otherPaneId")  # both shapes judged before tmux runs
-        pane = await lookup.pane(params.paneId)
-        other = await lookup.pane(params.otherPaneId, "otherPaneId")
-        # -d: which pane is active in each window stays as it was.
-        swap = ("swap-pane", "-d", "-s", pane.pane_id, "-t", other.pane_id)
-        await lookup.server.pane(pane.pane_id, "paneId").run(swap)
-        return SwapPaneOutput(paneId=pane.pane_id, otherPaneId=other.pane_id)
-
-    async def resize_pane(self, params: ResizePaneInput) -> ResizePaneOutput:
-        args = resize_arguments(params)  # refused before the pane is looked up
-        lookup = self.lookups()
-        pane = await lookup.pane(params.paneId)
-        command = ("resize-pane", "-t", pane.pane_id, *args)
-        await lookup.server.pane(pane.pane_id, "paneId").run(command)
-        return ResizePaneOutput(paneId=pane.pane_id)
-
-    async def set_pane_title(self, params: SetPaneTitleInput) -> SetPaneTitleOutput:
-        title = check_title(params.title)
-        lookup = self.lookups()
-        pane = await lookup.pane(params.paneId)
-        # select-pane -T expands its title as a format: spelled so it expands to itself.
-        _, lines = await lookup.server.pane(pane.pane_id, "paneId").run(
-            ("select-pane", "-t", pane.pane_id, "-T", literal_format(title)),
-            ("display-message", "-p", "-t", pane.pane_id, "#{pane_title}"),
-        )
-        held = lines[0] if lines else ""
-        if held != title:
-            raise ToolError(
-                f"tmux did not take the title {title!r} for pane {pane.pane_id} on tmux "
-                f"{lookup.server.socket}: its title is {held!r}. Pass a plain title."
-            )
-        return SetPaneTitleOutput(paneId=pane.pane_id, title=held)
-
-    # --- global settings --------------------------------------------------------------
-
-    async def set_history_limit(self, params: SetHistoryLimitInput) -> SetHistoryLimitOutput:
-        value = await self.lookups().server.set_history_limit(params.lines)
-        return SetHistoryLimitOutput(lines=int(value))
-
-    async def set_mouse_enabled(self, params: SetMouseEnabledInput) -> SetMouseEnabledOutput:
-        value = "on" if params.enabled else "off"
-        await self.lookups().server.run("set-option", "-g", "mouse", value)
-        return SetMouseEnabledOutput(enabled=params.enabled)
-
-    # --- helpers ----------------------------------------------------------------------
-
     async def _placement(
         self,
         lookup: Lookup,
@@ -273,23 +220,11 @@ class Arranging:
             "pick one; nothing was changed.",
         )
 
-
-def resize_arguments(params: ResizePaneInput) -> list[str]:
-    """``resize-pane`` flags: zoom wins, then direction and amount, then width and height."""
-    if given(params.zoom, False):
-        return ["-Z"]
-    direction = given(params.direction)
-    if direction is not None:
-        return [RESIZE_FLAGS[direction], str(given(params.amount, 1))]
-    args: list[str] = []
-    for flag, value in (("-x", given(params.width)), ("-y", given(params.height))):
-        if value is not None:
-            args += [flag, str(value)]
-    if not args:
-        raise InvalidArgument(
-            "direction",
-            None,
-            "is missing, and so are zoom, width and height: there is nothing to change",
-            "Pass zoom: true, a direction (with amount), or width and/or height.",
-        )
-    return args
+    async def kill_window(self, params: KillWindowInput) -> KillWindowOutput:
+        lookup = self.lookups()
+        window_id = (await lookup.window_links(params.windowId))[0].window_id
+        guard = guard_unless_forced(lookup.server, self.lookups.tmux.environ, params.force)
+        if guard is not None:
+            await guard.whole_server("kill_window", f"window {window_id}", override=FORCE)
+        await lookup.server.window(window_id, "windowId").kill_window()
+        return KillWindowOutput(deleted=True, windowId=window_id)

@@ -1,8 +1,8 @@
-"""Input in the swift profile: send_keys, send_keys_batch, paste_text, set_synchronize_panes.
+"""Input in the swift profile: send_keys, send_keys_batch and paste_text.
 
-Panes and windows are named by raw id or ref; ``force`` lifts only the check that
-a pane is the one this MCP server runs in. The checks and the typing are the
-shared core's (``tmux.input``).
+Panes are named by raw id or ref; ``force`` lifts only the check that a pane is
+the one this MCP server runs in. The checks and the typing are the shared
+core's (``tmux.objects.input``).
 """
 
 from __future__ import annotations
@@ -17,14 +17,11 @@ from ...generated.swift.models.send_keys_batch import (
     SendKeysBatchInputOperation,
     SendKeysBatchOutput,
 )
-from ...generated.swift.models.set_synchronize_panes import (
-    SetSynchronizePanesInput,
-    SetSynchronizePanesOutput,
-)
 from ..tmux.objects.input import PaneInput, Typing, check_batch_size
 from ..tmux.objects.refs import Refs
 from ..tmux.policy.ledger import Ledger
-from .lookup import Lookup, Lookups, given
+from .arguments import given
+from .targets import Lookup, Lookups
 
 _GRAPHEME = regex.compile(r"\X")
 
@@ -52,7 +49,7 @@ def characters(text: str) -> int:
     return len(_GRAPHEME.findall(text))
 
 
-class Input:
+class PaneInputTools:
     def __init__(self, lookups: Lookups, refs: Refs, ledger: Ledger) -> None:
         self.lookups = lookups
         self.refs = refs
@@ -121,14 +118,3 @@ class Input:
             pane=found.pane.pane_id,
             paneRef=self.refs.make("pane", found.pane.pane_id, found.pane.server_tag),
         )
-
-    async def set_synchronize_panes(
-        self, params: SetSynchronizePanesInput
-    ) -> SetSynchronizePanesOutput:
-        lookup = self.lookups()
-        wanted = lookup.window_id(params.windowId, "windowId")
-        if wanted.server_tag is not None:  # a ref: only for a window of this server run
-            await lookup.window_panes(params.windowId, "windowId")
-        window = lookup.server.window(wanted.object_id, "windowId")
-        value = await window.set_synchronize_panes(params.enabled)
-        return SetSynchronizePanesOutput(enabled=value == "on", windowId=wanted.object_id)
