@@ -6,7 +6,7 @@ from __future__ import annotations
 from .tmux.objects import Tmux
 
 
-class TmuxHandlers:
+class Lifecycle:
     """The part every profile's handlers are composed with: where this process runs
     (``instruction_facts``) and the one ``Tmux``, closed when the server stops (``aclose``)."""
 

@@ -9,14 +9,14 @@ call names.
 
 from .capabilities import CapabilityDocument
 from .config import FamilyConfig, family_config, list_problems, retired_problems, socket_problems
-from .launch import Pin, PinnedLifecycle, Provenance
+from .launch import FamilyLifecycle, Provenance, ServedServer
 
 __all__ = [
     "CapabilityDocument",
     "FamilyConfig",
-    "Pin",
-    "PinnedLifecycle",
+    "FamilyLifecycle",
     "Provenance",
+    "ServedServer",
     "family_config",
     "list_problems",
     "retired_problems",

@@ -21,7 +21,7 @@ from ...errors import ToolError
 from ..services import Runtime
 from ..tmux.objects.server import Tmux
 from .config import FamilyConfig
-from .launch import Pin
+from .launch import ServedServer
 
 CAPABILITY_KEY = "com.git-pull.libtmux-mcp/capability"
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
@@ -46,11 +46,13 @@ def row(tool: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def toolsets_on(config: FamilyConfig, pin: Pin, owner_toolsets: tuple[str, ...]) -> list[str]:
+def toolsets_on(
+    config: FamilyConfig, server: ServedServer, owner_toolsets: tuple[str, ...]
+) -> list[str]:
     """The toolsets on: the environment's choice, else the default plus those this process
     turned on by starting its server (the rule ``startup_toolsets`` gives the runtime)."""
     chosen = config.selection
-    if chosen.chosen or not pin.started_at_startup:
+    if chosen.chosen or not server.started_at_startup:
         return sorted(chosen.toolsets)
     return sorted({*chosen.toolsets, *owner_toolsets})
 
@@ -64,7 +66,7 @@ class CapabilityDocument:
         toolsets: tuple[str, ...],
         owner_toolsets: tuple[str, ...],
         config: FamilyConfig,
-        pin: Pin,
+        server: ServedServer,
         tmux: Tmux,
         runtime: Runtime,
     ) -> None:
@@ -72,7 +74,7 @@ class CapabilityDocument:
         self.toolsets = toolsets  # every toolset of the profile
         self.owner_toolsets = owner_toolsets
         self.config = config
-        self.pin = pin
+        self.server = server
         self.tmux = tmux
         self.runtime = runtime
 
@@ -86,9 +88,9 @@ class CapabilityDocument:
         with suppress(ToolError):  # tmux cannot be reached: the state stays as found
             await self.tmux.server().ready()
         served = sorted(self.served(), key=lambda tool: str(tool["name"]))
-        found = self.pin.provenance
+        found = self.server.provenance
         selection = self.config.selection
-        on = toolsets_on(self.config, self.pin, self.owner_toolsets)
+        on = toolsets_on(self.config, self.server, self.owner_toolsets)
         return {
             "schemaVersion": 1,
             "frozen": True,

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import anyio
 
 from ...errors import ToolError
-from ..lifecycle import TmuxHandlers
+from ..lifecycle import Lifecycle
 from ..tmux.errors import CommandFailed, TmuxUnavailable, is_no_server, unrunnable
 from ..tmux.objects.server import Server, Tmux
 from ..tmux.transport.sockets import process_environ
@@ -72,7 +72,7 @@ class Provenance:
     attach_command: str
 
 
-class Pin:
+class ServedServer:
     """Finds (and on the dedicated socket starts) the server; owns it when it started it."""
 
     def __init__(self, config: FamilyConfig, environ: Mapping[str, str]) -> None:
@@ -215,19 +215,19 @@ class Pin:
         return done.stdout.decode("utf-8", "replace").splitlines()
 
 
-class PinnedLifecycle(TmuxHandlers):
+class FamilyLifecycle(Lifecycle):
     """The core's part (``instruction_facts``, ``aclose``) for a profile with a pinned
     server: it starts the dedicated server at startup (``startup_toolsets``) and, once
     every tmux client of this process is gone, kills the server it started."""
 
-    def __init__(self, tmux: Tmux, pin: Pin, owner_toolsets: Sequence[str]) -> None:
+    def __init__(self, tmux: Tmux, served: ServedServer, owner_toolsets: Sequence[str]) -> None:
         super().__init__(tmux)
-        self.pin = pin
+        self.served = served
         self.owner_toolsets = tuple(owner_toolsets)
 
     def startup_toolsets(self) -> tuple[str, ...]:
         """The toolsets on by default because this process started its server now."""
-        return self.owner_toolsets if self.pin.start_at_startup() else ()
+        return self.owner_toolsets if self.served.start_at_startup() else ()
 
     async def aclose(self) -> None:
         try:
@@ -235,7 +235,7 @@ class PinnedLifecycle(TmuxHandlers):
         finally:
             try:
                 with suppress(ToolError):  # tmux gone or unanswering at exit: nothing to kill
-                    await self.pin.release()
+                    await self.served.release()
             finally:
                 remote = self.tmux.remote  # the release may have needed the connection again
                 if remote is not None:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from ...generated.python.interface import PythonProfileHandlers
 from ...generated.python.registry import TOOLS
 from ..compose import compose
-from ..lifecycle import TmuxHandlers
+from ..lifecycle import Lifecycle
 from ..services import Runtime
 from ..tmux.objects import Tmux
 from ..tmux.objects.refs import Refs
@@ -43,7 +43,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> PythonProfi
     sessions, windows, panes = SessionTools(tmux), WindowTools(tmux), PaneTools(tmux)
     text = PaneTextTools(tmux, Refs())
     parts = [
-        TmuxHandlers(tmux),
+        Lifecycle(tmux),
         ServerTools(tmux),
         sessions,
         windows,

@@ -41,7 +41,7 @@ def checked_timeout(field: str, value: float) -> float:
     return value
 
 
-def positive(field: str, value: int | None, unset: str = "null for no cap") -> int:
+def checked_cap(field: str, value: int | None, unset: str = "null for no cap") -> int:
     """A cap the caller may leave unset (None: no cap); zero or less is refused."""
     if value is None:
         return NO_CAP

@@ -18,7 +18,7 @@ from ...generated.python.models.show_buffer import ShowBufferInput, ShowBufferOu
 from ..tmux.objects import capture
 from ..tmux.objects.server import Tmux
 from ..tmux.objects.spawn import no_nul
-from .arguments import positive
+from .arguments import checked_cap
 from .targets import selector_of
 
 # load_buffer's names (as libtmux-mcp allocates them): own prefix, a nonce, a label.
@@ -59,7 +59,7 @@ class BufferTools:
         return LoadBufferOutput(buffer_name=name, logical_name=params.logical_name)
 
     async def show_buffer(self, params: ShowBufferInput) -> ShowBufferOutput:
-        max_lines = positive("max_lines", params.max_lines)
+        max_lines = checked_cap("max_lines", params.max_lines)
         name = params.buffer_name
         if not name:
             raise InvalidArgument(

@@ -44,10 +44,10 @@ from ..tmux.policy.limits import effective_timeout
 from ..tmux.transport import channels
 from ..tmux.transport.control import ControlClient
 from ..tmux.transport.formats import format_of, parse_rows
-from .arguments import checked_timeout, positive, typeable
+from .arguments import checked_cap, checked_timeout, typeable
 from .markers import Markers, OutputCount
 from .pane_input import key_commands
-from .targets import aim
+from .targets import pane_to_type_into
 
 MAX_OUTPUT_BYTES = 1_000_000  # run_command's output, newest kept, whatever max_lines says
 END_GRACE = 2.0  # seconds the rest of (signal, end marker, prompt) get once one is in
@@ -79,8 +79,8 @@ class PaneCommandTools:
         timeout = checked_timeout("timeout", 30.0 if params.timeout is None else params.timeout)
         # Clamped to LIBTMUX_MCP_WAIT_MAX_SECONDS, 0 for 0 or less: reported either way.
         limit = effective_timeout(timeout, self.tmux.environ)
-        max_lines = positive("max_lines", params.max_lines)
-        server, pane_id = await aim(self.tmux, params)
+        max_lines = checked_cap("max_lines", params.max_lines)
+        server, pane_id = await pane_to_type_into(self.tmux, params)
         pane = await settled(lambda: pane_state(server, pane_id))
         if pane is None:
             raise server.pane(pane_id).not_found()
@@ -93,8 +93,10 @@ class PaneCommandTools:
             )
         self.runs.add(key)
         try:
-            run = Run(self.tmux, server, pane, flavour, limit)
-            return await run.go(command, params.suppress_history is not False, max_lines)
+            run = CommandRun(self.tmux, server, pane, flavour, limit)
+            return await run.type_and_collect(
+                command, params.suppress_history is not False, max_lines
+            )
         finally:
             self.runs.discard(key)
 
@@ -154,7 +156,7 @@ class Collected:
     lost: int
 
 
-class Run:
+class CommandRun:
     """One run_command call, from typing the line to reading the output back."""
 
     def __init__(
@@ -173,7 +175,9 @@ class Run:
         self.started = self.deadline = self.next_progress = 0.0
         self.elapsed = 0.0
 
-    async def go(self, command: str, suppress: bool, max_lines: int) -> RunCommandOutput:
+    async def type_and_collect(
+        self, command: str, suppress: bool, max_lines: int
+    ) -> RunCommandOutput:
         # The shell in the pane runs the server's own tmux binary on its socket, named by
         # absolute paths: the pane's PATH and working directory may differ from ours.
         tmux_bin = shutil.which(self.tmux.tmux_bin, path=self.tmux.environ.get("PATH"))

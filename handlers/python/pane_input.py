@@ -31,7 +31,7 @@ from ..tmux.objects.server import Server, Tmux
 from ..tmux.objects.targets import WindowSelector, check_pane_id, check_session_pair
 from ..tmux.transport.quoting import CHUNK_BYTES, pieces
 from .arguments import checked_timeout, typeable
-from .targets import aim, selector_of, target_pane
+from .targets import pane_to_type_into, selector_of, target_pane
 
 
 def key_commands(
@@ -76,7 +76,7 @@ class PaneInputTools:
 
     async def send_keys(self, params: SendKeysInput) -> SendKeysOutput:
         keys = typeable("keys", params.keys)
-        server, pane_id = await aim(self.tmux, params)
+        server, pane_id = await pane_to_type_into(self.tmux, params)
         await send(
             server,
             pane_id,
@@ -196,7 +196,7 @@ class PaneInputTools:
         text = typeable("text", params.text, nul=True)
         if not text:
             raise InvalidArgument("text", text, "is empty", "Pass the text to paste.")
-        server, pane_id = await aim(self.tmux, params)
+        server, pane_id = await pane_to_type_into(self.tmux, params)
         buffer = server.buffer(f"tcm-paste-{secrets.token_hex(8)}")
         await buffer.set_buffer(text)
         try:

@@ -21,7 +21,7 @@ from ..tmux.objects.rows import PaneRow, each_pane_once
 from ..tmux.objects.server import Server, Tmux
 from ..tmux.objects.targets import check_pane_id, check_session_id
 from ..tmux.transport.formats import as_int, format_of, parse_rows
-from .arguments import positive
+from .arguments import checked_cap
 from .targets import selector_of, target_pane
 
 T = TypeVar("T")
@@ -52,7 +52,7 @@ class PaneTextTools:
         self.cursor_refs = cursor_refs  # seals capture_since cursors: one secret per process
 
     async def capture_pane(self, params: CapturePaneInput) -> CapturePaneOutput:
-        max_lines = positive("max_lines", params.max_lines)
+        max_lines = checked_cap("max_lines", params.max_lines)
         server = self.tmux.server(params.socket_name)
         selector = selector_of(params.window_id, params.session_name, params.session_id)
         pane_id = await target_pane(server, params.pane_id, selector)
@@ -67,8 +67,8 @@ class PaneTextTools:
         return CapturePaneOutput(result="\n".join(kept.lines))
 
     async def capture_since(self, params: CaptureSinceInput) -> CaptureSinceOutput:
-        max_lines = positive("max_lines", params.max_lines)
-        max_bytes = positive("max_bytes", params.max_bytes)
+        max_lines = checked_cap("max_lines", params.max_lines)
+        max_bytes = checked_cap("max_bytes", params.max_bytes)
         refs = self.cursor_refs
         server = self.tmux.server(params.socket_name)
         token = params.cursor
@@ -146,7 +146,7 @@ class PaneTextTools:
             )
 
     async def snapshot_pane(self, params: SnapshotPaneInput) -> SnapshotPaneOutput:
-        max_lines = positive("max_lines", params.max_lines)
+        max_lines = checked_cap("max_lines", params.max_lines)
         server = self.tmux.server(params.socket_name)
         selector = selector_of(params.window_id, params.session_name, params.session_id)
         pane_id = await target_pane(server, params.pane_id, selector)
@@ -177,10 +177,10 @@ class PaneTextTools:
         )
 
     async def search_panes(self, params: SearchPanesInput) -> SearchPanesOutput:
-        per_pane = positive(
+        per_pane = checked_cap(
             "max_matched_lines_per_pane", params.max_matched_lines_per_pane, "leave it at 50"
         )
-        limit = positive("limit", params.limit, "null for every pane after offset")
+        limit = checked_cap("limit", params.limit, "null for every pane after offset")
         offset = params.offset or 0
         if offset < 0:
             raise InvalidArgument(

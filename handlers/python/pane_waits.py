@@ -260,7 +260,7 @@ class Wait:
 
     # --- deciding -------------------------------------------------------------------
 
-    def judge(self, read: Read) -> Ended | None:
+    def outcome_of(self, read: Read) -> Ended | None:
         """Whether this read ends the wait: the earliest line decides, stop before patterns."""
         if read.printed:
             self.saw_new_output = True
@@ -315,7 +315,7 @@ class Wait:
         async with self.server.output_watch(pane) as watch:
             while True:
                 read = await self.reread()
-                ended = self.judge(read)
+                ended = self.outcome_of(read)
                 if ended is not None:
                     return ended
                 if read.pane["pane_dead"] == "1":  # what it printed before dying is judged
@@ -324,7 +324,7 @@ class Wait:
                     return None
                 if not await self.sleep(watch):
                     # Output that came just before the deadline still counts.
-                    return self.judge(await self.reread()) or Ended("timeout")
+                    return self.outcome_of(await self.reread()) or Ended("timeout")
 
     async def reread(self) -> Read:
         """``read``, with a pane that vanished between two of its commands named as gone."""

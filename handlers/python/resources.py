@@ -52,7 +52,7 @@ from .windows import WindowTools
 
 
 @asynccontextmanager
-async def found() -> AsyncIterator[None]:
+async def missing_server_is_not_found() -> AsyncIterator[None]:
     """A missing server is the resource's absence, as a missing pane, window or session
     is (the core's ``NotFound`` is the runtime's)."""
     try:
@@ -86,7 +86,7 @@ class Resources:
     async def resource_get_sessions(
         self, variables: GetSessionsResourceVariables
     ) -> GetSessionsResourceResult:
-        async with found():
+        async with missing_server_is_not_found():
             sessions = await self.sessions.list_sessions(
                 ListSessionsInput(socket_name=variables.socket_name)
             )
@@ -96,7 +96,7 @@ class Resources:
         self, variables: GetSessionResourceVariables
     ) -> GetSessionResourceResult:
         name, socket_name = variables.session_name, variables.socket_name
-        async with found():
+        async with missing_server_is_not_found():
             session = await self.sessions.get_session_info(
                 GetSessionInfoInput(session_name=name, socket_name=socket_name)
             )
@@ -110,7 +110,7 @@ class Resources:
     async def resource_get_session_windows(
         self, variables: GetSessionWindowsResourceVariables
     ) -> GetSessionWindowsResourceResult:
-        async with found():
+        async with missing_server_is_not_found():
             windows = await self.windows.list_windows(
                 ListWindowsInput(
                     session_name=variables.session_name, socket_name=variables.socket_name
@@ -122,7 +122,7 @@ class Resources:
         self, variables: GetWindowResourceVariables
     ) -> GetWindowResourceResult:
         socket_name = variables.socket_name
-        async with found():
+        async with missing_server_is_not_found():
             window = await self.windows.get_window_info(
                 GetWindowInfoInput(
                     session_name=variables.session_name,
@@ -138,14 +138,14 @@ class Resources:
         )
 
     async def resource_get_pane(self, variables: GetPaneResourceVariables) -> GetPaneResourceResult:
-        async with found():
+        async with missing_server_is_not_found():
             pane = await self.panes.get_pane_info(
                 GetPaneInfoInput(pane_id=variables.pane_id, socket_name=variables.socket_name)
             )
         return GetPaneResourceResult.model_validate(_json(pane))
 
     async def resource_get_pane_content(self, variables: GetPaneContentResourceVariables) -> str:
-        async with found():
+        async with missing_server_is_not_found():
             screen = await self.text.capture_pane(
                 CapturePaneInput(
                     pane_id=variables.pane_id, socket_name=variables.socket_name, max_lines=None

@@ -81,7 +81,7 @@ class Targeted(Protocol):
     def socket_name(self) -> str | None: ...
 
 
-async def aim(tmux: Tmux, params: Targeted) -> tuple[Server, str]:
+async def pane_to_type_into(tmux: Tmux, params: Targeted) -> tuple[Server, str]:
     """The server and pane a typing call names, every field's shape checked first."""
     if params.pane_id is not None:
         check_pane_id(params.pane_id)

@@ -16,7 +16,7 @@ from ...generated.rust.interface import RustProfileHandlers
 from ...generated.rust.registry import TOOLSETS
 from ..compose import compose
 from ..libtmux_family.capabilities import CapabilityDocument
-from ..libtmux_family.launch import Pin, PinnedLifecycle
+from ..libtmux_family.launch import FamilyLifecycle, ServedServer
 from ..services import Runtime
 from ..tmux.objects.refs import Refs
 from ..tmux.objects.server import Tmux
@@ -41,14 +41,14 @@ OWNER_TOOLSETS = ("teardown",)
 
 def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> RustProfileHandlers:
     config = read_config(environ)
-    pin = Pin(config, environ)
-    tmux = Tmux(environ, socket=config.socket, prepare=pin.prepare)
+    served = ServedServer(config, environ)
+    tmux = Tmux(environ, socket=config.socket, prepare=served.prepare)
     ledger = Ledger()  # one per served server: the tools that type and wait share it
     document = CapabilityDocument(
-        generated_rust, TOOLSETS, OWNER_TOOLSETS, config, pin, tmux, runtime
+        generated_rust, TOOLSETS, OWNER_TOOLSETS, config, served, tmux, runtime
     )
     parts = [
-        PinnedLifecycle(tmux, pin, OWNER_TOOLSETS),
+        FamilyLifecycle(tmux, served, OWNER_TOOLSETS),
         ServerTools(tmux),
         SessionTools(tmux),
         WindowTools(tmux),

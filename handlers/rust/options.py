@@ -232,8 +232,10 @@ class OptionTools:
         value = await window.set_synchronize_panes(params.enabled)
         result = SetSynchronizePanesOutput(name=SYNCHRONIZE, target=window_id, value=value)
         # The family's shape has no field to say it: the text the agent reads does.
-        cohort = await window.synchronized_panes()
-        shown = result.model_dump(mode="json") | {"amplifies": cohort if len(cohort) > 1 else []}
+        synchronized = await window.synchronized_panes()
+        shown = result.model_dump(mode="json") | {
+            "amplifies": synchronized if len(synchronized) > 1 else []
+        }
         return Reply(result, json.dumps(shown, ensure_ascii=False, separators=(",", ":")))
 
 

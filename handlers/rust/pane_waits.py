@@ -12,7 +12,7 @@ from ...errors import InvalidArgument
 from ...generated.rust.models.wait_for_text import WaitForTextInput, WaitForTextOutput
 from ..tmux.objects import FOLLOWED_FIELDS, Tmux
 from ..tmux.objects.targets import check_pane_id
-from ..tmux.objects.textwait import Found, TextWait, judge_rows, screen_rows
+from ..tmux.objects.textwait import Found, TextWait, first_matching_row, screen_rows
 from ..tmux.policy.ledger import Ledger
 from .arguments import seconds_of
 from .regex_crate import CratePatterns
@@ -43,10 +43,14 @@ class PaneWaitTools:
             rows, cursor = await screen_rows(target, now)
             recent = self.ledger.recent(pane_id)
             none = CratePatterns("stop", (), ())
-            finished = judge_rows(rows[:cursor][::-1], recent, none, patterns, complete=True)
+            finished = first_matching_row(
+                rows[:cursor][::-1], recent, none, patterns, complete=True
+            )
             if finished is not None:
                 return Found("present_at_entry", finished.index, finished.pattern, finished.line)
-            typing = judge_rows(rows[cursor : cursor + 1], recent, none, patterns, complete=True)
+            typing = first_matching_row(
+                rows[cursor : cursor + 1], recent, none, patterns, complete=True
+            )
             if typing is not None:
                 return Found("pending", typing.index, typing.pattern, typing.line)
             return None

@@ -17,7 +17,7 @@ from ...generated.swift.interface import SwiftProfileHandlers
 from ...generated.swift.registry import TOOLSETS
 from ..compose import compose
 from ..libtmux_family.capabilities import CapabilityDocument
-from ..libtmux_family.launch import Pin, PinnedLifecycle
+from ..libtmux_family.launch import FamilyLifecycle, ServedServer
 from ..services import Runtime
 from ..tmux.objects.refs import Refs
 from ..tmux.objects.server import Tmux
@@ -43,13 +43,13 @@ OWNER_TOOLSETS = ("teardown",)
 
 def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfileHandlers:
     config = read_config(environ)
-    pin = Pin(config, environ)
-    tmux = Tmux(environ, socket=config.socket, prepare=pin.prepare)
+    served = ServedServer(config, environ)
+    tmux = Tmux(environ, socket=config.socket, prepare=served.prepare)
     refs = Refs()
     lookups = Lookups(tmux, refs)
     ledger = Ledger()  # one per served server: the tools that type and wait share it
     parts = [
-        PinnedLifecycle(tmux, pin, OWNER_TOOLSETS),
+        FamilyLifecycle(tmux, served, OWNER_TOOLSETS),
         ServerTools(lookups),
         SessionTools(lookups, refs),
         WindowTools(lookups, refs),
@@ -63,7 +63,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> SwiftProfil
         BatchTools(runtime),
         Capabilities(
             CapabilityDocument(
-                generated_swift, TOOLSETS, OWNER_TOOLSETS, config, pin, tmux, runtime
+                generated_swift, TOOLSETS, OWNER_TOOLSETS, config, served, tmux, runtime
             )
         ),
     ]

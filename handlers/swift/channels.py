@@ -27,13 +27,13 @@ class ChannelTools:
 
     async def signal_channel(self, params: SignalChannelInput) -> SignalChannelOutput:
         channel = check_channel(params.channel)
-        await self.lookups().server.signal_channel(channel)
+        await self.lookups.for_call().server.signal_channel(channel)
         return SignalChannelOutput(channel=channel, signalled=True)
 
     async def wait_for_channel(self, params: WaitForChannelInput) -> WaitForChannelOutput:
         channel = check_channel(params.channel)
         limit = wait_limit(params.timeoutMs, self.config)
-        server = self.lookups().server
+        server = self.lookups.for_call().server
         await server.ready()  # the wait is a process of its own: the server must be pinned
         started = time.monotonic()
         released = await server.wait_for(channel, limit)

@@ -46,14 +46,14 @@ class OptionTools:
 
     async def show_environment(self, params: ShowEnvironmentInput) -> ShowEnvironmentOutput:
         session_id = await self._session_id(given(params.session))
-        server = self.lookups().server
+        server = self.lookups.for_call().server
         scope = server if session_id is None else server.session(session_id)
         environment = await scope.show_environment()
         return ShowEnvironmentOutput.model_validate({"environment": environment})
 
     async def show_hooks(self, params: ShowHooksInput) -> ShowHooksOutput:
         session_id = await self._session_id(given(params.session))
-        server = self.lookups().server
+        server = self.lookups.for_call().server
         scope = server if session_id is None else server.session(session_id)
         hooks = await scope.show_hooks()
         return ShowHooksOutput.model_validate(
@@ -63,7 +63,7 @@ class OptionTools:
     async def show_option(self, params: ShowOptionInput) -> ShowOptionOutput:
         name = settings.check_option_name(params.name)
         flags = await self._option_flags(given(params.scope), given(params.target))
-        found = await self.lookups().server.read_option(name, flags)
+        found = await self.lookups.for_call().server.read_option(name, flags)
         options = found.options if found is not None else []
         return ShowOptionOutput.model_validate(
             {"options": [{"name": o.name, "value": o.value} for o in options]}
@@ -72,7 +72,7 @@ class OptionTools:
     async def _session_id(self, session: str | None) -> str | None:
         if session is None:
             return None
-        return (await self.lookups().session(session)).session_id
+        return (await self.lookups.for_call().session(session)).session_id
 
     async def _option_flags(self, scope: str | None, target: str | None) -> tuple[str, ...]:
         """``show-options`` flags for a scope; the target is resolved to a raw id first."""
@@ -92,7 +92,7 @@ class OptionTools:
                     "Leave target out, or choose scope session, window or pane.",
                 )
             return settings.SCOPE_FLAGS[scope]
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         assert target is not None
         if scope == "session":
             resolved = (await lookup.session(target, "target")).session_id
@@ -106,7 +106,7 @@ class OptionTools:
         names = [name.root for name in params.names]
         if not names:
             raise InvalidArgument("names", names, "is empty", "Pass 1 to 32 format variable names.")
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         server = lookup.server
         pane = given(params.paneId)
         fields = ("pane_id", "pane_active", *names)
@@ -135,18 +135,18 @@ class OptionTools:
         )
 
     async def set_history_limit(self, params: SetHistoryLimitInput) -> SetHistoryLimitOutput:
-        value = await self.lookups().server.set_history_limit(params.lines)
+        value = await self.lookups.for_call().server.set_history_limit(params.lines)
         return SetHistoryLimitOutput(lines=int(value))
 
     async def set_mouse_enabled(self, params: SetMouseEnabledInput) -> SetMouseEnabledOutput:
         value = "on" if params.enabled else "off"
-        await self.lookups().server.run("set-option", "-g", "mouse", value)
+        await self.lookups.for_call().server.run("set-option", "-g", "mouse", value)
         return SetMouseEnabledOutput(enabled=params.enabled)
 
     async def set_synchronize_panes(
         self, params: SetSynchronizePanesInput
     ) -> SetSynchronizePanesOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         wanted = lookup.window_id(params.windowId, "windowId")
         if wanted.server_tag is not None:  # a ref: only for a window of this server run
             await lookup.window_panes(params.windowId, "windowId")

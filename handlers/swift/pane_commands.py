@@ -32,7 +32,7 @@ class PaneCommandTools:
         command = check_command(params.command)
         max_lines = given(params.maxLines, capture.DEFAULT_MAX_LINES)
         limit = wait_limit(params.timeoutMs, self.config)
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         row = await lookup.pane(params.paneId)
         started = time.monotonic()
         run = await start_run(

@@ -56,7 +56,7 @@ class PaneInputTools:
         self.input = PaneInput(lookups.tmux, ledger, forceable=True)
 
     async def send_keys(self, params: SendKeysInput) -> SendKeysOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         typing = typing_of(params, lookup)
         return SendKeysOutput.model_validate(await self._send(lookup, params, typing))
 
@@ -83,7 +83,7 @@ class PaneInputTools:
     async def send_keys_batch(self, params: SendKeysBatchInput) -> SendKeysBatchOutput:
         operations = params.operations
         check_batch_size(len(operations))
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         typings = [typing_of(op, lookup, f"operations[{at}].") for at, op in enumerate(operations)]
         stop = given(params.onError, "stop") == "stop"
         failures: list[dict[str, object]] = []
@@ -102,7 +102,7 @@ class PaneInputTools:
         )
 
     async def paste_text(self, params: PasteTextInput) -> PasteTextOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         pane_id = await lookup.pane_target(params.paneId, "paneId")
         found = await self.input.paste(
             lookup.server,

@@ -31,7 +31,7 @@ class PaneTextTools:
         self.refs = refs
 
     async def capture_pane(self, params: CapturePaneInput) -> CapturePaneOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         pane_id = await lookup.pane_target(params.paneId)
         end = given(params.end)
         lines = await lookup.server.pane(pane_id, "paneId").capture_pane(
@@ -43,7 +43,7 @@ class PaneTextTools:
         return CapturePaneOutput.model_validate(rows.capture(pane_id, kept.lines, kept.dropped))
 
     async def snapshot_pane(self, params: SnapshotPaneInput) -> SnapshotPaneOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         row = await lookup.pane(params.paneId)
         pane = lookup.server.pane(row.pane_id, "paneId")
         lines = capture.trim_blank_tail(await pane.capture_pane())
@@ -56,7 +56,7 @@ class PaneTextTools:
         )
 
     async def capture_since(self, params: CaptureSinceInput) -> CaptureSinceOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         row = await lookup.pane(params.paneId)
         token = given(params.cursor)
         cursor = capture.open_cursor(self.refs, token, row.pane_id) if token is not None else None
@@ -90,7 +90,7 @@ class PaneTextTools:
         remain-on-exit ends the wait at once with an error saying so; a pane moved to
         another session is watched there.
         """
-        waiting = _Waiting(self.lookups(), row, cursor, max_lines, timeout)
+        waiting = _Waiting(self.lookups.for_call(), row, cursor, max_lines, timeout)
         lost = 0
         while True:
             try:
@@ -109,7 +109,7 @@ class PaneTextTools:
                 return found
 
     async def search_panes(self, params: SearchPanesInput) -> SearchPanesOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         test = search.matcher(params.pattern, given(params.regex, False))
         session = given(params.session)
         if session is not None:

@@ -13,7 +13,7 @@ from ..tmux.objects import capture
 from ..tmux.objects.patterns import Patterns
 from ..tmux.objects.refs import Refs
 from ..tmux.objects.rows import FOLLOWED_FIELDS, PaneRow
-from ..tmux.objects.textwait import Found, TextWait, judge_rows, screen_rows
+from ..tmux.objects.textwait import Found, TextWait, first_matching_row, screen_rows
 from ..tmux.objects.waits import gone_while_waiting
 from ..tmux.policy.ledger import Ledger
 from .arguments import given, wait_limit
@@ -34,7 +34,7 @@ class PaneWaitTools:
         stop = Patterns.build("stop", given(params.stop, None), regex, True)
         max_lines = given(params.maxLines, capture.DEFAULT_MAX_LINES)
         limit = wait_limit(params.timeoutMs, self.config)
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         row = await lookup.pane(params.paneId)
         token = given(params.cursor)
         cursor = capture.open_cursor(self.refs, token, row.pane_id) if token is not None else None
@@ -50,7 +50,7 @@ class PaneWaitTools:
                 rows, _ = await screen_rows(pane, now)
             else:
                 rows = (await capture.read_since(pane, now, cursor, max_lines)).lines
-            return judge_rows(rows, recent, stop, patterns, complete=True)
+            return first_matching_row(rows, recent, stop, patterns, complete=True)
 
         found = await wait.run(entry)
         if found.outcome == "pane_closed":

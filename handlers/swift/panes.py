@@ -50,7 +50,7 @@ class PaneTools:
         self.refs = refs
 
     async def list_panes(self, params: ListPanesInput) -> ListPanesOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         session = given(params.session)
         window = given(params.window)
         session_row = await lookup.session(session) if session is not None else None
@@ -72,26 +72,26 @@ class PaneTools:
         return ListPanesOutput.model_validate({"panes": [rows.pane(self.refs, r) for r in found]})
 
     async def get_pane_info(self, params: GetPaneInfoInput) -> GetPaneInfoOutput:
-        row = await self.lookups().pane(params.paneId)
+        row = await self.lookups.for_call().pane(params.paneId)
         return GetPaneInfoOutput.model_validate({"pane": rows.pane(self.refs, row)})
 
     async def find_pane_by_position(
         self, params: FindPaneByPositionInput
     ) -> FindPaneByPositionOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         listed = await lookup.window_panes(params.windowId)
         panes = WindowPanes(listed[0].window_id, tuple(listed))
         row = panes.corner(params.corner, lookup.server.socket)
         return FindPaneByPositionOutput.model_validate({"pane": rows.pane(self.refs, row)})
 
     async def select_pane(self, params: SelectPaneInput) -> SelectPaneOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         pane = await lookup.pane(params.paneId)
         await lookup.server.pane(pane.pane_id, "paneId").run(("select-pane", "-t", pane.pane_id))
         return SelectPaneOutput(paneId=pane.pane_id)
 
     async def split_window(self, params: SplitWindowInput) -> SplitWindowOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         wanted = lookup.pane_id(params.paneId)  # its shape judged before tmux runs
         options = [*spawn.split_flags(given(params.direction))]
         options += await spawn.directory_args(
@@ -102,7 +102,7 @@ class PaneTools:
         return SplitWindowOutput.model_validate(rows.pane(self.refs, row))
 
     async def swap_pane(self, params: SwapPaneInput) -> SwapPaneOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         lookup.pane_id(params.otherPaneId, "otherPaneId")  # both shapes judged before tmux runs
         pane = await lookup.pane(params.paneId)
         other = await lookup.pane(params.otherPaneId, "otherPaneId")
@@ -113,7 +113,7 @@ class PaneTools:
 
     async def resize_pane(self, params: ResizePaneInput) -> ResizePaneOutput:
         args = resize_arguments(params)  # refused before the pane is looked up
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         pane = await lookup.pane(params.paneId)
         command = ("resize-pane", "-t", pane.pane_id, *args)
         await lookup.server.pane(pane.pane_id, "paneId").run(command)
@@ -121,7 +121,7 @@ class PaneTools:
 
     async def set_pane_title(self, params: SetPaneTitleInput) -> SetPaneTitleOutput:
         title = check_title(params.title)
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         pane = await lookup.pane(params.paneId)
         # select-pane -T expands its title as a format: spelled so it expands to itself.
         _, lines = await lookup.server.pane(pane.pane_id, "paneId").run(
@@ -137,7 +137,7 @@ class PaneTools:
         return SetPaneTitleOutput(paneId=pane.pane_id, title=held)
 
     async def respawn_pane(self, params: RespawnPaneInput) -> RespawnPaneOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         lookup.pane_id(params.paneId)  # its shape judged before tmux runs
         where = given(params.startDirectory)
         options = (
@@ -160,13 +160,13 @@ class PaneTools:
     async def clear_pane_scrollback(
         self, params: ClearPaneScrollbackInput
     ) -> ClearPaneScrollbackOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         pane_id = await lookup.pane_target(params.paneId)
         await lookup.server.pane(pane_id, "paneId").clear_history()
         return ClearPaneScrollbackOutput(deleted=True, paneId=pane_id)
 
     async def kill_pane(self, params: KillPaneInput) -> KillPaneOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         pane = await lookup.pane(params.paneId)
         guard = guard_unless_forced(lookup.server, self.lookups.tmux.environ, params.force)
         if guard is not None:

@@ -12,7 +12,7 @@ class ServerTools:
         self.lookups = lookups
 
     async def get_server_info(self, params: GetServerInfoInput) -> GetServerInfoOutput:
-        server = self.lookups().server
+        server = self.lookups.for_call().server
         try:
             lines = await server.run("display-message", "-p", "#{version}")
         except NoServer:

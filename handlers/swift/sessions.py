@@ -32,13 +32,13 @@ class SessionTools:
         self.refs = refs
 
     async def list_sessions(self, params: ListSessionsInput) -> ListSessionsOutput:
-        sessions, attached = await self.lookups().server.sessions_and_clients()
+        sessions, attached = await self.lookups.for_call().server.sessions_and_clients()
         return ListSessionsOutput.model_validate(
             {"sessions": [rows.session(self.refs, row, attached) for row in sessions]}
         )
 
     async def get_session_info(self, params: GetSessionInfoInput) -> GetSessionInfoOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         sessions, attached = await lookup.server.sessions_and_clients()
         row = lookup.match_session(sessions, params.session, "session")
         return GetSessionInfoOutput.model_validate(
@@ -53,7 +53,7 @@ class SessionTools:
         )
         options += spawn.check_cells("width", "-x", given(params.width))
         options += spawn.check_cells("height", "-y", given(params.height))
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         row = await lookup.server.new_session(name, field="name", options=options)
         # A session made detached has no client at all, this process's own included.
         attached = {row.session_id: row.count("session_attached")}
@@ -64,7 +64,7 @@ class SessionTools:
 
     async def rename_session(self, params: RenameSessionInput) -> RenameSessionOutput:
         name = no_nul("name", params.name)
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         session = await lookup.session(params.session)
         try:
             _, lines = await lookup.server.run_many(
@@ -83,7 +83,7 @@ class SessionTools:
         return RenameSessionOutput(sessionId=session.session_id, name=lines[0] if lines else name)
 
     async def kill_session(self, params: KillSessionInput) -> KillSessionOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         session = await lookup.session(params.session)
         guard = guard_unless_forced(lookup.server, self.lookups.tmux.environ, params.force)
         if guard is not None:

@@ -48,7 +48,7 @@ class Lookups:
     tmux: Tmux
     refs: Refs
 
-    def __call__(self) -> Lookup:
+    def for_call(self) -> Lookup:
         return Lookup(self.tmux.server(), self.refs)
 
 

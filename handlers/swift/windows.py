@@ -44,7 +44,7 @@ class WindowTools:
         self.refs = refs
 
     async def list_windows(self, params: ListWindowsInput) -> ListWindowsOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         session = given(params.session)
         if session is not None:
             row = await lookup.session(session)
@@ -56,7 +56,7 @@ class WindowTools:
         )
 
     async def get_window_info(self, params: GetWindowInfoInput) -> GetWindowInfoOutput:
-        links = await self.lookups().window_links(params.windowId)
+        links = await self.lookups.for_call().window_links(params.windowId)
         return GetWindowInfoOutput.model_validate(
             {
                 "window": rows.window(self.refs, links[0]),
@@ -71,14 +71,14 @@ class WindowTools:
         )
         if self.refs.is_ref(params.session):  # a bad ref is judged before tmux runs
             self.refs.parse(params.session, "session", ("session",))
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         session = await lookup.session(params.session)
         row = await lookup.server.session(session.session_id).new_window(options=options)
         return CreateWindowOutput.model_validate(rows.occurrence(self.refs, row))
 
     async def rename_window(self, params: RenameWindowInput) -> RenameWindowOutput:
         name = no_nul("name", params.name)
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         window_id = (await lookup.window_links(params.windowId))[0].window_id
         _, lines = await lookup.server.run_many(
             ("rename-window", "-t", window_id, "--", literal_format(name)),
@@ -87,7 +87,7 @@ class WindowTools:
         return RenameWindowOutput(windowId=window_id, name=lines[0] if lines else name)
 
     async def select_window(self, params: SelectWindowInput) -> SelectWindowOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         link = await self._placement(
             lookup, params.windowId, given(params.sourceSession), given(params.sourceIndex)
         )
@@ -95,7 +95,7 @@ class WindowTools:
         return SelectWindowOutput(windowId=link.window_id, target=link.target)
 
     async def move_window(self, params: MoveWindowInput) -> MoveWindowOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         links = await lookup.window_links(params.windowId)
         link = await self._placement(
             lookup, params.windowId, given(params.sourceSession), given(params.sourceIndex), links
@@ -158,14 +158,14 @@ class WindowTools:
                 "is missing, and so is height: there is nothing to change",
                 "Pass width (columns), height (rows), or both.",
             )
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         window_id = (await lookup.window_links(params.windowId))[0].window_id
         await lookup.server.run("resize-window", "-t", window_id, *size)
         return ResizeWindowOutput(windowId=window_id)
 
     async def select_layout(self, params: SelectLayoutInput) -> SelectLayoutOutput:
         layout = layouts.layout_shape(params.layout, SAVED_LAYOUT)  # before any lookup
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         links = await lookup.window_links(params.windowId)
         window_id = links[0].window_id
         (version,) = await lookup.server.run("display-message", "-p", "#{version}")
@@ -221,7 +221,7 @@ class WindowTools:
         )
 
     async def kill_window(self, params: KillWindowInput) -> KillWindowOutput:
-        lookup = self.lookups()
+        lookup = self.lookups.for_call()
         window_id = (await lookup.window_links(params.windowId))[0].window_id
         guard = guard_unless_forced(lookup.server, self.lookups.tmux.environ, params.force)
         if guard is not None:

@@ -120,7 +120,7 @@ class Recipients:
         return [row.pane_id for row in self.panes]
 
 
-def cohort(rows: Sequence[PaneRow], target: PaneRow) -> tuple[PaneRow, ...]:
+def recipients_of(rows: Sequence[PaneRow], target: PaneRow) -> tuple[PaneRow, ...]:
     """``target`` and the panes of its window its typed input is copied to."""
     if target.flag("pane_synchronized") is not True:
         return (target,)
@@ -152,7 +152,7 @@ class PaneInput:
     async def recipients(
         self, server: Server, pane_id: str, *, field: str, amplify: bool
     ) -> tuple[Recipients, list[dict[str, str]]]:
-        """The recipients of input to ``pane_id`` (the cohort only if ``amplify``) and the
+        """The recipients of input to ``pane_id`` (its synchronized panes too only if ``amplify``) and the
         tmux clients attached now, in one round trip."""
         try:
             panes, clients = await server.run_many(
@@ -167,7 +167,7 @@ class PaneInput:
         target = next((row for row in rows if row.pane_id == pane_id), None)
         if target is None:
             raise server.pane(pane_id, field).not_found(NOTHING_TYPED)
-        panes_reached = cohort(rows, target) if amplify else (target,)
+        panes_reached = recipients_of(rows, target) if amplify else (target,)
         return Recipients(target, panes_reached), parse_rows(clients, _VIEWER_FIELDS)
 
     async def check(
@@ -187,7 +187,7 @@ class PaneInput:
 
         ``interrupt``: the input is a lone interrupt key, which may reach a held pane;
         ``held``: the caller holds the recipients itself (a check made again);
-        ``alone``: the input must reach ``pane_id`` only, so a cohort is refused.
+        ``alone``: the input must reach ``pane_id`` only, so synchronized panes are refused.
         """
         found, clients = await self.recipients(server, pane_id, field=field, amplify=amplify)
         if alone:

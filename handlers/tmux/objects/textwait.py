@@ -78,7 +78,7 @@ def without_echo(row: str, recent: Sequence[str], *, complete: bool) -> str:
     return row
 
 
-def judge_rows(
+def first_matching_row(
     rows: Sequence[str],
     recent: Sequence[str],
     stop: LinePatterns,
@@ -154,7 +154,7 @@ class TextWait:
                                     self.at_entry = True
                                     return found
                             while True:
-                                found = self.judge()
+                                found = self.match_new_rows()
                                 if found is not None:
                                     return found
                                 if self.stream.maybe_gone:
@@ -168,7 +168,7 @@ class TextWait:
                                         pane = now
                                         break
                                 if not await self.sleep(watch.changed):
-                                    return self.judge() or Found("deadline")
+                                    return self.match_new_rows() or Found("deadline")
                         finally:
                             remove()
                 except WatchLost:
@@ -177,15 +177,17 @@ class TextWait:
         except NoServer:
             return Found("pane_closed")
 
-    def judge(self) -> Found | None:
+    def match_new_rows(self) -> Found | None:
         recent = self.ledger.recent(self.pane_id)
         rows = self.lines.take()
         current = self.lines.current()
         for row in [*rows, current]:
             if without_echo(row, recent, complete=row is not current).strip():
                 self.printed = True
-        found = judge_rows(rows, recent, self.stop, self.patterns, complete=True)
-        found = found or judge_rows([current], recent, self.stop, self.patterns, complete=False)
+        found = first_matching_row(rows, recent, self.stop, self.patterns, complete=True)
+        found = found or first_matching_row(
+            [current], recent, self.stop, self.patterns, complete=False
+        )
         if found is None and not self.patterns and self.printed:
             return Found("matched")
         return found
