@@ -15,7 +15,7 @@ wait ends it with outcome ``alternate_screen``.
 A pane that goes (killed, its program exited, its window or session closed, the
 tmux server gone) or dies under ``remain-on-exit`` ends the wait at once with an
 error saying which (the output schema has no outcome for it): the watch wakes on
-the notifications that follow such a change (see ``waits``).
+the notifications that follow such a change (see ``transport.events``).
 
 Nothing polls tmux: the wait sleeps until the pane prints (``Server.output_watch``)
 or the timeout. The only timer is the one sending a progress notification

@@ -1,4 +1,4 @@
-"""The rust profile's ``tmux://capabilities`` resource (the document: ``tmux.capabilities``)."""
+"""The rust profile's ``tmux://capabilities`` resource (the document: ``libtmux_family.capabilities``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The rust profile's configuration: the families' shared settings (``tmux.family``)
+"""The rust profile's configuration: the families' shared settings (``libtmux_family.config``)
 and its retired variables, read once, at startup.
 
 Anything wrong (both sockets, a relative path, an empty token in a tool list,

@@ -28,7 +28,7 @@ PANE_FIELDS: tuple[str, ...] = (
     *SERVER_FIELDS,
 )
 
-# The list_windows fields beyond the shared link listing (``Server.list_links(extra=…)``).
+# The list_windows fields beyond the shared link listing (``Server.list_windows(extra=…)``).
 WINDOW_EXTRA: tuple[str, ...] = ("window_linked",)
 
 
@@ -46,7 +46,7 @@ def pane_view(server: Server, row: PaneRow) -> dict[str, Any]:
 
 
 def window_view(row: LinkRow) -> dict[str, Any]:
-    """``WindowView``: one row per session link of a window (``row`` from ``list_links``
+    """``WindowView``: one row per session link of a window (``row`` from ``list_windows``
     asked with ``WINDOW_EXTRA``)."""
     return {
         "id": row.window_id,

@@ -1,4 +1,4 @@
-"""The swift profile's ``tmux://capabilities`` resource (the document: ``tmux.capabilities``)."""
+"""The swift profile's ``tmux://capabilities`` resource (the document: ``libtmux_family.capabilities``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The swift profile's configuration: the families' shared settings (``tmux.family``)
+"""The swift profile's configuration: the families' shared settings (``libtmux_family.config``)
 plus its own wait ceiling and retired variables, read once, at startup.
 
 Anything wrong (both sockets, a relative path, an empty token in a tool list,

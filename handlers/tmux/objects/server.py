@@ -123,7 +123,7 @@ class Server:
 
     async def run_unattached(self, *args: str) -> list[str]:
         """``run`` with none of this process's tmux clients attached while tmux runs it,
-        except the output clients of waits still in progress (see ``waits``)."""
+        except the output clients of waits still in progress (see ``transport.events``)."""
         if self._prepare is not None:
             await self.ready()
         await self.watchers.settle()
@@ -149,7 +149,7 @@ class Server:
         return await self.transport.run_many(commands, retry=all(map(is_read, commands)))
 
     def output_watch(self, pane: PaneRow) -> AbstractAsyncContextManager[Watch]:
-        """Wake on ``pane``'s output while the block runs (see ``waits``)."""
+        """Wake on ``pane``'s output while the block runs (see ``transport.events``)."""
         return self.watchers.watch(pane.session_id, pane.pane_id)
 
     async def list_panes(self, *scope: str, fields: Sequence[str] = PANE_FIELDS) -> list[PaneRow]:

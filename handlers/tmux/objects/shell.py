@@ -19,7 +19,7 @@ cancelled) only the wait ends; the run keeps the pane reserved in the ledger and
 keeps reading until the end marker arrives or the pane goes.
 
 Before the line is typed, and again right before it, the pane passes the input
-checks every typing tool passes (``tmux.input``), and it must be the line's only
+checks every typing tool passes (``objects.input``), and it must be the line's only
 recipient: output read back from one pane says nothing of the others.
 """
 

@@ -8,7 +8,7 @@ tmux as a subprocess of its own; with tmux on another host, where tmux puts it t
 
 ``new-session``, ``new-window``, ``split-window`` and ``respawn-pane`` all take ``-c DIR``
 and ``-e NAME=value``. tmux 3.3a expands ``-c`` as a format (pass the result of
-``start_directory`` through ``formats.literal_format``) and falls back to another
+``start_directory`` through ``transport.formats.literal_format``) and falls back to another
 directory when it cannot enter the one given, so the path is checked here first, on the
 host tmux runs on (see ``start_directory``).
 ``-e`` values are not expanded: they reach the process exactly as given.
@@ -124,7 +124,7 @@ async def start_directory(
 
     Here: ``~`` expanded, relative to our cwd. On another host (``--ssh``) the question
     goes there over the one ssh connection, as a fixed ``sh -c`` script that reads the
-    path from its standard input (``remote.PATH_SCRIPT``: ``~`` is that host's home, a relative
+    path from its standard input (``transport.ssh.PATH_SCRIPT``: ``~`` is that host's home, a relative
     path is taken from it). A shell rather than tmux, since no tmux command tests a
     directory, and the script is constant text: the value never becomes shell syntax.
     """

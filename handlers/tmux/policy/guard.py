@@ -15,7 +15,7 @@ The rules, in order:
 2. ``TMUX`` set but not the ``path,pid,session`` tmux writes (no absolute path,
    no numeric pid): which server it names is unknown, so every target might be
    ours: refuse.
-3. Is the target the server in ``TMUX``? The one rule of ``identity`` answers:
+3. Is the target the server in ``TMUX``? The one rule of ``transport.identity`` answers:
    the same socket file, or the pid in ``TMUX`` (asked of the target server when
    the files differ). Either counts: a false "same" only costs a refusal.
    Neither: another server, allow.
@@ -32,7 +32,7 @@ The rules, in order:
 
 With tmux on another host (``--ssh``), rule 3 asks that host's server for its host
 name, socket path and pid, and it is the server in ``TMUX`` only when all three are
-this machine's (``identity.Host.same_server_here``): a process started in a pane of a
+this machine's (``transport.identity.Host.same_server_here``): a process started in a pane of a
 server it then reaches through ssh is protected as locally; a server elsewhere that
 merely shares a socket path or pid is another server.
 

@@ -2,7 +2,7 @@
 
 The socket path is worked out here, the way tmux itself does, and passed to
 tmux as ``-S``: the path the identity check compares is then the path every
-command really used. When tmux runs on another host (``remote``), a socket name
+command really used. When tmux runs on another host (``ssh``), a socket name
 is looked up in that host's tmux directory (asked of the host once), a socket
 path is a path there, and every label names the host.
 """
