@@ -49,7 +49,7 @@ from ...generated.python.models.select_pane import SelectPaneInput, SelectPaneOu
 from ...generated.python.models.set_pane_title import SetPaneTitleInput, SetPaneTitleOutput
 from ...generated.python.models.split_window import SplitWindowInput, SplitWindowOutput
 from ...generated.python.models.swap_pane import SwapPaneInput, SwapPaneOutput
-from ..tmux.errors import GONE_DURING_CALL, CommandFailed, TmuxError
+from ..tmux.errors import GONE_DURING_CALL, CommandFailed
 from ..tmux.objects import layouts, spawn
 from ..tmux.objects.rows import PANE_FORMAT, PaneRow, each_pane_once, pane_rows
 from ..tmux.objects.server import Server, Tmux
@@ -161,9 +161,8 @@ class PaneTools:
             params.session_id,
             window_index=params.window_index,
         )
-        args = ["split-window", "-d", "-P", "-F", PANE_FORMAT, *SPLIT_FLAGS[params.direction]]
-        args += split_size(params.size)
-        args += await spawn_args(
+        options = [*SPLIT_FLAGS[params.direction], *split_size(params.size)]
+        options += await spawn_args(
             self.tmux.environ,
             params.start_directory,
             params.environment,
@@ -175,28 +174,9 @@ class PaneTools:
             )
         server = self.tmux.server(params.socket_name)
         pane = await selector.resolve_pane(server, params.pane_id)
-        args += ["-t", pane.pane_id]
-        if params.shell is not None:
-            args += ["--", params.shell]
-        try:
-            lines = await server.run(*args)
-        except CommandFailed as exc:
-            if any(text in exc.stderr for text in ("no space", "too small", "too big")):
-                raise TmuxError(
-                    f"Pane {pane.pane_id} on tmux {server.socket} is too small to split "
-                    f"{params.direction or 'below'}"
-                    + (f" with size {params.size!r}" if params.size is not None else "")
-                    + f" (tmux: {exc.stderr}). Pass a smaller size, split another pane, or "
-                    "make the window bigger (resize_window)."
-                ) from None
-            raise
-        rows = pane_rows(lines)
-        if len(rows) != 1:
-            raise TmuxError(
-                f"tmux on {server.socket} split pane {pane.pane_id} but did not say into "
-                f"which pane (it answered {lines!r}). Call list_panes to find it."
-            )
-        return SplitWindowOutput(**pane_fields(server, rows[0]))
+        shell = () if params.shell is None else (params.shell,)
+        row = await server.pane(pane.pane_id).split_window(options, shell)
+        return SplitWindowOutput(**pane_fields(server, row))
 
     async def resize_pane(self, params: ResizePaneInput) -> ResizePaneOutput:
         sizes = {"width": params.width, "height": params.height}

@@ -5,11 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..tmux.errors import TmuxError
 from ..tmux.objects.rows import LinkRow, PaneRow, SessionRow
 from ..tmux.objects.server import Server
 from ..tmux.objects.targets import TARGET_FIELDS
-from ..tmux.transport.formats import parse_rows
 
 # `#{pane_id}` in a list-sessions / list-windows row is the active pane of the active window.
 ACTIVE_PANE = ("pane_id",)
@@ -112,13 +110,3 @@ def window_fields(link: LinkRow) -> dict[str, Any]:
         "window_height": link["window_height"],
         "active_pane_id": link.text("pane_id"),
     }
-
-
-def created(server: Server, what: str, lines: list[str], fields: tuple[str, ...]) -> dict[str, str]:
-    rows = parse_rows(lines, fields)
-    if len(rows) != 1:
-        raise TmuxError(
-            f"tmux on {server.socket} created a {what} but did not say which "
-            f"(it answered {lines!r}). Call list_sessions or list_windows to find it."
-        )
-    return rows[0]

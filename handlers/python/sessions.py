@@ -24,10 +24,10 @@ from ..tmux.objects.server import Tmux
 from ..tmux.objects.spawn import check_session_name, no_nul
 from ..tmux.objects.targets import check_session_id
 from ..tmux.policy import Guard
-from ..tmux.transport.formats import format_of, literal_format
+from ..tmux.transport.formats import format_of, literal_format, parse_rows
 from .arguments import spawn_args
 from .filters import Filters
-from .rows import ACTIVE_PANE, SESSION_REPLY, created, session_fields
+from .rows import ACTIVE_PANE, SESSION_REPLY, session_fields
 from .targets import if_gone, no_session, pick_session, session_target, vanished
 
 
@@ -81,7 +81,7 @@ class SessionTools:
                     "(list_sessions shows it)."
                 ) from None
             raise
-        row = created(server, "session", lines, SESSION_REPLY)
+        row = server.made_one("session", parse_rows(lines, SESSION_REPLY), lines, "list_sessions")
         return CreateSessionOutput(
             session_id=row["session_id"],
             session_name=row["session_name"],

@@ -36,7 +36,7 @@ from ..tmux.policy import Guard
 from ..tmux.transport.formats import format_of, literal_format, parse_rows
 from .arguments import spawn_args
 from .filters import Filters
-from .rows import ACTIVE_PANE, WINDOW_REPLY, created, window_fields
+from .rows import ACTIVE_PANE, WINDOW_REPLY, window_fields
 from .targets import (
     if_gone,
     in_session,
@@ -103,7 +103,8 @@ class WindowTools:
         else:
             place = "-a" if params.direction == "after" else "-b"
             args += [place, "-t", f"{session_id}:{current['window_index']}"]
-        row = created(server, "window", await server.run(*args), WINDOW_REPLY)
+        lines = await server.run(*args)
+        row = server.made_one("window", parse_rows(lines, WINDOW_REPLY), lines, "list_windows")
         return CreateWindowOutput(
             window_id=row["window_id"],
             window_name=row["window_name"],

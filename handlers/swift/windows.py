@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...errors import InvalidArgument, ToolError
+from ...errors import InvalidArgument
 from ...generated.swift.models.create_window import CreateWindowInput, CreateWindowOutput
 from ...generated.swift.models.get_window_info import GetWindowInfoInput, GetWindowInfoOutput
 from ...generated.swift.models.kill_window import KillWindowInput, KillWindowOutput
@@ -129,9 +129,8 @@ class WindowTools:
             and (index is None or row.index == index)
         ]
         if not moved:
-            raise ToolError(
-                f"Window {link.window_id} was moved on tmux {lookup.server.socket}, but is no "
-                f"longer in session {destination}. Call list_windows to see where it is."
+            raise lookup.server.window(link.window_id, "windowId").not_found(
+                f"it was moved, but is no longer in session {destination}"
             )
         return MoveWindowOutput(windowId=link.window_id, target=moved[0].target)
 

@@ -118,10 +118,14 @@ class Pane:
         """``clear-history``: the scrollback goes, the visible screen stays as it is."""
         await self.run(("clear-history", "-t", self.pane_id))
 
-    async def split_window(self, options: Sequence[str] = ()) -> PaneRow:
+    async def split_window(
+        self, options: Sequence[str] = (), command: Sequence[str] = ()
+    ) -> PaneRow:
         """The new pane from splitting this one (``options``: side, size, directory,
-        already checked); the split pane stays active."""
+        already checked), running ``command`` (after ``--``) instead of the default
+        shell when given; the split pane stays active."""
         args = ["split-window", "-d", "-P", "-F", SPLIT_FORMAT, *options, "-t", self.pane_id]
+        args += ["--", *command] if command else []
         try:
             lines = await self.server.run(*args)
         except CommandFailed as exc:
@@ -130,8 +134,8 @@ class Pane:
             if any(text in exc.stderr for text in TOO_SMALL):
                 raise ToolError(
                     f"Pane {self.pane_id} on tmux {self.server.socket} is too small to split "
-                    f"that way (tmux: {exc.stderr}). Split a bigger pane, ask for a smaller "
-                    "share, or make the window bigger. Nothing was created.",
+                    f"that way (tmux: {exc.stderr}). Split a bigger pane, pass a smaller size, "
+                    "or make the window bigger (resize_window). Nothing was created.",
                     kind="refused",
                 ) from None
             raise

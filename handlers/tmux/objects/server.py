@@ -64,7 +64,7 @@ NO_CURRENT_TARGET = "no current target"
 HISTORY_LIMIT_MAXIMUM = 2**31 - 1
 
 
-RowT = TypeVar("RowT", SessionRow, LinkRow, PaneRow)
+T = TypeVar("T")
 
 
 def check_channel(channel: str, field: str = "channel") -> str:
@@ -263,7 +263,7 @@ class Server:
             raise
         return self.made_one("session", session_rows(lines), lines, "list_sessions")
 
-    def made_one(self, what: str, rows: Sequence[RowT], lines: list[str], lister: str) -> RowT:
+    def made_one(self, what: str, rows: Sequence[T], lines: list[str], lister: str) -> T:
         """The one row tmux described what it made with (``-P -F``)."""
         if len(rows) != 1:
             raise TmuxError(
