@@ -98,7 +98,7 @@ class ServerTools:
     async def kill_server(self, params: KillServerInput) -> KillServerOutput:
         server = self.tmux.server(params.socket_name)
         await Guard(server, self.tmux.environ).kill_server()
-        await server.run("kill-server")
+        await server.kill_server()
         return KillServerOutput(result=f"Server killed: tmux {server.socket}")
 
 

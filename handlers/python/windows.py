@@ -294,14 +294,7 @@ class WindowTools:
         window_id = check_window_id(params.window_id)
         server = self.tmux.server(params.socket_name)
         await Guard(server, self.tmux.environ).kill_window(window_id)
-        try:
-            await server.run("kill-window", "-t", window_id)
-        except CommandFailed as exc:
-            if "can't find window" in exc.stderr:
-                raise NotFound(
-                    "window", window_id, socket=server.socket, field="window_id"
-                ) from None
-            raise
+        await server.window(window_id).kill_window()
         return KillWindowOutput(result=f"Window killed: {window_id}")
 
 

@@ -7,7 +7,8 @@
 and writes each answer to ``DIR/<pid>.jsonl``; ``--replay`` answers every command
 from the files in DIR, so no tmux process runs and no control client attaches.
 Everything else is the shipped server, unchanged: this module only replaces the
-tmux core's transport factory (``transport.kinds.make_transport``) before it calls the command's own ``main``.
+tmux core's transport factory (``transport.kinds.make_transport``) before it calls
+the command's own ``main``.
 """
 
 from __future__ import annotations
