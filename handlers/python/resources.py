@@ -43,18 +43,21 @@ from ...generated.python.models.resource_get_window import (
     GetWindowResourceResult,
     GetWindowResourceVariables,
 )
-from ..tmux.core import Tmux
-from ..tmux.errors import NoServer, UnknownTarget
-from .listing import ListingTools
-from .reading import ReadingTools
+from ..tmux.errors import NoServer
+from ..tmux.objects.server import Tmux
+from .pane_text import PaneTextTools
+from .panes import PaneTools
+from .sessions import SessionTools
+from .windows import WindowTools
 
 
 @asynccontextmanager
-async def found() -> AsyncIterator[None]:
-    """A missing pane, window, session or server is the resource's absence."""
+async def missing_server_is_not_found() -> AsyncIterator[None]:
+    """A missing server is the resource's absence, as a missing pane, window or session
+    is (the core's ``NotFound`` is the runtime's)."""
     try:
         yield
-    except (UnknownTarget, NoServer) as exc:
+    except NoServer as exc:
         raise NotFound(exc.message) from None
 
 
@@ -62,19 +65,29 @@ def _json(model: Any) -> Any:
     return model.model_dump(mode="json", by_alias=True)
 
 
-class ResourceTools:
-    """Resources answered by the listing and reading tools, called as a client would."""
+class Resources:
+    """Resources answered by the session, window, pane and pane text tools, called as a
+    client would."""
 
-    def __init__(self, tmux: Tmux, listing: ListingTools, reading: ReadingTools) -> None:
+    def __init__(
+        self,
+        tmux: Tmux,
+        sessions: SessionTools,
+        windows: WindowTools,
+        panes: PaneTools,
+        text: PaneTextTools,
+    ) -> None:
         self.tmux = tmux
-        self.listing = listing
-        self.reading = reading
+        self.sessions = sessions
+        self.windows = windows
+        self.panes = panes
+        self.text = text
 
     async def resource_get_sessions(
         self, variables: GetSessionsResourceVariables
     ) -> GetSessionsResourceResult:
-        async with found():
-            sessions = await self.listing.list_sessions(
+        async with missing_server_is_not_found():
+            sessions = await self.sessions.list_sessions(
                 ListSessionsInput(socket_name=variables.socket_name)
             )
         return GetSessionsResourceResult.model_validate(_json(sessions)["result"])
@@ -83,11 +96,11 @@ class ResourceTools:
         self, variables: GetSessionResourceVariables
     ) -> GetSessionResourceResult:
         name, socket_name = variables.session_name, variables.socket_name
-        async with found():
-            session = await self.listing.get_session_info(
+        async with missing_server_is_not_found():
+            session = await self.sessions.get_session_info(
                 GetSessionInfoInput(session_name=name, socket_name=socket_name)
             )
-            windows = await self.listing.list_windows(
+            windows = await self.windows.list_windows(
                 ListWindowsInput(session_id=session.session_id, socket_name=socket_name)
             )
         return GetSessionResourceResult.model_validate(
@@ -97,8 +110,8 @@ class ResourceTools:
     async def resource_get_session_windows(
         self, variables: GetSessionWindowsResourceVariables
     ) -> GetSessionWindowsResourceResult:
-        async with found():
-            windows = await self.listing.list_windows(
+        async with missing_server_is_not_found():
+            windows = await self.windows.list_windows(
                 ListWindowsInput(
                     session_name=variables.session_name, socket_name=variables.socket_name
                 )
@@ -109,15 +122,15 @@ class ResourceTools:
         self, variables: GetWindowResourceVariables
     ) -> GetWindowResourceResult:
         socket_name = variables.socket_name
-        async with found():
-            window = await self.listing.get_window_info(
+        async with missing_server_is_not_found():
+            window = await self.windows.get_window_info(
                 GetWindowInfoInput(
                     session_name=variables.session_name,
                     window_index=variables.window_index,
                     socket_name=socket_name,
                 )
             )
-            panes = await self.listing.list_panes(
+            panes = await self.panes.list_panes(
                 ListPanesInput(window_id=window.window_id, socket_name=socket_name)
             )
         return GetWindowResourceResult.model_validate(
@@ -125,15 +138,15 @@ class ResourceTools:
         )
 
     async def resource_get_pane(self, variables: GetPaneResourceVariables) -> GetPaneResourceResult:
-        async with found():
-            pane = await self.listing.get_pane_info(
+        async with missing_server_is_not_found():
+            pane = await self.panes.get_pane_info(
                 GetPaneInfoInput(pane_id=variables.pane_id, socket_name=variables.socket_name)
             )
         return GetPaneResourceResult.model_validate(_json(pane))
 
     async def resource_get_pane_content(self, variables: GetPaneContentResourceVariables) -> str:
-        async with found():
-            screen = await self.reading.capture_pane(
+        async with missing_server_is_not_found():
+            screen = await self.text.capture_pane(
                 CapturePaneInput(
                     pane_id=variables.pane_id, socket_name=variables.socket_name, max_lines=None
                 )
@@ -153,7 +166,7 @@ class ResourceTools:
         elif kind == "session_name":
             pool = [row.name for row in await server.list_sessions()]
         else:
-            links = await server.list_links("-a")
+            links = await server.list_windows("-a")
             session = context.get("session_name")
             if session:
                 links = [link for link in links if link["session_name"] == session]

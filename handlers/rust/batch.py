@@ -1,5 +1,6 @@
 """The rust flavour of call_read_tools_batch: rows carrying the nested call's whole result,
-a JSON-RPC error object for a call that never reached its tool, and the family's counts."""
+a JSON-RPC error object for a call that never reached its tool, and the family's counts.
+"""
 
 from __future__ import annotations
 
