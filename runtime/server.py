@@ -23,12 +23,10 @@ from .errors import envelope_data
 from .instructions import instructions_for
 from .logs import ClientLog
 from .profiles import Profile
-from .progress import reporter
 from .prompts import get_prompt
 from .resources import read_resource
-from .seam import HandlerSet
+from .seam import Answering, Call, HandlerSet
 from .toolsets import EXCLUDE_TOOLS_ENV, TOOLS_ENV, TOOLSETS_ENV
-from .wire import Outgoing, answering
 
 
 def unknown_tool(profile: Profile, name: str) -> MCPError:
@@ -70,9 +68,8 @@ def build_server(
         if tool is None:
             raise unknown_tool(profile, params.name)
         rid = 0 if ctx.request_id is None else ctx.request_id
-        answering.set(Outgoing(rid, ctx.protocol_version, stamp))
-        reporter.set(ctx.session.report_progress)
-        return await call_tool(tool, handlers, params.arguments)
+        call = Call(Answering(rid, ctx.protocol_version, stamp), ctx.session.report_progress)
+        return await call_tool(tool, handlers, call, params.arguments)
 
     server: Server[Any] = Server(
         "tmux-contract-mcp",

@@ -16,7 +16,7 @@ import abc
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
-from ...seam import HandlerSet
+from ...seam import Call, HandlerSet
 
 if TYPE_CHECKING:
     from ...reply import Reply
@@ -100,305 +100,325 @@ class PythonProfileHandlers(HandlerSet, abc.ABC):
 
     @abc.abstractmethod
     async def call_read_tools_batch(
-        self, params: CallReadToolsBatchInput
+        self, call: Call, params: CallReadToolsBatchInput
     ) -> CallReadToolsBatchOutput | Reply[CallReadToolsBatchOutput]:
         """Run several inspect tools in one call, in order, e.g. list_panes then capture_pane for each pane. Only inspect tools, not this one or wait_for_text; an unknown tool or invalid arguments in any operation refuse the whole batch before anything runs. Returns one row per operation run (success, error, content, structured_content), the counts and stopped_at; the answer stays under 1,000,000 bytes."""
 
     @abc.abstractmethod
     async def capture_pane(
-        self, params: CapturePaneInput
+        self, call: Call, params: CapturePaneInput
     ) -> CapturePaneOutput | Reply[CapturePaneOutput]:
         """Read a pane's text: the visible screen, or lines start to end (tmux -S/-E: 0 is the screen's top line, negative numbers reach into the scrollback). Returns one string of the newest max_lines lines (null: no cap), starting with `[... truncated K lines ...]` when older ones were dropped. For only new output use capture_since."""
 
     @abc.abstractmethod
     async def capture_since(
-        self, params: CaptureSinceInput
+        self, call: Call, params: CaptureSinceInput
     ) -> CaptureSinceOutput | Reply[CaptureSinceOutput]:
         """Follow a pane's output without rereading it. The first call (no cursor) returns the visible screen and a cursor; pass the cursor back unchanged to get only the complete lines written since (a cursor alone reads its own pane). Returns lines, the next cursor, and lines_missed true with the current screen when history was trimmed past the cursor. A cursor from another pane, or a pane that died or was respawned, is an error."""
 
     @abc.abstractmethod
-    async def clear_pane(self, params: ClearPaneInput) -> ClearPaneOutput | Reply[ClearPaneOutput]:
+    async def clear_pane(
+        self, call: Call, params: ClearPaneInput
+    ) -> ClearPaneOutput | Reply[ClearPaneOutput]:
         """Reset a pane's terminal (blank screen) and delete its scrollback for good, so later captures and searches start clean. The program in it is not signalled; a shell shows its prompt again at the next Enter. Returns a line naming the pane."""
 
     @abc.abstractmethod
     async def create_session(
-        self, params: CreateSessionInput
+        self, call: Call, params: CreateSessionInput
     ) -> CreateSessionOutput | Reply[CreateSessionOutput]:
         """Start a detached session with one window whose pane runs the default shell; optionally named, sized x columns by y rows (1 to 10000), in a start directory, with environment variables. Names must be unused and free of `:`, `.`, `\\` and control characters. Returns the session id, name and its pane's id (active_pane_id), ready for send_keys or run_command."""
 
     @abc.abstractmethod
     async def create_window(
-        self, params: CreateWindowInput
+        self, call: Call, params: CreateWindowInput
     ) -> CreateWindowOutput | Reply[CreateWindowOutput]:
         """Add a window to a session, its pane running the default shell; optionally named, in a start directory, with environment variables, and placed right after or before the session's current window (else at the first free index). It stays in the background unless attach is true. Returns the window's id, index, name, layout and its pane's id (active_pane_id)."""
 
     @abc.abstractmethod
     async def delete_buffer(
-        self, params: DeleteBufferInput
+        self, call: Call, params: DeleteBufferInput
     ) -> DeleteBufferOutput | Reply[DeleteBufferOutput]:
         """Delete a tmux paste buffer, named exactly (e.g. from load_buffer); its contents are gone for good. A name no buffer has is an error. Returns a line naming the deleted buffer."""
 
     @abc.abstractmethod
     async def display_message(
-        self, params: DisplayMessageInput
+        self, call: Call, params: DisplayMessageInput
     ) -> DisplayMessageOutput | Reply[DisplayMessageOutput]:
         """Expand a tmux format string for a pane, e.g. `#{pane_current_command} #{pane_width}x#{pane_height}`, to read any format variable no other tool returns. Formats that could run a shell command (`#(...)`, the E: and T: modifiers) are refused. Returns the expanded text."""
 
     @abc.abstractmethod
     async def enter_copy_mode(
-        self, params: EnterCopyModeInput
+        self, call: Call, params: EnterCopyModeInput
     ) -> EnterCopyModeOutput | Reply[EnterCopyModeOutput]:
         """Put a pane in copy mode, freezing its view so the scrollback can be read while its program keeps running; scroll_up (0 or more) then moves the view up that many lines, stopping at the oldest. Leave with exit_copy_mode. Returns the pane as get_pane_info does."""
 
     @abc.abstractmethod
     async def exit_copy_mode(
-        self, params: ExitCopyModeInput
+        self, call: Call, params: ExitCopyModeInput
     ) -> ExitCopyModeOutput | Reply[ExitCopyModeOutput]:
         """Leave copy mode, or any other tmux mode, in a pane, back to its live output; a pane in no mode is left as it is. Returns the pane as get_pane_info does."""
 
     @abc.abstractmethod
     async def find_pane_by_position(
-        self, params: FindPaneByPositionInput
+        self, call: Call, params: FindPaneByPositionInput
     ) -> FindPaneByPositionOutput | Reply[FindPaneByPositionOutput]:
         """Find the pane occupying a corner of a tmux window."""
 
     @abc.abstractmethod
     async def get_pane_info(
-        self, params: GetPaneInfoInput
+        self, call: Call, params: GetPaneInfoInput
     ) -> GetPaneInfoOutput | Reply[GetPaneInfoOutput]:
         """Describe one pane: size, position and edges in its window, current command and path, pid, tty, title, active flag and is_caller. Returns the pane's row, as list_panes gives it."""
 
     @abc.abstractmethod
     async def get_server_info(
-        self, params: GetServerInfoInput
+        self, call: Call, params: GetServerInfoInput
     ) -> GetServerInfoOutput | Reply[GetServerInfoOutput]:
         """Check one tmux server: whether it answers, its socket name and path, session count and tmux version. Cheap: use it to see that a server is up. Returns is_alive false, not an error, when no server runs on the socket."""
 
     @abc.abstractmethod
     async def get_session_info(
-        self, params: GetSessionInfoInput
+        self, call: Call, params: GetSessionInfoInput
     ) -> GetSessionInfoOutput | Reply[GetSessionInfoOutput]:
         """Describe one session: id, name, window count, attached clients, creation time and the active pane of its active window. Returns the session's row, as list_sessions gives it."""
 
     @abc.abstractmethod
     async def get_window_info(
-        self, params: GetWindowInfoInput
+        self, call: Call, params: GetWindowInfoInput
     ) -> GetWindowInfoOutput | Reply[GetWindowInfoOutput]:
         """Describe one window: id, name, index, session, pane count, layout, size, active flag and active pane. Returns the window's row, as list_windows gives it."""
 
     @abc.abstractmethod
-    async def kill_pane(self, params: KillPaneInput) -> KillPaneOutput | Reply[KillPaneOutput]:
+    async def kill_pane(
+        self, call: Call, params: KillPaneInput
+    ) -> KillPaneOutput | Reply[KillPaneOutput]:
         """Close a pane and hang up its program; a window left empty closes and a session left without windows ends. No default pane: pane_id is required. To restart the program but keep the pane use respawn_pane. Refused for the pane this MCP server runs in, or when that cannot be ruled out. Returns a line naming the pane."""
 
     @abc.abstractmethod
     async def kill_server(
-        self, params: KillServerInput
+        self, call: Call, params: KillServerInput
     ) -> KillServerOutput | Reply[KillServerOutput]:
         """Kill a whole tmux server: every session, window and pane on it ends and their programs are hung up. For less, use kill_session, kill_window or kill_pane. Refused for the server this MCP server runs in, or when that cannot be ruled out. Returns a line naming the socket."""
 
     @abc.abstractmethod
     async def kill_session(
-        self, params: KillSessionInput
+        self, call: Call, params: KillSessionInput
     ) -> KillSessionOutput | Reply[KillSessionOutput]:
         """Kill a session with its windows and panes (a window also linked into another session lives on there). No default: give session_id or session_name. Refused when this MCP server runs in that session, or when that cannot be ruled out. Returns a line naming the session."""
 
     @abc.abstractmethod
     async def kill_window(
-        self, params: KillWindowInput
+        self, call: Call, params: KillWindowInput
     ) -> KillWindowOutput | Reply[KillWindowOutput]:
         """Kill a window and all its panes, in every session it is linked into; a session left without windows ends. No default window: window_id is required. Refused when this MCP server runs in that window, or when that cannot be ruled out. Returns a line naming the window."""
 
     @abc.abstractmethod
-    async def list_panes(self, params: ListPanesInput) -> ListPanesOutput | Reply[ListPanesOutput]:
+    async def list_panes(
+        self, call: Call, params: ListPanesInput
+    ) -> ListPanesOutput | Reply[ListPanesOutput]:
         """List panes with size, edges, current command and path, tty, title and is_caller: of one window, of one session, or of the whole server when no scope is given. Returns one row per pane."""
 
     @abc.abstractmethod
     async def list_servers(
-        self, params: ListServersInput
+        self, call: Call, params: ListServersInput
     ) -> ListServersOutput | Reply[ListServersOutput]:
         """Find this user's tmux servers: each socket in the tmux socket directory, plus extra_socket_paths (absolute paths of servers started with tmux -S). Use it when you do not know which socket_name to pass. Returns one row per socket: whether a server answers, socket name and path, session count, tmux version."""
 
     @abc.abstractmethod
     async def list_sessions(
-        self, params: ListSessionsInput
+        self, call: Call, params: ListSessionsInput
     ) -> ListSessionsOutput | Reply[ListSessionsOutput]:
         """List the sessions of a tmux server: id, name, window count, attached clients, creation time and active pane. A good first call. Returns one row per session."""
 
     @abc.abstractmethod
     async def list_windows(
-        self, params: ListWindowsInput
+        self, call: Call, params: ListWindowsInput
     ) -> ListWindowsOutput | Reply[ListWindowsOutput]:
         """List the windows of one session, or of every session when none is given: id, name, index, session, pane count, layout, size, active flag and active pane. Returns one row per window."""
 
     @abc.abstractmethod
     async def load_buffer(
-        self, params: LoadBufferInput
+        self, call: Call, params: LoadBufferInput
     ) -> LoadBufferOutput | Reply[LoadBufferOutput]:
         """Store text (not empty) in a new tmux paste buffer for paste_buffer, show_buffer or delete_buffer. Each call makes its own buffer, named `libtmux_mcp_<hex>_<logical_name>`, so no call overwrites another's or the user's. The text is kept byte for byte and nothing in it is run. Returns the buffer_name."""
 
     @abc.abstractmethod
     async def move_window(
-        self, params: MoveWindowInput
+        self, call: Call, params: MoveWindowInput
     ) -> MoveWindowOutput | Reply[MoveWindowOutput]:
         """Move a window to another index of its session, or into destination_session (an id or exact name); a session left without windows ends. An empty destination_index takes the first free index; one in use is an error. The moved window becomes its session's current window. Returns the window at its new place."""
 
     @abc.abstractmethod
     async def paste_buffer(
-        self, params: PasteBufferInput
+        self, call: Call, params: PasteBufferInput
     ) -> PasteBufferOutput | Reply[PasteBufferOutput]:
         """Paste a tmux paste buffer (e.g. from load_buffer) into a pane as if typed: its program receives the text, each newline as Enter. With bracket, a program that enabled bracketed paste (most shells and editors) gets it marked as a paste, not run line by line. The buffer is kept. Returns a line naming buffer and pane."""
 
     @abc.abstractmethod
-    async def paste_text(self, params: PasteTextInput) -> PasteTextOutput | Reply[PasteTextOutput]:
+    async def paste_text(
+        self, call: Call, params: PasteTextInput
+    ) -> PasteTextOutput | Reply[PasteTextOutput]:
         """Paste text into a pane as a terminal paste does, for multi-line input: a script, a heredoc, code for a REPL. With bracket, a program that enabled bracketed paste inserts it instead of running each line. Newlines arrive as carriage returns; no Enter is added. Returns a line naming the pane."""
 
     @abc.abstractmethod
-    async def pipe_pane(self, params: PipePaneInput) -> PipePaneOutput | Reply[PipePaneOutput]:
+    async def pipe_pane(
+        self, call: Call, params: PipePaneInput
+    ) -> PipePaneOutput | Reply[PipePaneOutput]:
         """Copy everything a pane prints from now on (text and control sequences) into a file on the tmux host, appending unless append is false; a new pipe replaces the old. Without output_path, stop the pipe. The path (in an existing directory) is never run, but may be any file the tmux user can write: no allow-list. Returns a line saying what happened."""
 
     @abc.abstractmethod
     async def rename_session(
-        self, params: RenameSessionInput
+        self, call: Call, params: RenameSessionInput
     ) -> RenameSessionOutput | Reply[RenameSessionOutput]:
         """Rename a session; its id, windows and panes stay. The name (not empty) is taken literally, nothing expanded or run, but tmux stores `:` and `.` as `_` and escapes control characters, `\\` and a `$` before a variable name. Fails when the name is taken. Returns the session's row with the name tmux stored."""
 
     @abc.abstractmethod
     async def rename_window(
-        self, params: RenameWindowInput
+        self, call: Call, params: RenameWindowInput
     ) -> RenameWindowOutput | Reply[RenameWindowOutput]:
         """Rename a window; its id and panes stay, and tmux stops renaming it after its program. The name is taken literally, nothing expanded or run, though tmux escapes control characters, `\\` and a `$` before a variable name. Returns the window's row with the name tmux stored."""
 
     @abc.abstractmethod
     async def resize_pane(
-        self, params: ResizePaneInput
+        self, call: Call, params: ResizePaneInput
     ) -> ResizePaneOutput | Reply[ResizePaneOutput]:
         """Resize a pane to width columns and/or height rows (1 to 10000; tmux moves the neighbouring borders and unzooms the window), or zoom it to fill its window (zoom true; false unzooms), not both. Returns the pane afterwards: pane_width and pane_height show what tmux could give."""
 
     @abc.abstractmethod
     async def resize_window(
-        self, params: ResizeWindowInput
+        self, call: Call, params: ResizeWindowInput
     ) -> ResizeWindowOutput | Reply[ResizeWindowOutput]:
         """Set a window's width (columns) and/or height (rows), 1 to 10000; its panes are resized to fit. tmux then keeps that size (window-size becomes manual) instead of following attached clients. Returns the window's row with its new size."""
 
     @abc.abstractmethod
     async def respawn_pane(
-        self, params: RespawnPaneInput
+        self, call: Call, params: RespawnPaneInput
     ) -> RespawnPaneOutput | Reply[RespawnPaneOutput]:
         """Restart the program in a pane in place, keeping its id, position and size: for a wedged shell or program. By default its process is killed and the original command starts again; shell (run by the default shell), start_directory and environment change that. With kill false only a pane whose program exited is restarted. Refused for the pane this MCP server runs in, or when that cannot be ruled out. Returns the pane with its new pane_pid."""
 
     @abc.abstractmethod
     async def run_command(
-        self, params: RunCommandInput
+        self, call: Call, params: RunCommandInput
     ) -> RunCommandOutput | Reply[RunCommandOutput]:
         """Run a shell command in a pane and get its result in one call: it is typed at the pane's shell prompt (sh, bash, zsh, dash, ksh...; anything else is refused). Returns exit_status, timed_out and the output lines. After timeout seconds (capped by LIBTMUX_MCP_WAIT_MAX_SECONDS, default 30) it returns while the command keeps running: stop it with send_keys keys C-c, enter false. suppress_history keeps it out of bash history."""
 
     @abc.abstractmethod
     async def search_panes(
-        self, params: SearchPanesInput
+        self, call: Call, params: SearchPanesInput
     ) -> SearchPanesOutput | Reply[SearchPanesOutput]:
         """Search many panes' text for one pattern, literal or (regex) a regular expression, case-insensitive unless match_case: one session's panes, or every pane of the server. content_start/content_end reach into the scrollback as in capture_pane. Returns each pane's matching lines and line numbers, paged over panes by offset/limit; truncated_by names any limit that cut results."""
 
     @abc.abstractmethod
     async def select_layout(
-        self, params: SelectLayoutInput
+        self, call: Call, params: SelectLayoutInput
     ) -> SelectLayoutOutput | Reply[SelectLayoutOutput]:
         """Rearrange a window's panes: a preset (even-horizontal, even-vertical, main-horizontal, main-vertical, tiled; tmux 3.4+ also the -mirrored main ones; a unique prefix works) or a window_layout string saved earlier from a window with as many panes. Anything else is refused. Returns the window with its new layout."""
 
     @abc.abstractmethod
     async def select_pane(
-        self, params: SelectPaneInput
+        self, call: Call, params: SelectPaneInput
     ) -> SelectPaneOutput | Reply[SelectPaneOutput]:
         """Select (focus) a tmux pane by ID or direction."""
 
     @abc.abstractmethod
     async def select_window(
-        self, params: SelectWindowInput
+        self, call: Call, params: SelectWindowInput
     ) -> SelectWindowOutput | Reply[SelectWindowOutput]:
         """Make a window its session's current one: by window_id, by window_index in a session, or by direction from the current window (next and previous wrap, last goes back; not with a window). Returns the window now current; clients attached to the session switch to it."""
 
     @abc.abstractmethod
-    async def send_keys(self, params: SendKeysInput) -> SendKeysOutput | Reply[SendKeysOutput]:
+    async def send_keys(
+        self, call: Call, params: SendKeysInput
+    ) -> SendKeysOutput | Reply[SendKeysOutput]:
         """Type into a pane as at its keyboard: text, or one tmux key name such as C-c, Escape or Up (literal types even a key name as text), then Enter unless enter is false. Whatever runs there receives it: look first (snapshot_pane). To run a command and get its output use run_command; for multi-line text, paste_text. Returns a line naming the pane."""
 
     @abc.abstractmethod
     async def send_keys_batch(
-        self, params: SendKeysBatchInput
+        self, call: Call, params: SendKeysBatchInput
     ) -> SendKeysBatchOutput | Reply[SendKeysBatchOutput]:
         """Several send_keys operations in one call, in order, each with its own target, keys, enter, literal and suppress_history: e.g. C-c to one pane, then a command to another. A malformed id refuses the whole batch before anything is typed. timeout (seconds, more than 0) bounds the whole batch. Returns one row per operation tried, the counts and stopped_at."""
 
     @abc.abstractmethod
     async def set_environment(
-        self, params: SetEnvironmentInput
+        self, call: Call, params: SetEnvironmentInput
     ) -> SetEnvironmentOutput | Reply[SetEnvironmentOutput]:
         """Set a variable in a session's environment (when a session is given) or tmux's global one. Windows and panes started later inherit it; running processes do not. Taken literally, but some variables (PATH, LD_PRELOAD, PROMPT_COMMAND...) change what later shells run. Returns the name, the value and status set."""
 
     @abc.abstractmethod
-    async def set_option(self, params: SetOptionInput) -> SetOptionOutput | Reply[SetOptionOutput]:
+    async def set_option(
+        self, call: Call, params: SetOptionInput
+    ) -> SetOptionOutput | Reply[SetOptionOutput]:
         """Set a tmux option (e.g. mouse, history-limit, a user option @name) for the server, a session, window or pane, or its global value. The value is stored literally, but status formats run #(...) when drawn and default-command or default-shell decide what new panes run: setting them is running commands. Returns the option, value and status set."""
 
     @abc.abstractmethod
     async def set_pane_title(
-        self, params: SetPaneTitleInput
+        self, call: Call, params: SetPaneTitleInput
     ) -> SetPaneTitleOutput | Reply[SetPaneTitleOutput]:
         """Set a pane's title (pane_title, shown in borders and status formats), taken literally: no # expansion, nothing run. Control characters (newline, tab, escape) are refused. The pane's program may later set its own title. Returns the pane."""
 
     @abc.abstractmethod
     async def show_buffer(
-        self, params: ShowBufferInput
+        self, call: Call, params: ShowBufferInput
     ) -> ShowBufferOutput | Reply[ShowBufferOutput]:
         """Read a tmux paste buffer by exact name (e.g. from load_buffer). Returns its content, newest max_lines lines kept (null: no cap), truncated_lines counting the rest and size_bytes the whole size."""
 
     @abc.abstractmethod
     async def show_environment(
-        self, params: ShowEnvironmentInput
+        self, call: Call, params: ShowEnvironmentInput
     ) -> ShowEnvironmentOutput | Reply[ShowEnvironmentOutput]:
         """Read tmux environment variables: a session's own when a session is given, else the global environment. Returns the variables by name; true marks one tmux removes from new processes."""
 
     @abc.abstractmethod
-    async def show_hook(self, params: ShowHookInput) -> ShowHookOutput | Reply[ShowHookOutput]:
+    async def show_hook(
+        self, call: Call, params: ShowHookInput
+    ) -> ShowHookOutput | Reply[ShowHookOutput]:
         """Read one tmux hook by name (e.g. after-new-window, pane-exited) for a scope and target, or its global value (global_). A name that is no hook is an error. Returns one entry per command set on it, with its array index; none when unset."""
 
     @abc.abstractmethod
-    async def show_hooks(self, params: ShowHooksInput) -> ShowHooksOutput | Reply[ShowHooksOutput]:
+    async def show_hooks(
+        self, call: Call, params: ShowHooksInput
+    ) -> ShowHooksOutput | Reply[ShowHooksOutput]:
         """List the hooks set in a scope (session, window or pane; server has none) or, with global_, the global hooks. Returns one entry per hook command with hook name and array index. For one hook use show_hook."""
 
     @abc.abstractmethod
     async def show_option(
-        self, params: ShowOptionInput
+        self, call: Call, params: ShowOptionInput
     ) -> ShowOptionOutput | Reply[ShowOptionOutput]:
         """Read one tmux option: the target's own value or the one it inherits, or with global_ the global value. Returns the option and its value as JSON: a number, a boolean for on/off, a list for an array option, else the string; null when unset."""
 
     @abc.abstractmethod
     async def signal_channel(
-        self, params: SignalChannelInput
+        self, call: Call, params: SignalChannelInput
     ) -> SignalChannelOutput | Reply[SignalChannelOutput]:
         """Signal a tmux wait-for channel (tmux wait-for -S): every wait on it ends, e.g. wait_for_channel. With none pending, tmux keeps the signal for the next wait only (3.3a forgets it if signalled twice before). Returns a line confirming it."""
 
     @abc.abstractmethod
     async def snapshot_pane(
-        self, params: SnapshotPaneInput
+        self, call: Call, params: SnapshotPaneInput
     ) -> SnapshotPaneOutput | Reply[SnapshotPaneOutput]:
         """Capture a pane's visible text with its cursor position, size, mode (copy mode, scroll position), history size, alternate-screen flag, command and path. Use it to understand a full-screen program or a prompt before typing. Returns those fields; content keeps the newest max_lines lines."""
 
     @abc.abstractmethod
     async def split_window(
-        self, params: SplitWindowInput
+        self, call: Call, params: SplitWindowInput
     ) -> SplitWindowOutput | Reply[SplitWindowOutput]:
         """Split a pane to add one below (default), above, left or right of it, sized in cells (1 to 10000) or percent ("30%"; default half), optionally in a start directory, with environment variables, running shell instead of the default shell. shell is run by sh -c as given; other values reach tmux literally. The split pane stays active. Returns the new pane."""
 
     @abc.abstractmethod
-    async def swap_pane(self, params: SwapPaneInput) -> SwapPaneOutput | Reply[SwapPaneOutput]:
+    async def swap_pane(
+        self, call: Call, params: SwapPaneInput
+    ) -> SwapPaneOutput | Reply[SwapPaneOutput]:
         """Exchange the places and sizes of two panes, even in different windows or sessions of one server; each keeps its id and program, and which pane is active in each window does not change. Returns the source pane at its new place."""
 
     @abc.abstractmethod
     async def wait_for_channel(
-        self, params: WaitForChannelInput
+        self, call: Call, params: WaitForChannelInput
     ) -> WaitForChannelOutput | Reply[WaitForChannelOutput]:
         """Wait until a tmux wait-for channel is signalled (by `tmux wait-for -S` in a script, or signal_channel). A signal sent while nobody waited is kept once and ends the next wait at once. After timeout seconds (more than 0, capped by LIBTMUX_MCP_WAIT_MAX_SECONDS, default 30) it fails. Returns a line once signalled."""
 
     @abc.abstractmethod
     async def wait_for_text(
-        self, params: WaitForTextInput
+        self, call: Call, params: WaitForTextInput
     ) -> WaitForTextOutput | Reply[WaitForTextOutput]:
         """Wait until a pane prints a match for one of patterns (without patterns, any output), counting only output after the call starts, or a stop pattern (a fast failure exit), or timeout seconds (capped by LIBTMUX_MCP_WAIT_MAX_SECONDS, default 30). Literal unless regex, case-insensitive unless match_case. Returns the outcome, matched lines and a short tail of the pane."""
 

@@ -15,6 +15,7 @@ from ...generated.python.models.delete_buffer import DeleteBufferInput, DeleteBu
 from ...generated.python.models.load_buffer import LoadBufferInput, LoadBufferOutput
 from ...generated.python.models.paste_buffer import PasteBufferInput, PasteBufferOutput
 from ...generated.python.models.show_buffer import ShowBufferInput, ShowBufferOutput
+from ...seam import Call
 from ..tmux.objects import capture
 from ..tmux.objects.server import Tmux
 from ..tmux.objects.spawn import no_nul
@@ -33,7 +34,7 @@ class BufferTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    async def load_buffer(self, params: LoadBufferInput) -> LoadBufferOutput:
+    async def load_buffer(self, call: Call, params: LoadBufferInput) -> LoadBufferOutput:
         """The content reaches tmux through ``set-buffer``, long content a piece at a time
         (a tmux client refuses one command line past about 16 KB): no file is involved,
         so it works as well on a server reached through ssh."""
@@ -58,7 +59,7 @@ class BufferTools:
         await server.buffer(name).set_buffer(content)
         return LoadBufferOutput(buffer_name=name, logical_name=params.logical_name)
 
-    async def show_buffer(self, params: ShowBufferInput) -> ShowBufferOutput:
+    async def show_buffer(self, call: Call, params: ShowBufferInput) -> ShowBufferOutput:
         max_lines = checked_cap("max_lines", params.max_lines)
         name = params.buffer_name
         if not name:
@@ -82,7 +83,7 @@ class BufferTools:
             size_bytes=size_bytes,
         )
 
-    async def paste_buffer(self, params: PasteBufferInput) -> PasteBufferOutput:
+    async def paste_buffer(self, call: Call, params: PasteBufferInput) -> PasteBufferOutput:
         name = no_nul("buffer_name", params.buffer_name)
         selector = selector_of(params.window_id, params.session_name, params.session_id)
         server = self.tmux.server(params.socket_name)
@@ -91,7 +92,7 @@ class BufferTools:
         await server.buffer(name).paste_buffer(target, bracket=bool(params.bracket))
         return PasteBufferOutput(result=f"Pasted buffer {name!r} into pane {pane.pane_id}.")
 
-    async def delete_buffer(self, params: DeleteBufferInput) -> DeleteBufferOutput:
+    async def delete_buffer(self, call: Call, params: DeleteBufferInput) -> DeleteBufferOutput:
         name = no_nul("buffer_name", params.buffer_name)
         server = self.tmux.server(params.socket_name)
         await server.buffer(name).delete_buffer("nothing was deleted")

@@ -10,6 +10,7 @@ import math
 from ...errors import InvalidArgument, ToolError
 from ...generated.python.models.signal_channel import SignalChannelInput, SignalChannelOutput
 from ...generated.python.models.wait_for_channel import WaitForChannelInput, WaitForChannelOutput
+from ...seam import Call
 from ..tmux.objects.server import Tmux, check_channel
 from ..tmux.policy.limits import WAIT_MAX_ENV, effective_timeout, wait_ceiling
 
@@ -20,7 +21,9 @@ class ChannelTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    async def wait_for_channel(self, params: WaitForChannelInput) -> WaitForChannelOutput:
+    async def wait_for_channel(
+        self, call: Call, params: WaitForChannelInput
+    ) -> WaitForChannelOutput:
         channel = check_channel(params.channel)
         # The schema has no null; the model's None would only mean "not given".
         timeout = DEFAULT_CHANNEL_TIMEOUT if params.timeout is None else params.timeout
@@ -51,7 +54,7 @@ class ChannelTools:
             "starts is lost: send it after."
         )
 
-    async def signal_channel(self, params: SignalChannelInput) -> SignalChannelOutput:
+    async def signal_channel(self, call: Call, params: SignalChannelInput) -> SignalChannelOutput:
         channel = check_channel(params.channel)
         server = self.tmux.server(params.socket_name)
         await server.signal_channel(channel)

@@ -28,6 +28,7 @@ from ...generated.python.models.show_hooks import (
     ShowHooksOutputEntry,
 )
 from ...generated.python.models.show_option import ShowOptionInput, ShowOptionOutput
+from ...seam import Call
 from ..tmux.errors import CommandFailed, NotFound, TmuxError
 from ..tmux.objects import settings
 from ..tmux.objects.pane import ACTIVE_ONLY
@@ -46,7 +47,7 @@ class OptionTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    async def show_option(self, params: ShowOptionInput) -> ShowOptionOutput:
+    async def show_option(self, call: Call, params: ShowOptionInput) -> ShowOptionOutput:
         """The value in effect: with global_ the global one (``-g``); otherwise the target's
         own value, else the one it inherits (``-A``), so a session reads ``history-limit``
         even when only ``set -g`` set it.
@@ -70,7 +71,7 @@ class OptionTools:
         )
         return ShowOptionOutput(option=params.option, value=option_value(name, read))
 
-    async def set_option(self, params: SetOptionInput) -> SetOptionOutput:
+    async def set_option(self, call: Call, params: SetOptionInput) -> SetOptionOutput:
         name = settings.check_option_name(params.option, "option")
         value = no_nul("value", params.value)
         server = self.tmux.server(params.socket_name)
@@ -87,7 +88,9 @@ class OptionTools:
             raise option_error(server, params, exc) from None
         return SetOptionOutput(option=params.option, value=params.value, status="set")
 
-    async def show_environment(self, params: ShowEnvironmentInput) -> ShowEnvironmentOutput:
+    async def show_environment(
+        self, call: Call, params: ShowEnvironmentInput
+    ) -> ShowEnvironmentOutput:
         server = self.tmux.server(params.socket_name)
         session_id = None
         if params.session_id is not None or params.session_name is not None:
@@ -99,7 +102,9 @@ class OptionTools:
             variables={key: True if value is None else value for key, value in environment.items()}
         )
 
-    async def set_environment(self, params: SetEnvironmentInput) -> SetEnvironmentOutput:
+    async def set_environment(
+        self, call: Call, params: SetEnvironmentInput
+    ) -> SetEnvironmentOutput:
         name = check_variable_name("name", no_nul("name", params.name))
         value = no_nul("value", params.value)
         server = self.tmux.server(params.socket_name)
@@ -111,7 +116,7 @@ class OptionTools:
         await server.run("set-environment", *scope, "--", name, value)
         return SetEnvironmentOutput(name=params.name, value=params.value, status="set")
 
-    async def show_hooks(self, params: ShowHooksInput) -> ShowHooksOutput:
+    async def show_hooks(self, call: Call, params: ShowHooksInput) -> ShowHooksOutput:
         """The hooks set in a scope. With no scope, both tables ``set-hook`` writes to
         without ``-w``/``-p``: the session's hooks and its window's (globally, ``-g``
         and ``-gw``), since tmux files each hook under the scope it belongs to."""
@@ -131,7 +136,7 @@ class OptionTools:
             ]
         )
 
-    async def show_hook(self, params: ShowHookInput) -> ShowHookOutput:
+    async def show_hook(self, call: Call, params: ShowHookInput) -> ShowHookOutput:
         """One hook; with no scope tmux reads it where it belongs (session or window).
         A hook with nothing set has no entries; a name that is no hook is an error."""
         name = settings.check_option_name(params.hook_name, "hook_name")
@@ -173,7 +178,9 @@ class OptionTools:
             ]
         )
 
-    async def display_message(self, params: DisplayMessageInput) -> DisplayMessageOutput:
+    async def display_message(
+        self, call: Call, params: DisplayMessageInput
+    ) -> DisplayMessageOutput:
         """The format is expanded by ``list-panes -t <pane> -f <that pane only> -F <format>``
         rather than ``display-message -p``: list-panes expands formats without a client, so
         ``#{client_*}`` are empty whichever transport asked (display-message would describe

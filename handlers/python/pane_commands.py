@@ -31,9 +31,9 @@ from dataclasses import dataclass
 import anyio
 import anyio.abc
 
-from ... import progress
 from ...errors import InvalidArgument, ToolError
 from ...generated.python.models.run_command import RunCommandInput, RunCommandOutput
+from ...seam import Call, Reporter
 from ..tmux.errors import NoServer
 from ..tmux.objects import capture
 from ..tmux.objects.rows import PANE_FIELDS, PaneRow
@@ -72,7 +72,7 @@ class PaneCommandTools:
         self.tmux = tmux
         self.runs: set[tuple[str, str]] = set()
 
-    async def run_command(self, params: RunCommandInput) -> RunCommandOutput:
+    async def run_command(self, call: Call, params: RunCommandInput) -> RunCommandOutput:
         command = typeable("command", params.command)
         if not command.strip():
             raise InvalidArgument("command", command, "is blank", "Pass the command line to run.")
@@ -93,7 +93,7 @@ class PaneCommandTools:
             )
         self.runs.add(key)
         try:
-            run = CommandRun(self.tmux, server, pane, flavour, limit)
+            run = CommandRun(self.tmux, server, pane, flavour, limit, call.progress)
             return await run.type_and_collect(
                 command, params.suppress_history is not False, max_lines
             )
@@ -160,9 +160,16 @@ class CommandRun:
     """One run_command call, from typing the line to reading the output back."""
 
     def __init__(
-        self, tmux: Tmux, server: Server, pane: PaneRow, flavour: str, limit: float
+        self,
+        tmux: Tmux,
+        server: Server,
+        pane: PaneRow,
+        flavour: str,
+        limit: float,
+        progress: Reporter,
     ) -> None:
         self.tmux = tmux
+        self.progress = progress  # the call's progress notifications
         self.server = server
         self.pane = pane
         self.pane_id = pane.pane_id
@@ -310,7 +317,7 @@ class CommandRun:
                 return "timeout"
             if now >= self.next_progress:
                 elapsed = now - self.started
-                await progress.report(
+                await self.progress(
                     elapsed,
                     self.limit,
                     f"running in pane {self.pane_id}: {elapsed:.0f}s of {self.limit:g}s",

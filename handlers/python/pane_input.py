@@ -27,6 +27,7 @@ from ...generated.python.models.send_keys_batch import (
     SendKeysBatchOutput,
     SendKeysBatchOutputResult,
 )
+from ...seam import Call
 from ..tmux.objects.server import Server, Tmux
 from ..tmux.objects.targets import WindowSelector, check_pane_id, check_session_pair
 from ..tmux.transport.quoting import CHUNK_BYTES, pieces
@@ -74,7 +75,7 @@ class PaneInputTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    async def send_keys(self, params: SendKeysInput) -> SendKeysOutput:
+    async def send_keys(self, call: Call, params: SendKeysInput) -> SendKeysOutput:
         keys = typeable("keys", params.keys)
         server, pane_id = await pane_to_type_into(self.tmux, params)
         await send(
@@ -87,7 +88,7 @@ class PaneInputTools:
         )
         return SendKeysOutput(result=f"Keys sent to pane {pane_id}")
 
-    async def send_keys_batch(self, params: SendKeysBatchInput) -> SendKeysBatchOutput:
+    async def send_keys_batch(self, call: Call, params: SendKeysBatchInput) -> SendKeysBatchOutput:
         # Every operation is checked before anything is typed.
         selectors: list[WindowSelector] = []
         for index, operation in enumerate(params.operations):
@@ -192,7 +193,7 @@ class PaneInputTools:
             index=index, pane_id=pane_id, success=False, error=error, elapsed_seconds=0.0
         )
 
-    async def paste_text(self, params: PasteTextInput) -> PasteTextOutput:
+    async def paste_text(self, call: Call, params: PasteTextInput) -> PasteTextOutput:
         text = typeable("text", params.text, nul=True)
         if not text:
             raise InvalidArgument("text", text, "is empty", "Pass the text to paste.")

@@ -13,6 +13,7 @@ from ...generated.python.models.search_panes import (
     SearchPanesOutputMatch,
 )
 from ...generated.python.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
+from ...seam import Call
 from ..tmux.errors import NotFound
 from ..tmux.objects import capture, search
 from ..tmux.objects.pane import ACTIVE_ONLY
@@ -51,7 +52,7 @@ class PaneTextTools:
         self.tmux = tmux
         self.cursor_refs = cursor_refs  # seals capture_since cursors: one secret per process
 
-    async def capture_pane(self, params: CapturePaneInput) -> CapturePaneOutput:
+    async def capture_pane(self, call: Call, params: CapturePaneInput) -> CapturePaneOutput:
         max_lines = checked_cap("max_lines", params.max_lines)
         server = self.tmux.server(params.socket_name)
         selector = selector_of(params.window_id, params.session_name, params.session_id)
@@ -66,7 +67,7 @@ class PaneTextTools:
             )
         return CapturePaneOutput(result="\n".join(kept.lines))
 
-    async def capture_since(self, params: CaptureSinceInput) -> CaptureSinceOutput:
+    async def capture_since(self, call: Call, params: CaptureSinceInput) -> CaptureSinceOutput:
         max_lines = checked_cap("max_lines", params.max_lines)
         max_bytes = checked_cap("max_bytes", params.max_bytes)
         refs = self.cursor_refs
@@ -145,7 +146,7 @@ class PaneTextTools:
                 "applies. Call capture_since without a cursor to start reading afresh."
             )
 
-    async def snapshot_pane(self, params: SnapshotPaneInput) -> SnapshotPaneOutput:
+    async def snapshot_pane(self, call: Call, params: SnapshotPaneInput) -> SnapshotPaneOutput:
         max_lines = checked_cap("max_lines", params.max_lines)
         server = self.tmux.server(params.socket_name)
         selector = selector_of(params.window_id, params.session_name, params.session_id)
@@ -176,7 +177,7 @@ class PaneTextTools:
             truncated_lines=kept.dropped,
         )
 
-    async def search_panes(self, params: SearchPanesInput) -> SearchPanesOutput:
+    async def search_panes(self, call: Call, params: SearchPanesInput) -> SearchPanesOutput:
         per_pane = checked_cap(
             "max_matched_lines_per_pane", params.max_matched_lines_per_pane, "leave it at 50"
         )

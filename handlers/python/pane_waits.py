@@ -31,9 +31,9 @@ from typing import Literal
 
 import anyio
 
-from ... import progress
 from ...errors import InvalidArgument, ToolError
 from ...generated.python.models.wait_for_text import WaitForTextInput, WaitForTextOutput
+from ...seam import Call, Reporter
 from ..tmux.errors import NoServer, NotFound, WatchLost
 from ..tmux.objects import capture
 from ..tmux.objects.patterns import MATCH_BUDGET, Patterns
@@ -78,7 +78,7 @@ class PaneWaitTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    async def wait_for_text(self, params: WaitForTextInput) -> WaitForTextOutput:
+    async def wait_for_text(self, call: Call, params: WaitForTextInput) -> WaitForTextOutput:
         # Everything the call could refuse is checked before tmux is asked anything.
         case = bool(params.match_case)
         patterns = Patterns.build("patterns", params.patterns, bool(params.regex), case)
@@ -103,7 +103,7 @@ class PaneWaitTools:
             pane_id = (await selector.resolve_pane(server, None)).pane_id
         else:
             pane_id = params.pane_id
-        wait = Wait(server, pane_id, patterns, stop, started, limit)
+        wait = Wait(server, pane_id, patterns, stop, started, limit, call.progress)
         await wait.begin()
         end = await wait.run() if limit > 0 else Ended("timeout")
         return wait.output(end)
@@ -137,9 +137,11 @@ class Wait:
         stop: Patterns,
         started: float,
         limit: float,
+        progress: Reporter,
     ) -> None:
         self.server = server
         self.pane_id = pane_id
+        self.progress = progress  # the call's progress notifications
         self.target = server.pane(pane_id)  # what the captures read
         self.patterns = patterns
         self.stop = stop
@@ -352,7 +354,7 @@ class Wait:
 
     async def report(self) -> None:
         elapsed = self.elapsed()
-        await progress.report(
+        await self.progress(
             elapsed,
             self.limit,
             f"waiting on pane {self.pane_id}: {elapsed:.0f}s of {self.limit:g}s",

@@ -49,6 +49,7 @@ from ...generated.python.models.select_pane import SelectPaneInput, SelectPaneOu
 from ...generated.python.models.set_pane_title import SetPaneTitleInput, SetPaneTitleOutput
 from ...generated.python.models.split_window import SplitWindowInput, SplitWindowOutput
 from ...generated.python.models.swap_pane import SwapPaneInput, SwapPaneOutput
+from ...seam import Call
 from ..tmux.errors import GONE_DURING_CALL, CommandFailed
 from ..tmux.objects import layouts, spawn
 from ..tmux.objects.rows import PANE_FORMAT, PaneRow, each_pane_once, pane_rows
@@ -76,7 +77,7 @@ class PaneTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    async def list_panes(self, params: ListPanesInput) -> ListPanesOutput:
+    async def list_panes(self, call: Call, params: ListPanesInput) -> ListPanesOutput:
         keep = Filters.parse(params.filters, ListPanesOutputResultItem)
         session_id, session_name = session_target(params.session_id, params.session_name)
         selector = selector_of(
@@ -97,13 +98,13 @@ class PaneTools:
         kept = keep([pane_fields(server, row) for row in rows])
         return ListPanesOutput(result=[ListPanesOutputResultItem(**row) for row in kept])
 
-    async def get_pane_info(self, params: GetPaneInfoInput) -> GetPaneInfoOutput:
+    async def get_pane_info(self, call: Call, params: GetPaneInfoInput) -> GetPaneInfoOutput:
         selector = selector_of(params.window_id, params.session_name, params.session_id)
         server = self.tmux.server(params.socket_name)
         row = await selector.resolve_pane(server, params.pane_id, SHAPE_FIELDS)
         return GetPaneInfoOutput(**pane_fields(server, row))
 
-    async def select_pane(self, params: SelectPaneInput) -> SelectPaneOutput:
+    async def select_pane(self, call: Call, params: SelectPaneInput) -> SelectPaneOutput:
         if params.pane_id is None and params.direction is None:
             # The window fields only scope a move: alone they select nothing.
             raise ToolError(
@@ -141,7 +142,7 @@ class PaneTools:
         return SelectPaneOutput(**pane_fields(server, row))
 
     async def find_pane_by_position(
-        self, params: FindPaneByPositionInput
+        self, call: Call, params: FindPaneByPositionInput
     ) -> FindPaneByPositionOutput:
         server = self.tmux.server(params.socket_name)
         selector = selector_of(
@@ -154,7 +155,7 @@ class PaneTools:
         row = window.corner(params.corner, server.socket)
         return FindPaneByPositionOutput(**pane_fields(server, row))
 
-    async def split_window(self, params: SplitWindowInput) -> SplitWindowOutput:
+    async def split_window(self, call: Call, params: SplitWindowInput) -> SplitWindowOutput:
         selector = selector_of(
             params.window_id,
             params.session_name,
@@ -178,7 +179,7 @@ class PaneTools:
         row = await server.pane(pane.pane_id).split_window(options, shell)
         return SplitWindowOutput(**pane_fields(server, row))
 
-    async def resize_pane(self, params: ResizePaneInput) -> ResizePaneOutput:
+    async def resize_pane(self, call: Call, params: ResizePaneInput) -> ResizePaneOutput:
         sizes = {"width": params.width, "height": params.height}
         given = [name for name, value in sizes.items() if value is not None]
         if params.zoom is not None and given:
@@ -220,7 +221,7 @@ class PaneTools:
         row = await server.pane(pane.pane_id).run_then_read(args, note=GONE_DURING_CALL)
         return ResizePaneOutput(**pane_fields(server, row))
 
-    async def set_pane_title(self, params: SetPaneTitleInput) -> SetPaneTitleOutput:
+    async def set_pane_title(self, call: Call, params: SetPaneTitleInput) -> SetPaneTitleOutput:
         title = check_title(params.title)
         server = self.tmux.server(params.socket_name)
         pane = await _target_pane(server, params)
@@ -235,7 +236,7 @@ class PaneTools:
             )
         return SetPaneTitleOutput(**pane_fields(server, row))
 
-    async def swap_pane(self, params: SwapPaneInput) -> SwapPaneOutput:
+    async def swap_pane(self, call: Call, params: SwapPaneInput) -> SwapPaneOutput:
         source = check_pane_id(params.source_pane_id, "source_pane_id")
         target = check_pane_id(params.target_pane_id, "target_pane_id")
         server = self.tmux.server(params.socket_name)
@@ -263,7 +264,7 @@ class PaneTools:
         row = rows[0]
         return SwapPaneOutput(**pane_fields(server, row))
 
-    async def enter_copy_mode(self, params: EnterCopyModeInput) -> EnterCopyModeOutput:
+    async def enter_copy_mode(self, call: Call, params: EnterCopyModeInput) -> EnterCopyModeOutput:
         if params.scroll_up is not None and params.scroll_up < 0:
             raise InvalidArgument(
                 "scroll_up",
@@ -284,7 +285,7 @@ class PaneTools:
             row = await server.pane(pane.pane_id).row(note=GONE_DURING_CALL)
         return EnterCopyModeOutput(**pane_fields(server, row))
 
-    async def exit_copy_mode(self, params: ExitCopyModeInput) -> ExitCopyModeOutput:
+    async def exit_copy_mode(self, call: Call, params: ExitCopyModeInput) -> ExitCopyModeOutput:
         server = self.tmux.server(params.socket_name)
         pane = await _target_pane(server, params)
         # -q leaves copy mode or any other mode; a pane in no mode is left alone.
@@ -292,7 +293,7 @@ class PaneTools:
         row = await server.pane(pane.pane_id).row(note=GONE_DURING_CALL)
         return ExitCopyModeOutput(**pane_fields(server, row))
 
-    async def pipe_pane(self, params: PipePaneInput) -> PipePaneOutput:
+    async def pipe_pane(self, call: Call, params: PipePaneInput) -> PipePaneOutput:
         selector = selector_of(params.window_id, params.session_name, params.session_id)
         path = (
             await output_file(params.output_path, self.tmux.environ)
@@ -313,7 +314,7 @@ class PaneTools:
         how = "appending to" if params.append else "overwriting"
         return PipePaneOutput(result=f"Piping pane {pane.pane_id} output to {path} ({how} it).")
 
-    async def respawn_pane(self, params: RespawnPaneInput) -> RespawnPaneOutput:
+    async def respawn_pane(self, call: Call, params: RespawnPaneInput) -> RespawnPaneOutput:
         pane_id = check_pane_id(params.pane_id)
         environment = spawn_environment(
             params.environment, quiet_history=params.suppress_persistent_history is True
@@ -337,7 +338,7 @@ class PaneTools:
         )
         return RespawnPaneOutput(**pane_fields(server, row))
 
-    async def clear_pane(self, params: ClearPaneInput) -> ClearPaneOutput:
+    async def clear_pane(self, call: Call, params: ClearPaneInput) -> ClearPaneOutput:
         """``send-keys -R`` resets the terminal (blank screen, home cursor), then
         ``clear-history`` drops the scrollback, including what the reset pushed there;
         pipelined, so little output can land between the two."""
@@ -349,7 +350,7 @@ class PaneTools:
         )
         return ClearPaneOutput(result=f"Pane cleared: {pane_id}")
 
-    async def kill_pane(self, params: KillPaneInput) -> KillPaneOutput:
+    async def kill_pane(self, call: Call, params: KillPaneInput) -> KillPaneOutput:
         pane_id = check_pane_id(params.pane_id)
         server = self.tmux.server(params.socket_name)
         await Guard(server, self.tmux.environ).pane("kill_pane", pane_id)

@@ -43,6 +43,7 @@ from ...generated.python.models.resource_get_window import (
     GetWindowResourceResult,
     GetWindowResourceVariables,
 )
+from ...seam import Call
 from ..tmux.errors import NoServer
 from ..tmux.objects.server import Tmux
 from .pane_text import PaneTextTools
@@ -63,6 +64,10 @@ async def missing_server_is_not_found() -> AsyncIterator[None]:
 
 def _json(model: Any) -> Any:
     return model.model_dump(mode="json", by_alias=True)
+
+
+NO_CALL = Call()
+"""A resource read is no tools/call: no progress to report, and its answer is no tool's."""
 
 
 class Resources:
@@ -88,7 +93,7 @@ class Resources:
     ) -> GetSessionsResourceResult:
         async with missing_server_is_not_found():
             sessions = await self.sessions.list_sessions(
-                ListSessionsInput(socket_name=variables.socket_name)
+                NO_CALL, ListSessionsInput(socket_name=variables.socket_name)
             )
         return GetSessionsResourceResult.model_validate(_json(sessions)["result"])
 
@@ -98,10 +103,10 @@ class Resources:
         name, socket_name = variables.session_name, variables.socket_name
         async with missing_server_is_not_found():
             session = await self.sessions.get_session_info(
-                GetSessionInfoInput(session_name=name, socket_name=socket_name)
+                NO_CALL, GetSessionInfoInput(session_name=name, socket_name=socket_name)
             )
             windows = await self.windows.list_windows(
-                ListWindowsInput(session_id=session.session_id, socket_name=socket_name)
+                NO_CALL, ListWindowsInput(session_id=session.session_id, socket_name=socket_name)
             )
         return GetSessionResourceResult.model_validate(
             {**_json(session), "windows": _json(windows)["result"]}
@@ -112,9 +117,10 @@ class Resources:
     ) -> GetSessionWindowsResourceResult:
         async with missing_server_is_not_found():
             windows = await self.windows.list_windows(
+                NO_CALL,
                 ListWindowsInput(
                     session_name=variables.session_name, socket_name=variables.socket_name
-                )
+                ),
             )
         return GetSessionWindowsResourceResult.model_validate(_json(windows)["result"])
 
@@ -124,14 +130,15 @@ class Resources:
         socket_name = variables.socket_name
         async with missing_server_is_not_found():
             window = await self.windows.get_window_info(
+                NO_CALL,
                 GetWindowInfoInput(
                     session_name=variables.session_name,
                     window_index=variables.window_index,
                     socket_name=socket_name,
-                )
+                ),
             )
             panes = await self.panes.list_panes(
-                ListPanesInput(window_id=window.window_id, socket_name=socket_name)
+                NO_CALL, ListPanesInput(window_id=window.window_id, socket_name=socket_name)
             )
         return GetWindowResourceResult.model_validate(
             {**_json(window), "panes": _json(panes)["result"]}
@@ -140,16 +147,18 @@ class Resources:
     async def resource_get_pane(self, variables: GetPaneResourceVariables) -> GetPaneResourceResult:
         async with missing_server_is_not_found():
             pane = await self.panes.get_pane_info(
-                GetPaneInfoInput(pane_id=variables.pane_id, socket_name=variables.socket_name)
+                NO_CALL,
+                GetPaneInfoInput(pane_id=variables.pane_id, socket_name=variables.socket_name),
             )
         return GetPaneResourceResult.model_validate(_json(pane))
 
     async def resource_get_pane_content(self, variables: GetPaneContentResourceVariables) -> str:
         async with missing_server_is_not_found():
             screen = await self.text.capture_pane(
+                NO_CALL,
                 CapturePaneInput(
                     pane_id=variables.pane_id, socket_name=variables.socket_name, max_lines=None
-                )
+                ),
             )
         return screen.result
 

@@ -21,6 +21,7 @@ from ...generated.python.models.list_servers import (
     ListServersOutput,
     ListServersOutputResultItem,
 )
+from ...seam import Call
 from ..tmux.errors import CommandFailed, NoServer, TmuxError
 from ..tmux.objects.server import Tmux
 from ..tmux.policy import Guard
@@ -40,7 +41,7 @@ class ServerTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    async def list_servers(self, params: ListServersInput) -> ListServersOutput:
+    async def list_servers(self, call: Call, params: ListServersInput) -> ListServersOutput:
         self.tmux.require_supported()  # the probes below run tmux without a Server
         extra = [_check_socket_path(path) for path in params.extra_socket_paths or ()]
         directory = socket_dir(self.tmux.environ)
@@ -85,7 +86,7 @@ class ServerTools:
             answers = await transport.run_many(SERVER_PROBE, retry=True)
         return _server_fields(path, directory, answers)
 
-    async def get_server_info(self, params: GetServerInfoInput) -> GetServerInfoOutput:
+    async def get_server_info(self, call: Call, params: GetServerInfoInput) -> GetServerInfoOutput:
         server = self.tmux.server(params.socket_name)
         answers: list[list[str]] | None
         try:
@@ -95,7 +96,7 @@ class ServerTools:
         fields = _server_fields(server.socket.path, socket_dir(self.tmux.environ), answers)
         return GetServerInfoOutput(**fields)
 
-    async def kill_server(self, params: KillServerInput) -> KillServerOutput:
+    async def kill_server(self, call: Call, params: KillServerInput) -> KillServerOutput:
         server = self.tmux.server(params.socket_name)
         await Guard(server, self.tmux.environ).kill_server()
         await server.kill_server()

@@ -18,6 +18,7 @@ from ...generated.python.models.list_sessions import (
     ListSessionsOutputResultItem,
 )
 from ...generated.python.models.rename_session import RenameSessionInput, RenameSessionOutput
+from ...seam import Call
 from ..tmux.errors import CommandFailed, TmuxError, no_sessions
 from ..tmux.objects import spawn
 from ..tmux.objects.server import Tmux
@@ -35,14 +36,16 @@ class SessionTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    async def list_sessions(self, params: ListSessionsInput) -> ListSessionsOutput:
+    async def list_sessions(self, call: Call, params: ListSessionsInput) -> ListSessionsOutput:
         keep = Filters.parse(params.filters, ListSessionsOutputResultItem)
         server = self.tmux.server(params.socket_name)
         sessions, attached = await server.sessions_and_clients(extra=ACTIVE_PANE)
         rows = keep([session_fields(row, attached) for row in sessions])
         return ListSessionsOutput(result=[ListSessionsOutputResultItem(**row) for row in rows])
 
-    async def get_session_info(self, params: GetSessionInfoInput) -> GetSessionInfoOutput:
+    async def get_session_info(
+        self, call: Call, params: GetSessionInfoInput
+    ) -> GetSessionInfoOutput:
         session_id, session_name = session_target(params.session_id, params.session_name)
         server = self.tmux.server(params.socket_name)
         sessions, attached = await server.sessions_and_clients(extra=ACTIVE_PANE)
@@ -57,7 +60,7 @@ class SessionTools:
             row = found[0]
         return GetSessionInfoOutput(**session_fields(row, attached))
 
-    async def create_session(self, params: CreateSessionInput) -> CreateSessionOutput:
+    async def create_session(self, call: Call, params: CreateSessionInput) -> CreateSessionOutput:
         args = ["new-session", "-d", "-P", "-F", format_of(SESSION_REPLY)]
         if params.session_name is not None:
             args += ["-s", literal_format(check_session_name(params.session_name))]
@@ -91,7 +94,7 @@ class SessionTools:
             active_pane_id=row["pane_id"] or None,
         )
 
-    async def rename_session(self, params: RenameSessionInput) -> RenameSessionOutput:
+    async def rename_session(self, call: Call, params: RenameSessionInput) -> RenameSessionOutput:
         if params.new_name == "":
             raise InvalidArgument(
                 "new_name", "", "is empty; tmux has no nameless sessions", "Pass a name."
@@ -120,7 +123,7 @@ class SessionTools:
             raise vanished(server, "session", session.session_id)
         return RenameSessionOutput(**session_fields(row, attached))
 
-    async def kill_session(self, params: KillSessionInput) -> KillSessionOutput:
+    async def kill_session(self, call: Call, params: KillSessionInput) -> KillSessionOutput:
         if params.session_id is None and params.session_name is None:
             raise ToolError(
                 "kill_session needs a target: pass session_id (e.g. '$1') or session_name. "

@@ -15,6 +15,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
+from ...seam import Call
 from ..compose import Method, Wrap
 from ..tmux.errors import GONE_DURING_CALL, CommandFailed, NotFound, no_sessions
 from ..tmux.objects.pane import ACTIVE_ONLY
@@ -104,7 +105,7 @@ def session_pair_check(tmux: Tmux) -> Wrap:
 
     def wrap(name: str, method: Method) -> Method:
         @functools.wraps(method)
-        async def call(params: Any) -> Any:
+        async def checked(call: Call, params: Any) -> Any:
             session_id = _given(params, "session_id")
             session_name = _given(params, "session_name")
             if session_id is not None and session_name is not None:
@@ -114,9 +115,9 @@ def session_pair_check(tmux: Tmux) -> Wrap:
                         check(value)
                 server = tmux.server(_given(params, "socket_name"))
                 await check_session_pair(server, session_id, session_name)
-            return await method(params)
+            return await method(call, params)
 
-        return call
+        return checked
 
     return wrap
 

@@ -25,6 +25,7 @@ from ...generated.python.models.rename_window import RenameWindowInput, RenameWi
 from ...generated.python.models.resize_window import ResizeWindowInput, ResizeWindowOutput
 from ...generated.python.models.select_layout import SelectLayoutInput, SelectLayoutOutput
 from ...generated.python.models.select_window import SelectWindowInput, SelectWindowOutput
+from ...seam import Call
 from ..tmux.errors import CommandFailed, NotFound
 from ..tmux.objects import layouts
 from ..tmux.objects.pane import ACTIVE_ONLY
@@ -61,7 +62,7 @@ class WindowTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    async def list_windows(self, params: ListWindowsInput) -> ListWindowsOutput:
+    async def list_windows(self, call: Call, params: ListWindowsInput) -> ListWindowsOutput:
         keep = Filters.parse(params.filters, ListWindowsOutputResultItem)
         session_id, session_name = session_target(params.session_id, params.session_name)
         server = self.tmux.server(params.socket_name)
@@ -71,7 +72,7 @@ class WindowTools:
         rows = keep([window_fields(link) for link in links])
         return ListWindowsOutput(result=[ListWindowsOutputResultItem(**row) for row in rows])
 
-    async def get_window_info(self, params: GetWindowInfoInput) -> GetWindowInfoOutput:
+    async def get_window_info(self, call: Call, params: GetWindowInfoInput) -> GetWindowInfoOutput:
         selector = selector_of(
             params.window_id,
             params.session_name,
@@ -82,7 +83,7 @@ class WindowTools:
         links = await server.list_windows("-a", extra=ACTIVE_PANE)
         return GetWindowInfoOutput(**window_fields(pick_link(server, links, selector)))
 
-    async def create_window(self, params: CreateWindowInput) -> CreateWindowOutput:
+    async def create_window(self, call: Call, params: CreateWindowInput) -> CreateWindowOutput:
         selector = selector_of(None, params.session_name, params.session_id)
         args = ["new-window", "-P", "-F", format_of(WINDOW_REPLY)]
         if not params.attach:
@@ -119,7 +120,7 @@ class WindowTools:
             active_pane_id=row["pane_id"] or None,
         )
 
-    async def select_window(self, params: SelectWindowInput) -> SelectWindowOutput:
+    async def select_window(self, call: Call, params: SelectWindowInput) -> SelectWindowOutput:
         direction = params.direction
         if direction is None and params.window_id is None and params.window_index is None:
             raise InvalidArgument(
@@ -175,7 +176,7 @@ class WindowTools:
             raise vanished(server, "session", session.session_id)
         return SelectWindowOutput(**window_fields(current[0]))
 
-    async def rename_window(self, params: RenameWindowInput) -> RenameWindowOutput:
+    async def rename_window(self, call: Call, params: RenameWindowInput) -> RenameWindowOutput:
         server, link = await self._window(params)
         row = await _window_command(
             server,
@@ -184,7 +185,7 @@ class WindowTools:
         )
         return RenameWindowOutput(**window_fields(row))
 
-    async def select_layout(self, params: SelectLayoutInput) -> SelectLayoutOutput:
+    async def select_layout(self, call: Call, params: SelectLayoutInput) -> SelectLayoutOutput:
         layout = _layout_shape(params.layout)
         selector = selector_of(
             params.window_id,
@@ -212,7 +213,7 @@ class WindowTools:
             ) from None
         return SelectLayoutOutput(**window_fields(row))
 
-    async def resize_window(self, params: ResizeWindowInput) -> ResizeWindowOutput:
+    async def resize_window(self, call: Call, params: ResizeWindowInput) -> ResizeWindowOutput:
         if params.width is None and params.height is None:
             raise InvalidArgument(
                 "width",
@@ -236,7 +237,7 @@ class WindowTools:
         row = await _window_command(server, link, ("resize-window", "-t", link.window_id, *size))
         return ResizeWindowOutput(**window_fields(row))
 
-    async def move_window(self, params: MoveWindowInput) -> MoveWindowOutput:
+    async def move_window(self, call: Call, params: MoveWindowInput) -> MoveWindowOutput:
         index = params.destination_index or ""
         if index and not WINDOW_INDEX.fullmatch(index):
             raise InvalidArgument(
@@ -290,7 +291,7 @@ class WindowTools:
         server = self.tmux.server(params.socket_name)
         return server, await _resolve_link(server, selector)
 
-    async def kill_window(self, params: KillWindowInput) -> KillWindowOutput:
+    async def kill_window(self, call: Call, params: KillWindowInput) -> KillWindowOutput:
         window_id = check_window_id(params.window_id)
         server = self.tmux.server(params.socket_name)
         await Guard(server, self.tmux.environ).kill_window(window_id)

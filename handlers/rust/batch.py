@@ -13,6 +13,7 @@ from ...generated.rust.models.call_read_tools_batch import (
     CallReadToolsBatchInput,
     CallReadToolsBatchOutput,
 )
+from ...seam import Call
 from ..batch import Answer, Batch, Operation, Row, arguments_json, texts
 from ..services import ArgumentsRefused, Runtime
 
@@ -72,7 +73,7 @@ class BatchTools:
         self.batch = Batch(runtime, RustRows(), oldest_first=True)
 
     async def call_read_tools_batch(
-        self, params: CallReadToolsBatchInput
+        self, call: Call, params: CallReadToolsBatchInput
     ) -> CallReadToolsBatchOutput:
         """Check every served operation's arguments as a direct call would (left out means
         ``{}``), then run them in order; one refused refuses the batch before anything runs.
@@ -90,7 +91,7 @@ class BatchTools:
                 continue
             checked = self._check(op.tool, arguments, index)
             operations.append(Operation(op.tool, arguments, checked))
-        answer = await self.batch.run(operations, on_error)
+        answer = await self.batch.run(call, operations, on_error)
         structured, _ = answer.rendered()
         return CallReadToolsBatchOutput.model_validate(structured)
 

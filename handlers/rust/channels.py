@@ -12,6 +12,7 @@ from __future__ import annotations
 from ...errors import InvalidArgument
 from ...generated.rust.models.signal_channel import SignalChannelInput, SignalChannelOutput
 from ...generated.rust.models.wait_for_channel import WaitForChannelInput, WaitForChannelOutput
+from ...seam import Call
 from ..tmux.objects.server import Tmux, check_channel
 
 DEFAULT_SECONDS = 30
@@ -22,12 +23,14 @@ class ChannelTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    async def signal_channel(self, params: SignalChannelInput) -> SignalChannelOutput:
+    async def signal_channel(self, call: Call, params: SignalChannelInput) -> SignalChannelOutput:
         channel = check_channel(params.channel)
         await self.tmux.server().signal_channel(channel)
         return SignalChannelOutput(channel=channel)
 
-    async def wait_for_channel(self, params: WaitForChannelInput) -> WaitForChannelOutput:
+    async def wait_for_channel(
+        self, call: Call, params: WaitForChannelInput
+    ) -> WaitForChannelOutput:
         channel = check_channel(params.channel)
         given = params.seconds
         seconds = wait_seconds(given if isinstance(given, int) else None)  # None or unsent

@@ -28,6 +28,7 @@ from ...generated.rust.models.show_environment import ShowEnvironmentInput, Show
 from ...generated.rust.models.show_hooks import ShowHooksInput, ShowHooksOutput
 from ...generated.rust.models.show_option import ShowOptionInput, ShowOptionOutput
 from ...reply import Reply
+from ...seam import Call
 from ..services import StartupRefused
 from ..tmux.errors import NotFound
 from ..tmux.objects import HISTORY_LIMIT_MAXIMUM, Session, settings
@@ -75,7 +76,9 @@ class OptionTools:
         self.tmux = tmux
         self.allowed = allowed_names(environ)
 
-    async def get_tmux_variables(self, params: GetTmuxVariablesInput) -> GetTmuxVariablesOutput:
+    async def get_tmux_variables(
+        self, call: Call, params: GetTmuxVariablesInput
+    ) -> GetTmuxVariablesOutput:
         server = self.tmux.server()
         names = [item.root for item in params.names]
         for at, name in enumerate(names):
@@ -122,7 +125,7 @@ class OptionTools:
                     f"Leave it out, or have the user add it to {ALLOW_ENV}.",
                 )
 
-    async def show_option(self, params: ShowOptionInput) -> ShowOptionOutput:
+    async def show_option(self, call: Call, params: ShowOptionInput) -> ShowOptionOutput:
         name = settings.check_option_name(params.name)
         target = given(params.target)
         chosen = given(params.scope)
@@ -164,7 +167,9 @@ class OptionTools:
         await pane.row(("pane_id",))
         return pane.pane_id
 
-    async def show_environment(self, params: ShowEnvironmentInput) -> ShowEnvironmentOutput:
+    async def show_environment(
+        self, call: Call, params: ShowEnvironmentInput
+    ) -> ShowEnvironmentOutput:
         server = self.tmux.server()
         session = given(params.session)
         session_id = None if session is None else await session_id_of(server, session, "session")
@@ -184,7 +189,7 @@ class OptionTools:
             )
         return ShowEnvironmentOutput.model_validate({"session": session_id, "entries": entries})
 
-    async def show_hooks(self, params: ShowHooksInput) -> ShowHooksOutput:
+    async def show_hooks(self, call: Call, params: ShowHooksInput) -> ShowHooksOutput:
         server = self.tmux.server()
         session = given(params.session)
         session_id = None if session is None else await session_id_of(server, session, "session")
@@ -193,7 +198,9 @@ class OptionTools:
             {"hooks": [{"name": h.name, "command": h.command, "index": h.index} for h in hooks]}
         )
 
-    async def set_mouse_enabled(self, params: SetMouseEnabledInput) -> SetMouseEnabledOutput:
+    async def set_mouse_enabled(
+        self, call: Call, params: SetMouseEnabledInput
+    ) -> SetMouseEnabledOutput:
         value = "on" if params.enabled else "off"
         server = self.tmux.server()
         scope: tuple[str, ...] = ("-g",)
@@ -206,7 +213,9 @@ class OptionTools:
         )
         return SetMouseEnabledOutput(name="mouse", target=target, value=held[0] if held else "")
 
-    async def set_history_limit(self, params: SetHistoryLimitInput) -> SetHistoryLimitOutput:
+    async def set_history_limit(
+        self, call: Call, params: SetHistoryLimitInput
+    ) -> SetHistoryLimitOutput:
         if params.limit > HISTORY_LIMIT_MAXIMUM:
             raise InvalidArgument(
                 "limit",
@@ -224,7 +233,7 @@ class OptionTools:
         return SetHistoryLimitOutput(name="history-limit", target=session_id, value=value)
 
     async def set_synchronize_panes(
-        self, params: SetSynchronizePanesInput
+        self, call: Call, params: SetSynchronizePanesInput
     ) -> Reply[SetSynchronizePanesOutput]:
         window_id = check_window_id(params.window, "window")
         server = self.tmux.server()

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...generated.rust.models.run_shell_command import RunShellCommandInput, RunShellCommandOutput
+from ...seam import Call
 from ..tmux.objects import Tmux
 from ..tmux.objects.input import PaneInput
 from ..tmux.objects.shell import check_command, start_run
@@ -21,7 +22,9 @@ class PaneCommandTools:
         self.tmux = tmux
         self.input = PaneInput(tmux, ledger)
 
-    async def run_shell_command(self, params: RunShellCommandInput) -> RunShellCommandOutput:
+    async def run_shell_command(
+        self, call: Call, params: RunShellCommandInput
+    ) -> RunShellCommandOutput:
         pane_id = check_pane_id(params.pane, field="pane")
         command = check_command(params.command)
         limit = seconds_of(params.seconds if isinstance(params.seconds, int) else None)

@@ -20,6 +20,7 @@ from ...generated.rust.models.send_keys_batch import (
     SendKeysBatchOutput,
     SendOperation,
 )
+from ...seam import Call
 from ..tmux.objects.input import PaneInput, Typing, check_batch_size, sends_something
 from ..tmux.objects.server import Server, Tmux
 from ..tmux.objects.targets import check_pane_id
@@ -54,7 +55,7 @@ class PaneInputTools:
         self.tmux = tmux
         self.input = PaneInput(tmux, ledger)
 
-    async def send_keys(self, params: SendKeysInput) -> SendKeysOutput:
+    async def send_keys(self, call: Call, params: SendKeysInput) -> SendKeysOutput:
         typing = typing_of(params)
         return SendKeysOutput.model_validate(await self._send(self.tmux.server(), params, typing))
 
@@ -70,7 +71,7 @@ class PaneInputTools:
         )
         return {"pane": params.pane, "panes": found.ids}
 
-    async def send_keys_batch(self, params: SendKeysBatchInput) -> SendKeysBatchOutput:
+    async def send_keys_batch(self, call: Call, params: SendKeysBatchInput) -> SendKeysBatchOutput:
         operations = params.operations
         check_batch_size(len(operations))
         typings = [typing_of(op, f"operations[{at}].") for at, op in enumerate(operations)]
@@ -102,7 +103,7 @@ class PaneInputTools:
             }
         )
 
-    async def paste_text(self, params: PasteTextInput) -> PasteTextOutput:
+    async def paste_text(self, call: Call, params: PasteTextInput) -> PasteTextOutput:
         pane_id = check_pane_id(params.pane, "pane")
         await self.input.paste(
             self.tmux.server(),

@@ -12,6 +12,7 @@ from ...generated.rust.models.capture_pane import CapturePaneInput, CapturePaneO
 from ...generated.rust.models.capture_since import CaptureSinceInput, CaptureSinceOutput
 from ...generated.rust.models.search_panes import SearchPanesInput, SearchPanesOutput
 from ...generated.rust.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
+from ...seam import Call
 from ..tmux.objects import Server, Tmux, capture, search
 from ..tmux.objects.refs import Refs
 from ..tmux.objects.rows import PANE_FIELDS, PaneRow, each_pane_once
@@ -54,7 +55,7 @@ class PaneTextTools:
         self.tmux = tmux
         self.refs = refs
 
-    async def capture_pane(self, params: CapturePaneInput) -> CapturePaneOutput:
+    async def capture_pane(self, call: Call, params: CapturePaneInput) -> CapturePaneOutput:
         start: int | None = given(params.start)
         end: int | None = given(params.end)
         for field, line in (("start", start), ("end", end)):
@@ -95,7 +96,7 @@ class PaneTextTools:
             {"pane": pane_id, "text": text, "lines": len(lines), "marks": marks}
         )
 
-    async def snapshot_pane(self, params: SnapshotPaneInput) -> SnapshotPaneOutput:
+    async def snapshot_pane(self, call: Call, params: SnapshotPaneInput) -> SnapshotPaneOutput:
         server = self.tmux.server()
         pane = pane_of(server, params.pane)
         row = await pane.row(SNAPSHOT_FIELDS)
@@ -125,7 +126,7 @@ class PaneTextTools:
             }
         )
 
-    async def capture_since(self, params: CaptureSinceInput) -> CaptureSinceOutput:
+    async def capture_since(self, call: Call, params: CaptureSinceInput) -> CaptureSinceOutput:
         server = self.tmux.server()
         pane_id = check_pane_id(params.pane, field="pane")
         token: str | None = given(params.cursor)
@@ -163,7 +164,7 @@ class PaneTextTools:
             }
         )
 
-    async def search_panes(self, params: SearchPanesInput) -> SearchPanesOutput:
+    async def search_panes(self, call: Call, params: SearchPanesInput) -> SearchPanesOutput:
         check_pattern_size(params.pattern)
         crate = line_test(params.pattern, params.regex, match_case=params.match_case)
         server = self.tmux.server()

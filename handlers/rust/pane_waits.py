@@ -10,6 +10,7 @@ from typing import Any
 
 from ...errors import InvalidArgument
 from ...generated.rust.models.wait_for_text import WaitForTextInput, WaitForTextOutput
+from ...seam import Call
 from ..tmux.objects import FOLLOWED_FIELDS, Tmux
 from ..tmux.objects.targets import check_pane_id
 from ..tmux.objects.textwait import Found, TextWait, first_matching_row, screen_rows
@@ -25,7 +26,7 @@ class PaneWaitTools:
         self.tmux = tmux
         self.ledger = ledger
 
-    async def wait_for_text(self, params: WaitForTextInput) -> WaitForTextOutput:
+    async def wait_for_text(self, call: Call, params: WaitForTextInput) -> WaitForTextOutput:
         pane_id = check_pane_id(params.pane, field="pane")
         regex, case = bool(params.regex), bool(params.match_case)
         patterns = checked_patterns("patterns", listed(params.patterns), regex, case)
@@ -34,7 +35,7 @@ class PaneWaitTools:
         server = self.tmux.server()
         target = server.pane(pane_id, "pane")
         pane = await target.row(FOLLOWED_FIELDS)
-        wait = TextWait(server, pane, patterns, stop, self.ledger, limit)
+        wait = TextWait(server, pane, patterns, stop, self.ledger, limit, call.progress)
 
         async def entry(now: Any) -> Found | None:
             """Wanted text already on a finished row, or only on the row being typed."""

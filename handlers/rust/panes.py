@@ -36,6 +36,7 @@ from ...generated.rust.models.split_window import (
     SplitWindowOutput,
 )
 from ...generated.rust.models.swap_pane import SwapPaneInput, SwapPaneOutput
+from ...seam import Call
 from ..tmux.objects import CORNER_ONLY, Tmux, layouts, spawn
 from ..tmux.objects.rows import each_pane_once
 from ..tmux.objects.targets import check_pane_id, check_window_id
@@ -55,18 +56,18 @@ class PaneTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    async def list_panes(self, params: ListPanesInput) -> ListPanesOutput:
+    async def list_panes(self, call: Call, params: ListPanesInput) -> ListPanesOutput:
         server = self.tmux.server()
         panes = each_pane_once(await server.list_panes("-a", fields=PANE_FIELDS))
         return ListPanesOutput.model_validate({"panes": [pane_view(server, p) for p in panes]})
 
-    async def get_pane_info(self, params: GetPaneInfoInput) -> GetPaneInfoOutput:
+    async def get_pane_info(self, call: Call, params: GetPaneInfoInput) -> GetPaneInfoOutput:
         server = self.tmux.server()
         row = await server.pane(check_pane_id(params.pane, field="pane"), "pane").row(PANE_FIELDS)
         return GetPaneInfoOutput.model_validate(pane_view(server, row))
 
     async def find_pane_by_position(
-        self, params: FindPaneByPositionInput
+        self, call: Call, params: FindPaneByPositionInput
     ) -> FindPaneByPositionOutput:
         corner = next((name for name in CORNER_ONLY if name == params.corner), None)
         if corner is None:
@@ -82,7 +83,7 @@ class PaneTools:
         row = panes.corner(corner, server.socket)
         return FindPaneByPositionOutput.model_validate(pane_view(server, row))
 
-    async def select_pane(self, params: SelectPaneInput) -> SelectPaneOutput:
+    async def select_pane(self, call: Call, params: SelectPaneInput) -> SelectPaneOutput:
         server = self.tmux.server()
         pane_id = check_pane_id(params.pane, field="pane")
         chosen = params.direction
@@ -90,7 +91,7 @@ class PaneTools:
         row = await server.pane(pane_id, "pane").select_pane(direction)
         return SelectPaneOutput.model_validate(pane_view(server, row))
 
-    async def split_window(self, params: SplitWindowInput) -> SplitWindowOutput:
+    async def split_window(self, call: Call, params: SplitWindowInput) -> SplitWindowOutput:
         pane_id = check_pane_id(params.pane, field="pane")
         chosen = given(params.direction)
         direction = chosen.root if isinstance(chosen, SplitDirection) else None
@@ -103,7 +104,7 @@ class PaneTools:
         row = await server.pane(pane_id, "pane").split_window(options)
         return SplitWindowOutput.model_validate(pane_view(server, row))
 
-    async def resize_pane(self, params: ResizePaneInput) -> ResizePaneOutput:
+    async def resize_pane(self, call: Call, params: ResizePaneInput) -> ResizePaneOutput:
         check_cells("cells", params.cells, "cells")
         pane_id = check_pane_id(params.pane, "pane")
         server = self.tmux.server()
@@ -114,7 +115,7 @@ class PaneTools:
             pane=pane_id, width=row.count("pane_width"), height=row.count("pane_height")
         )
 
-    async def set_pane_title(self, params: SetPaneTitleInput) -> SetPaneTitleOutput:
+    async def set_pane_title(self, call: Call, params: SetPaneTitleInput) -> SetPaneTitleOutput:
         title = check_title(params.title)
         pane_id = check_pane_id(params.pane, "pane")
         server = self.tmux.server()
@@ -128,7 +129,7 @@ class PaneTools:
             )
         return SetPaneTitleOutput.model_validate(pane_view(server, row))
 
-    async def swap_pane(self, params: SwapPaneInput) -> SwapPaneOutput:
+    async def swap_pane(self, call: Call, params: SwapPaneInput) -> SwapPaneOutput:
         source = check_pane_id(params.source_pane, "source_pane")
         target = check_pane_id(params.target_pane, "target_pane")
         if source == target:
@@ -146,7 +147,7 @@ class PaneTools:
         row = await server.pane(source, "source_pane").run_then_read(swap, note=UNCHANGED)
         return SwapPaneOutput.model_validate(pane_view(server, row))
 
-    async def respawn_pane(self, params: RespawnPaneInput) -> RespawnPaneOutput:
+    async def respawn_pane(self, call: Call, params: RespawnPaneInput) -> RespawnPaneOutput:
         pane_id = check_pane_id(params.pane, field="pane")
         kill = params.kill_first is True
         server = self.tmux.server()
@@ -156,7 +157,7 @@ class PaneTools:
         return RespawnPaneOutput.model_validate(pane_view(server, row))
 
     async def clear_pane_scrollback(
-        self, params: ClearPaneScrollbackInput
+        self, call: Call, params: ClearPaneScrollbackInput
     ) -> ClearPaneScrollbackOutput:
         pane_id = check_pane_id(params.pane, field="pane")
         server = self.tmux.server()
@@ -164,7 +165,7 @@ class PaneTools:
         await server.pane(pane_id, "pane").clear_history()
         return ClearPaneScrollbackOutput(pane=pane_id)
 
-    async def kill_pane(self, params: KillPaneInput) -> KillPaneOutput:
+    async def kill_pane(self, call: Call, params: KillPaneInput) -> KillPaneOutput:
         pane_id = check_pane_id(params.pane, field="pane")
         server = self.tmux.server()
         await guard(server, self.tmux.environ).pane("kill_pane", pane_id)

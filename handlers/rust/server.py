@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...generated.rust.models.get_server_info import GetServerInfoInput, GetServerInfoOutput
+from ...seam import Call
 from ..tmux.objects import Tmux
 from ..tmux.objects.rows import each_pane_once
 from .rows import PANE_FIELDS, WINDOW_EXTRA, branch, branch_pane, branch_window
@@ -16,7 +17,7 @@ class ServerTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    async def get_server_info(self, params: GetServerInfoInput) -> GetServerInfoOutput:
+    async def get_server_info(self, call: Call, params: GetServerInfoInput) -> GetServerInfoOutput:
         server = self.tmux.server()
         sessions, attached = await server.sessions_and_clients(terminals_only=True)
         links = await server.list_windows("-a", extra=WINDOW_EXTRA)

@@ -15,6 +15,7 @@ from ...generated.rust.models.get_session_info import GetSessionInfoInput, GetSe
 from ...generated.rust.models.kill_session import KillSessionInput, KillSessionOutput
 from ...generated.rust.models.list_sessions import ListSessionsInput, ListSessionsOutput
 from ...generated.rust.models.rename_session import RenameSessionInput, RenameSessionOutput
+from ...seam import Call
 from ..tmux.errors import CommandFailed
 from ..tmux.objects import Tmux, spawn
 from ..tmux.objects.targets import session_row
@@ -28,19 +29,21 @@ class SessionTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    async def list_sessions(self, params: ListSessionsInput) -> ListSessionsOutput:
+    async def list_sessions(self, call: Call, params: ListSessionsInput) -> ListSessionsOutput:
         server = self.tmux.server()
         sessions, attached = await server.sessions_and_clients(terminals_only=True)
         rows = [session_view(row, attached) for row in sessions]
         return ListSessionsOutput.model_validate({"sessions": rows})
 
-    async def get_session_info(self, params: GetSessionInfoInput) -> GetSessionInfoOutput:
+    async def get_session_info(
+        self, call: Call, params: GetSessionInfoInput
+    ) -> GetSessionInfoOutput:
         server = self.tmux.server()
         sessions, attached = await server.sessions_and_clients(terminals_only=True)
         found = session_row(sessions, params.session, socket=server.socket, field="session")
         return GetSessionInfoOutput.model_validate(session_view(found, attached))
 
-    async def create_session(self, params: CreateSessionInput) -> CreateSessionOutput:
+    async def create_session(self, call: Call, params: CreateSessionInput) -> CreateSessionOutput:
         name = spawn.check_session_name(params.name, "name", optional=False)
         where = await spawn.directory_args(
             given(params.start_directory), "start_directory", self.tmux.environ
@@ -51,7 +54,7 @@ class SessionTools:
         attached = {row.session_id: row.count("session_attached")}
         return CreateSessionOutput.model_validate(session_view(row, attached))
 
-    async def rename_session(self, params: RenameSessionInput) -> RenameSessionOutput:
+    async def rename_session(self, call: Call, params: RenameSessionInput) -> RenameSessionOutput:
         name = params.name
         if not name:
             raise InvalidArgument("name", name, "is empty", "Pass the new name, e.g. 'build'.")
@@ -74,7 +77,7 @@ class SessionTools:
         row, attached = await session_of(server, session.session_id, "session")
         return RenameSessionOutput.model_validate(session_view(row, attached))
 
-    async def kill_session(self, params: KillSessionInput) -> KillSessionOutput:
+    async def kill_session(self, call: Call, params: KillSessionInput) -> KillSessionOutput:
         server = self.tmux.server()
         session = await server.find_session(params.session, "session")
         await guard(server, self.tmux.environ).kill_session(session.session_id, session.name)

@@ -23,6 +23,7 @@ from ...generated.rust.models.select_window import (
     SelectWindowInput,
     SelectWindowOutput,
 )
+from ...seam import Call
 from ..tmux.errors import GONE_DURING_CALL, CommandFailed, NotFound
 from ..tmux.objects import Tmux, layouts, spawn
 from ..tmux.objects.rows import LinkRow
@@ -42,17 +43,17 @@ class WindowTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    async def list_windows(self, params: ListWindowsInput) -> ListWindowsOutput:
+    async def list_windows(self, call: Call, params: ListWindowsInput) -> ListWindowsOutput:
         links = await self.tmux.server().list_windows("-a", extra=WINDOW_EXTRA)
         return ListWindowsOutput.model_validate({"windows": [window_view(row) for row in links]})
 
-    async def get_window_info(self, params: GetWindowInfoInput) -> GetWindowInfoOutput:
+    async def get_window_info(self, call: Call, params: GetWindowInfoInput) -> GetWindowInfoOutput:
         server = self.tmux.server()
         window = server.window(check_window_id(params.window, field="window"), "window")
         (found, *_) = await window.links(WINDOW_EXTRA)
         return GetWindowInfoOutput.model_validate(window_view(found))
 
-    async def create_window(self, params: CreateWindowInput) -> CreateWindowOutput:
+    async def create_window(self, call: Call, params: CreateWindowInput) -> CreateWindowOutput:
         if not params.session:
             raise InvalidArgument(
                 "session", params.session, "is empty", "Pass a session id such as $1 or a name."
@@ -69,7 +70,7 @@ class WindowTools:
         )
         return CreateWindowOutput.model_validate(window_view(row))
 
-    async def rename_window(self, params: RenameWindowInput) -> RenameWindowOutput:
+    async def rename_window(self, call: Call, params: RenameWindowInput) -> RenameWindowOutput:
         window_id = check_window_id(params.window, "window")
         server = self.tmux.server()
         await server.window(window_id, "window").links(WINDOW_EXTRA)
@@ -79,7 +80,7 @@ class WindowTools:
             window_view((await server.window(window_id, "window").links(WINDOW_EXTRA))[0])
         )
 
-    async def move_window(self, params: MoveWindowInput) -> MoveWindowOutput:
+    async def move_window(self, call: Call, params: MoveWindowInput) -> MoveWindowOutput:
         window_id = check_window_id(params.window, "window")
         index = params.destination_index
         if index < 0:
@@ -112,7 +113,7 @@ class WindowTools:
             window_view(await link_at(server, window_id, session.session_id, index))
         )
 
-    async def resize_window(self, params: ResizeWindowInput) -> ResizeWindowOutput:
+    async def resize_window(self, call: Call, params: ResizeWindowInput) -> ResizeWindowOutput:
         for field, value in (("width", params.width), ("height", params.height)):
             check_cells(field, value, "columns" if field == "width" else "rows")
         window_id = check_window_id(params.window, "window")
@@ -124,7 +125,7 @@ class WindowTools:
             window_view((await server.window(window_id, "window").links(WINDOW_EXTRA))[0])
         )
 
-    async def select_layout(self, params: SelectLayoutInput) -> SelectLayoutOutput:
+    async def select_layout(self, call: Call, params: SelectLayoutInput) -> SelectLayoutOutput:
         window_id = check_window_id(params.window, "window")
         layout = layouts.layout_shape(params.layout, SAVED_LAYOUT)
         server = self.tmux.server()
@@ -148,7 +149,7 @@ class WindowTools:
             layout = applied[0]  # tmux drops the cells the window has no pane for
         return SelectLayoutOutput(window=window_id, layout=layout)
 
-    async def select_window(self, params: SelectWindowInput) -> SelectWindowOutput:
+    async def select_window(self, call: Call, params: SelectWindowInput) -> SelectWindowOutput:
         window_id = check_window_id(params.window, "window")
         chosen = params.direction
         direction = chosen.root if isinstance(chosen, SelectWindowDirection) else None
@@ -179,7 +180,7 @@ class WindowTools:
         active = [window_view(row) for row in after if row.flag("window_active")]
         return SelectWindowOutput.model_validate({"windows": active})
 
-    async def kill_window(self, params: KillWindowInput) -> KillWindowOutput:
+    async def kill_window(self, call: Call, params: KillWindowInput) -> KillWindowOutput:
         window_id = check_window_id(params.window, field="window")
         server = self.tmux.server()
         await guard(server, self.tmux.environ).kill_window(window_id)

@@ -12,6 +12,7 @@ import time
 
 from ...generated.swift.models.signal_channel import SignalChannelInput, SignalChannelOutput
 from ...generated.swift.models.wait_for_channel import WaitForChannelInput, WaitForChannelOutput
+from ...seam import Call
 from ..tmux.objects.server import check_channel
 from .arguments import wait_limit
 from .config import SwiftConfig
@@ -25,12 +26,14 @@ class ChannelTools:
         self.lookups = lookups
         self.config = config
 
-    async def signal_channel(self, params: SignalChannelInput) -> SignalChannelOutput:
+    async def signal_channel(self, call: Call, params: SignalChannelInput) -> SignalChannelOutput:
         channel = check_channel(params.channel)
         await self.lookups.for_call().server.signal_channel(channel)
         return SignalChannelOutput(channel=channel, signalled=True)
 
-    async def wait_for_channel(self, params: WaitForChannelInput) -> WaitForChannelOutput:
+    async def wait_for_channel(
+        self, call: Call, params: WaitForChannelInput
+    ) -> WaitForChannelOutput:
         channel = check_channel(params.channel)
         limit = wait_limit(params.timeoutMs, self.config)
         server = self.lookups.for_call().server

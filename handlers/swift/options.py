@@ -19,6 +19,7 @@ from ...generated.swift.models.set_synchronize_panes import (
 from ...generated.swift.models.show_environment import ShowEnvironmentInput, ShowEnvironmentOutput
 from ...generated.swift.models.show_hooks import ShowHooksInput, ShowHooksOutput
 from ...generated.swift.models.show_option import ShowOptionInput, ShowOptionOutput
+from ...seam import Call
 from ..tmux.objects import settings
 from ..tmux.objects.refs import Refs
 from ..tmux.objects.server import Server
@@ -44,14 +45,16 @@ class OptionTools:
         self.lookups = lookups
         self.refs = refs
 
-    async def show_environment(self, params: ShowEnvironmentInput) -> ShowEnvironmentOutput:
+    async def show_environment(
+        self, call: Call, params: ShowEnvironmentInput
+    ) -> ShowEnvironmentOutput:
         session_id = await self._session_id(given(params.session))
         server = self.lookups.for_call().server
         scope = server if session_id is None else server.session(session_id)
         environment = await scope.show_environment()
         return ShowEnvironmentOutput.model_validate({"environment": environment})
 
-    async def show_hooks(self, params: ShowHooksInput) -> ShowHooksOutput:
+    async def show_hooks(self, call: Call, params: ShowHooksInput) -> ShowHooksOutput:
         session_id = await self._session_id(given(params.session))
         server = self.lookups.for_call().server
         scope = server if session_id is None else server.session(session_id)
@@ -60,7 +63,7 @@ class OptionTools:
             {"hooks": [{"name": h.name, "index": h.index, "command": h.command} for h in hooks]}
         )
 
-    async def show_option(self, params: ShowOptionInput) -> ShowOptionOutput:
+    async def show_option(self, call: Call, params: ShowOptionInput) -> ShowOptionOutput:
         name = settings.check_option_name(params.name)
         flags = await self._option_flags(given(params.scope), given(params.target))
         found = await self.lookups.for_call().server.read_option(name, flags)
@@ -102,7 +105,9 @@ class OptionTools:
             resolved = (await lookup.pane(target, "target")).pane_id
         return (*settings.SCOPE_FLAGS[scope], "-t", resolved)
 
-    async def get_tmux_variables(self, params: GetTmuxVariablesInput) -> GetTmuxVariablesOutput:
+    async def get_tmux_variables(
+        self, call: Call, params: GetTmuxVariablesInput
+    ) -> GetTmuxVariablesOutput:
         names = [name.root for name in params.names]
         if not names:
             raise InvalidArgument("names", names, "is empty", "Pass 1 to 32 format variable names.")
@@ -134,17 +139,21 @@ class OptionTools:
             {"values": {name: values.get(name) or None for name in names}}
         )
 
-    async def set_history_limit(self, params: SetHistoryLimitInput) -> SetHistoryLimitOutput:
+    async def set_history_limit(
+        self, call: Call, params: SetHistoryLimitInput
+    ) -> SetHistoryLimitOutput:
         value = await self.lookups.for_call().server.set_history_limit(params.lines)
         return SetHistoryLimitOutput(lines=int(value))
 
-    async def set_mouse_enabled(self, params: SetMouseEnabledInput) -> SetMouseEnabledOutput:
+    async def set_mouse_enabled(
+        self, call: Call, params: SetMouseEnabledInput
+    ) -> SetMouseEnabledOutput:
         value = "on" if params.enabled else "off"
         await self.lookups.for_call().server.run("set-option", "-g", "mouse", value)
         return SetMouseEnabledOutput(enabled=params.enabled)
 
     async def set_synchronize_panes(
-        self, params: SetSynchronizePanesInput
+        self, call: Call, params: SetSynchronizePanesInput
     ) -> SetSynchronizePanesOutput:
         lookup = self.lookups.for_call()
         wanted = lookup.window_id(params.windowId, "windowId")

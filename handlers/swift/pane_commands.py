@@ -10,6 +10,7 @@ import time
 
 from ...errors import ToolError
 from ...generated.swift.models.run_shell_command import RunShellCommandInput, RunShellCommandOutput
+from ...seam import Call
 from ..tmux.objects import capture
 from ..tmux.objects.input import PaneInput
 from ..tmux.objects.refs import Refs
@@ -28,7 +29,9 @@ class PaneCommandTools:
         self.config = config
         self.input = PaneInput(lookups.tmux, ledger, forceable=True)
 
-    async def run_shell_command(self, params: RunShellCommandInput) -> RunShellCommandOutput:
+    async def run_shell_command(
+        self, call: Call, params: RunShellCommandInput
+    ) -> RunShellCommandOutput:
         command = check_command(params.command)
         max_lines = given(params.maxLines, capture.DEFAULT_MAX_LINES)
         limit = wait_limit(params.timeoutMs, self.config)

@@ -17,6 +17,7 @@ from ...generated.swift.models.send_keys_batch import (
     SendKeysBatchInputOperation,
     SendKeysBatchOutput,
 )
+from ...seam import Call
 from ..tmux.objects.input import PaneInput, Typing, check_batch_size
 from ..tmux.objects.refs import Refs
 from ..tmux.policy.ledger import Ledger
@@ -55,7 +56,7 @@ class PaneInputTools:
         self.refs = refs
         self.input = PaneInput(lookups.tmux, ledger, forceable=True)
 
-    async def send_keys(self, params: SendKeysInput) -> SendKeysOutput:
+    async def send_keys(self, call: Call, params: SendKeysInput) -> SendKeysOutput:
         lookup = self.lookups.for_call()
         typing = typing_of(params, lookup)
         return SendKeysOutput.model_validate(await self._send(lookup, params, typing))
@@ -80,7 +81,7 @@ class PaneInputTools:
             "resolvedPaneIds": found.ids,
         }
 
-    async def send_keys_batch(self, params: SendKeysBatchInput) -> SendKeysBatchOutput:
+    async def send_keys_batch(self, call: Call, params: SendKeysBatchInput) -> SendKeysBatchOutput:
         operations = params.operations
         check_batch_size(len(operations))
         lookup = self.lookups.for_call()
@@ -101,7 +102,7 @@ class PaneInputTools:
             {"completed": len(targets), "failures": failures, "targets": targets}
         )
 
-    async def paste_text(self, params: PasteTextInput) -> PasteTextOutput:
+    async def paste_text(self, call: Call, params: PasteTextInput) -> PasteTextOutput:
         lookup = self.lookups.for_call()
         pane_id = await lookup.pane_target(params.paneId, "paneId")
         found = await self.input.paste(

@@ -9,6 +9,7 @@ from ...generated.swift.models.capture_pane import CapturePaneInput, CapturePane
 from ...generated.swift.models.capture_since import CaptureSinceInput, CaptureSinceOutput
 from ...generated.swift.models.search_panes import SearchPanesInput, SearchPanesOutput
 from ...generated.swift.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
+from ...seam import Call
 from ..tmux.errors import NoServer, NotFound, WatchLost
 from ..tmux.objects import capture, search
 from ..tmux.objects.refs import Refs
@@ -30,7 +31,7 @@ class PaneTextTools:
         self.lookups = lookups
         self.refs = refs
 
-    async def capture_pane(self, params: CapturePaneInput) -> CapturePaneOutput:
+    async def capture_pane(self, call: Call, params: CapturePaneInput) -> CapturePaneOutput:
         lookup = self.lookups.for_call()
         pane_id = await lookup.pane_target(params.paneId)
         end = given(params.end)
@@ -42,7 +43,7 @@ class PaneTextTools:
         kept = capture.newest(lines, given(params.maxLines, capture.DEFAULT_MAX_LINES))
         return CapturePaneOutput.model_validate(rows.capture(pane_id, kept.lines, kept.dropped))
 
-    async def snapshot_pane(self, params: SnapshotPaneInput) -> SnapshotPaneOutput:
+    async def snapshot_pane(self, call: Call, params: SnapshotPaneInput) -> SnapshotPaneOutput:
         lookup = self.lookups.for_call()
         row = await lookup.pane(params.paneId)
         pane = lookup.server.pane(row.pane_id, "paneId")
@@ -55,7 +56,7 @@ class PaneTextTools:
             }
         )
 
-    async def capture_since(self, params: CaptureSinceInput) -> CaptureSinceOutput:
+    async def capture_since(self, call: Call, params: CaptureSinceInput) -> CaptureSinceOutput:
         lookup = self.lookups.for_call()
         row = await lookup.pane(params.paneId)
         token = given(params.cursor)
@@ -108,7 +109,7 @@ class PaneTextTools:
             if found is not None:
                 return found
 
-    async def search_panes(self, params: SearchPanesInput) -> SearchPanesOutput:
+    async def search_panes(self, call: Call, params: SearchPanesInput) -> SearchPanesOutput:
         lookup = self.lookups.for_call()
         test = search.matcher(params.pattern, given(params.regex, False))
         session = given(params.session)

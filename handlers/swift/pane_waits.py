@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 from ...generated.swift.models.wait_for_text import WaitForTextInput, WaitForTextOutput
+from ...seam import Call
 from ..tmux.objects import capture
 from ..tmux.objects.patterns import Patterns
 from ..tmux.objects.refs import Refs
@@ -28,7 +29,7 @@ class PaneWaitTools:
         self.config = config
         self.ledger = ledger
 
-    async def wait_for_text(self, params: WaitForTextInput) -> WaitForTextOutput:
+    async def wait_for_text(self, call: Call, params: WaitForTextInput) -> WaitForTextOutput:
         regex = given(params.regex, False) is True
         patterns = Patterns.build("patterns", params.patterns, regex, True)
         stop = Patterns.build("stop", given(params.stop, None), regex, True)
@@ -41,7 +42,7 @@ class PaneWaitTools:
         server = lookup.server
         pane = server.pane(row.pane_id, "paneId")
         started = time.monotonic()
-        wait = TextWait(server, row, patterns, stop, self.ledger, limit)
+        wait = TextWait(server, row, patterns, stop, self.ledger, limit, call.progress)
 
         async def entry(now: PaneRow) -> Found | None:
             """Without a cursor the screen counts; with one, the rows printed after it."""

@@ -28,6 +28,7 @@ from ...generated.swift.models.select_pane import SelectPaneInput, SelectPaneOut
 from ...generated.swift.models.set_pane_title import SetPaneTitleInput, SetPaneTitleOutput
 from ...generated.swift.models.split_window import SplitWindowInput, SplitWindowOutput
 from ...generated.swift.models.swap_pane import SwapPaneInput, SwapPaneOutput
+from ...seam import Call
 from ..tmux.objects import layouts, spawn
 from ..tmux.objects.refs import Refs
 from ..tmux.objects.rows import each_pane_once
@@ -49,7 +50,7 @@ class PaneTools:
         self.lookups = lookups
         self.refs = refs
 
-    async def list_panes(self, params: ListPanesInput) -> ListPanesOutput:
+    async def list_panes(self, call: Call, params: ListPanesInput) -> ListPanesOutput:
         lookup = self.lookups.for_call()
         session = given(params.session)
         window = given(params.window)
@@ -71,12 +72,12 @@ class PaneTools:
             found = each_pane_once(await lookup.server.list_panes("-a"))
         return ListPanesOutput.model_validate({"panes": [rows.pane(self.refs, r) for r in found]})
 
-    async def get_pane_info(self, params: GetPaneInfoInput) -> GetPaneInfoOutput:
+    async def get_pane_info(self, call: Call, params: GetPaneInfoInput) -> GetPaneInfoOutput:
         row = await self.lookups.for_call().pane(params.paneId)
         return GetPaneInfoOutput.model_validate({"pane": rows.pane(self.refs, row)})
 
     async def find_pane_by_position(
-        self, params: FindPaneByPositionInput
+        self, call: Call, params: FindPaneByPositionInput
     ) -> FindPaneByPositionOutput:
         lookup = self.lookups.for_call()
         listed = await lookup.window_panes(params.windowId)
@@ -84,13 +85,13 @@ class PaneTools:
         row = panes.corner(params.corner, lookup.server.socket)
         return FindPaneByPositionOutput.model_validate({"pane": rows.pane(self.refs, row)})
 
-    async def select_pane(self, params: SelectPaneInput) -> SelectPaneOutput:
+    async def select_pane(self, call: Call, params: SelectPaneInput) -> SelectPaneOutput:
         lookup = self.lookups.for_call()
         pane = await lookup.pane(params.paneId)
         await lookup.server.pane(pane.pane_id, "paneId").run(("select-pane", "-t", pane.pane_id))
         return SelectPaneOutput(paneId=pane.pane_id)
 
-    async def split_window(self, params: SplitWindowInput) -> SplitWindowOutput:
+    async def split_window(self, call: Call, params: SplitWindowInput) -> SplitWindowOutput:
         lookup = self.lookups.for_call()
         wanted = lookup.pane_id(params.paneId)  # its shape judged before tmux runs
         options = [*spawn.split_flags(given(params.direction))]
@@ -101,7 +102,7 @@ class PaneTools:
         row = await lookup.server.pane(pane_id, wanted.field).split_window(options)
         return SplitWindowOutput.model_validate(rows.pane(self.refs, row))
 
-    async def swap_pane(self, params: SwapPaneInput) -> SwapPaneOutput:
+    async def swap_pane(self, call: Call, params: SwapPaneInput) -> SwapPaneOutput:
         lookup = self.lookups.for_call()
         lookup.pane_id(params.otherPaneId, "otherPaneId")  # both shapes judged before tmux runs
         pane = await lookup.pane(params.paneId)
@@ -111,7 +112,7 @@ class PaneTools:
         await lookup.server.pane(pane.pane_id, "paneId").run(swap)
         return SwapPaneOutput(paneId=pane.pane_id, otherPaneId=other.pane_id)
 
-    async def resize_pane(self, params: ResizePaneInput) -> ResizePaneOutput:
+    async def resize_pane(self, call: Call, params: ResizePaneInput) -> ResizePaneOutput:
         args = resize_arguments(params)  # refused before the pane is looked up
         lookup = self.lookups.for_call()
         pane = await lookup.pane(params.paneId)
@@ -119,7 +120,7 @@ class PaneTools:
         await lookup.server.pane(pane.pane_id, "paneId").run(command)
         return ResizePaneOutput(paneId=pane.pane_id)
 
-    async def set_pane_title(self, params: SetPaneTitleInput) -> SetPaneTitleOutput:
+    async def set_pane_title(self, call: Call, params: SetPaneTitleInput) -> SetPaneTitleOutput:
         title = check_title(params.title)
         lookup = self.lookups.for_call()
         pane = await lookup.pane(params.paneId)
@@ -136,7 +137,7 @@ class PaneTools:
             )
         return SetPaneTitleOutput(paneId=pane.pane_id, title=held)
 
-    async def respawn_pane(self, params: RespawnPaneInput) -> RespawnPaneOutput:
+    async def respawn_pane(self, call: Call, params: RespawnPaneInput) -> RespawnPaneOutput:
         lookup = self.lookups.for_call()
         lookup.pane_id(params.paneId)  # its shape judged before tmux runs
         where = given(params.startDirectory)
@@ -158,14 +159,14 @@ class PaneTools:
         return RespawnPaneOutput(pane=row.pane_id, paneRef=pane_ref)
 
     async def clear_pane_scrollback(
-        self, params: ClearPaneScrollbackInput
+        self, call: Call, params: ClearPaneScrollbackInput
     ) -> ClearPaneScrollbackOutput:
         lookup = self.lookups.for_call()
         pane_id = await lookup.pane_target(params.paneId)
         await lookup.server.pane(pane_id, "paneId").clear_history()
         return ClearPaneScrollbackOutput(deleted=True, paneId=pane_id)
 
-    async def kill_pane(self, params: KillPaneInput) -> KillPaneOutput:
+    async def kill_pane(self, call: Call, params: KillPaneInput) -> KillPaneOutput:
         lookup = self.lookups.for_call()
         pane = await lookup.pane(params.paneId)
         guard = guard_unless_forced(lookup.server, self.lookups.tmux.environ, params.force)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...generated.swift.models.get_server_info import GetServerInfoInput, GetServerInfoOutput
+from ...seam import Call
 from ..tmux.errors import NoServer
 from .targets import Lookups
 
@@ -11,7 +12,7 @@ class ServerTools:
     def __init__(self, lookups: Lookups) -> None:
         self.lookups = lookups
 
-    async def get_server_info(self, params: GetServerInfoInput) -> GetServerInfoOutput:
+    async def get_server_info(self, call: Call, params: GetServerInfoInput) -> GetServerInfoOutput:
         server = self.lookups.for_call().server
         try:
             lines = await server.run("display-message", "-p", "#{version}")

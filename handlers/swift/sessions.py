@@ -16,6 +16,7 @@ from ...generated.swift.models.get_session_info import GetSessionInfoInput, GetS
 from ...generated.swift.models.kill_session import KillSessionInput, KillSessionOutput
 from ...generated.swift.models.list_sessions import ListSessionsInput, ListSessionsOutput
 from ...generated.swift.models.rename_session import RenameSessionInput, RenameSessionOutput
+from ...seam import Call
 from ..tmux.errors import CommandFailed
 from ..tmux.objects import spawn
 from ..tmux.objects.refs import Refs
@@ -31,13 +32,15 @@ class SessionTools:
         self.lookups = lookups
         self.refs = refs
 
-    async def list_sessions(self, params: ListSessionsInput) -> ListSessionsOutput:
+    async def list_sessions(self, call: Call, params: ListSessionsInput) -> ListSessionsOutput:
         sessions, attached = await self.lookups.for_call().server.sessions_and_clients()
         return ListSessionsOutput.model_validate(
             {"sessions": [rows.session(self.refs, row, attached) for row in sessions]}
         )
 
-    async def get_session_info(self, params: GetSessionInfoInput) -> GetSessionInfoOutput:
+    async def get_session_info(
+        self, call: Call, params: GetSessionInfoInput
+    ) -> GetSessionInfoOutput:
         lookup = self.lookups.for_call()
         sessions, attached = await lookup.server.sessions_and_clients()
         row = lookup.match_session(sessions, params.session, "session")
@@ -45,7 +48,7 @@ class SessionTools:
             {"session": rows.session(self.refs, row, attached)}
         )
 
-    async def create_session(self, params: CreateSessionInput) -> CreateSessionOutput:
+    async def create_session(self, call: Call, params: CreateSessionInput) -> CreateSessionOutput:
         name = spawn.check_session_name(params.name, "name", optional=False)
         options = spawn.literal_name("windowName", given(params.windowName))
         options += await spawn.directory_args(
@@ -62,7 +65,7 @@ class SessionTools:
         shape["createdAt"] = row.count("session_created")
         return CreateSessionOutput.model_validate(shape)
 
-    async def rename_session(self, params: RenameSessionInput) -> RenameSessionOutput:
+    async def rename_session(self, call: Call, params: RenameSessionInput) -> RenameSessionOutput:
         name = no_nul("name", params.name)
         lookup = self.lookups.for_call()
         session = await lookup.session(params.session)
@@ -82,7 +85,7 @@ class SessionTools:
             raise
         return RenameSessionOutput(sessionId=session.session_id, name=lines[0] if lines else name)
 
-    async def kill_session(self, params: KillSessionInput) -> KillSessionOutput:
+    async def kill_session(self, call: Call, params: KillSessionInput) -> KillSessionOutput:
         lookup = self.lookups.for_call()
         session = await lookup.session(params.session)
         guard = guard_unless_forced(lookup.server, self.lookups.tmux.environ, params.force)

@@ -23,6 +23,7 @@ from ...generated.swift.models.rename_window import RenameWindowInput, RenameWin
 from ...generated.swift.models.resize_window import ResizeWindowInput, ResizeWindowOutput
 from ...generated.swift.models.select_layout import SelectLayoutInput, SelectLayoutOutput
 from ...generated.swift.models.select_window import SelectWindowInput, SelectWindowOutput
+from ...seam import Call
 from ..tmux.errors import CommandFailed
 from ..tmux.objects import layouts, spawn
 from ..tmux.objects.refs import Refs
@@ -43,7 +44,7 @@ class WindowTools:
         self.lookups = lookups
         self.refs = refs
 
-    async def list_windows(self, params: ListWindowsInput) -> ListWindowsOutput:
+    async def list_windows(self, call: Call, params: ListWindowsInput) -> ListWindowsOutput:
         lookup = self.lookups.for_call()
         session = given(params.session)
         if session is not None:
@@ -55,7 +56,7 @@ class WindowTools:
             {"windows": [rows.occurrence(self.refs, link) for link in links]}
         )
 
-    async def get_window_info(self, params: GetWindowInfoInput) -> GetWindowInfoOutput:
+    async def get_window_info(self, call: Call, params: GetWindowInfoInput) -> GetWindowInfoOutput:
         links = await self.lookups.for_call().window_links(params.windowId)
         return GetWindowInfoOutput.model_validate(
             {
@@ -64,7 +65,7 @@ class WindowTools:
             }
         )
 
-    async def create_window(self, params: CreateWindowInput) -> CreateWindowOutput:
+    async def create_window(self, call: Call, params: CreateWindowInput) -> CreateWindowOutput:
         options = spawn.literal_name("name", given(params.name))
         options += await spawn.directory_args(
             given(params.startDirectory), "startDirectory", self.lookups.tmux.environ
@@ -76,7 +77,7 @@ class WindowTools:
         row = await lookup.server.session(session.session_id).new_window(options=options)
         return CreateWindowOutput.model_validate(rows.occurrence(self.refs, row))
 
-    async def rename_window(self, params: RenameWindowInput) -> RenameWindowOutput:
+    async def rename_window(self, call: Call, params: RenameWindowInput) -> RenameWindowOutput:
         name = no_nul("name", params.name)
         lookup = self.lookups.for_call()
         window_id = (await lookup.window_links(params.windowId))[0].window_id
@@ -86,7 +87,7 @@ class WindowTools:
         )
         return RenameWindowOutput(windowId=window_id, name=lines[0] if lines else name)
 
-    async def select_window(self, params: SelectWindowInput) -> SelectWindowOutput:
+    async def select_window(self, call: Call, params: SelectWindowInput) -> SelectWindowOutput:
         lookup = self.lookups.for_call()
         link = await self._placement(
             lookup, params.windowId, given(params.sourceSession), given(params.sourceIndex)
@@ -94,7 +95,7 @@ class WindowTools:
         await lookup.server.run("select-window", "-t", link.target)
         return SelectWindowOutput(windowId=link.window_id, target=link.target)
 
-    async def move_window(self, params: MoveWindowInput) -> MoveWindowOutput:
+    async def move_window(self, call: Call, params: MoveWindowInput) -> MoveWindowOutput:
         lookup = self.lookups.for_call()
         links = await lookup.window_links(params.windowId)
         link = await self._placement(
@@ -134,7 +135,7 @@ class WindowTools:
             )
         return MoveWindowOutput(windowId=link.window_id, target=moved[0].target)
 
-    async def resize_window(self, params: ResizeWindowInput) -> ResizeWindowOutput:
+    async def resize_window(self, call: Call, params: ResizeWindowInput) -> ResizeWindowOutput:
         size: list[str] = []
         for field, flag, value in (
             ("width", "-x", given(params.width)),
@@ -162,7 +163,7 @@ class WindowTools:
         await lookup.server.run("resize-window", "-t", window_id, *size)
         return ResizeWindowOutput(windowId=window_id)
 
-    async def select_layout(self, params: SelectLayoutInput) -> SelectLayoutOutput:
+    async def select_layout(self, call: Call, params: SelectLayoutInput) -> SelectLayoutOutput:
         layout = layouts.layout_shape(params.layout, SAVED_LAYOUT)  # before any lookup
         lookup = self.lookups.for_call()
         links = await lookup.window_links(params.windowId)
@@ -219,7 +220,7 @@ class WindowTools:
             "pick one; nothing was changed.",
         )
 
-    async def kill_window(self, params: KillWindowInput) -> KillWindowOutput:
+    async def kill_window(self, call: Call, params: KillWindowInput) -> KillWindowOutput:
         lookup = self.lookups.for_call()
         window_id = (await lookup.window_links(params.windowId))[0].window_id
         guard = guard_unless_forced(lookup.server, self.lookups.tmux.environ, params.force)

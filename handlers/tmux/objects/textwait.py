@@ -18,7 +18,7 @@ from typing import Literal, Protocol
 
 import anyio
 
-from .... import progress
+from ....seam import Reporter
 from ..errors import NoServer, WatchLost
 from ..policy.ledger import Ledger
 from ..transport.stream import Lines, PaneStream
@@ -112,6 +112,7 @@ class TextWait:
         stop: LinePatterns,
         ledger: Ledger,
         limit: float,
+        progress: Reporter,
     ) -> None:
         self.server = server
         self.pane = pane
@@ -120,6 +121,7 @@ class TextWait:
         self.stop = stop
         self.ledger = ledger
         self.limit = limit
+        self.progress = progress  # the call's progress notifications
         self.lines = Lines()
         self.stream = PaneStream(self.pane_id, self.lines.feed)
         self.printed = False  # the pane printed text (its echo of our input aside)
@@ -201,7 +203,7 @@ class TextWait:
                 return False
             if now >= self.next_progress:
                 elapsed = now - self.started
-                await progress.report(
+                await self.progress(
                     elapsed,
                     self.limit,
                     f"waiting on pane {self.pane_id}: {elapsed:.0f}s of {self.limit:g}s",
