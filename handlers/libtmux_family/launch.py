@@ -43,7 +43,7 @@ from ...errors import ToolError
 from ..lifecycle import Lifecycle
 from ..tmux.errors import CommandFailed, TmuxUnavailable, is_no_server, unrunnable
 from ..tmux.objects.server import Server, Tmux
-from ..tmux.transport.sockets import process_environ
+from ..tmux.transport.sockets import UTF8, process_environ
 from ..tmux.transport.ssh import SSH_FAILED, remote_for, tmux_command
 from .config import FamilyConfig
 
@@ -192,7 +192,7 @@ class ServedServer:
         start with global flags such as ``-f``)."""
         socket = self.config.socket
         environ = {**self.env, **(env or {})}
-        argv = tmux_command([self.config.tmux_bin, "-S", socket.path, *args], environ, env)
+        argv = tmux_command([self.config.tmux_bin, UTF8, "-S", socket.path, *args], environ, env)
         try:
             done = subprocess.run(
                 argv,

@@ -30,7 +30,7 @@ import anyio.abc
 
 from ..errors import CommandFailed, ConnectionLost, NoServer, is_no_server, no_server, unrunnable
 from .process import SubprocessTransport, feed
-from .sockets import Socket, process_environ
+from .sockets import UTF8, Socket, process_environ
 from .ssh import SSH_FAILED, remote_for, tmux_invocation
 
 STDERR_READ = 1.0  # seconds to read a finished wait's error text
@@ -48,7 +48,7 @@ async def waiter(
     """
     env = process_environ(environ)
     argv, data = tmux_invocation(
-        [tmux_bin, "-N", "-S", socket.path], ["wait-for", "--", channel], env
+        [tmux_bin, "-N", UTF8, "-S", socket.path], ["wait-for", "--", channel], env
     )
     try:
         process = await anyio.open_process(

@@ -36,7 +36,7 @@ from ..errors import (
 )
 from .process import DEFAULT_TIMEOUT, SubprocessTransport
 from .quoting import command_line, unescape_output
-from .sockets import Socket, process_environ
+from .sockets import UTF8, Socket, process_environ
 from .ssh import SSH_FAILED, Remote, remote_for, tmux_command
 
 log = logging.getLogger(__name__)
@@ -246,7 +246,8 @@ class ControlClient:
         """
         flags = ",".join(f for f in DEFAULT_FLAGS if output is False or f != "no-output")
         env = process_environ(environ)
-        argv = [tmux_bin, "-N", "-S", socket.path, "-C", "attach-session", "-E", "-t", session_id]
+        argv = [tmux_bin, "-N", UTF8, "-S", socket.path, "-C", "attach-session", "-E"]
+        argv += ["-t", session_id]
         argv += ["-f", flags]
         for command in then:
             argv += [";", *command]

@@ -45,9 +45,17 @@ class Socket:
         return self.label
 
 
+UTF8 = "-u"
+"""tmux's flag for a client that takes UTF-8. Without it, a client whose locale is not UTF-8
+(``LC_ALL=C``) gets every byte outside printable ASCII of what tmux prints as ``_``: the
+field separator of every listing (``formats.SEP``) and every non-ASCII character of a
+capture. So every tmux client this process starts passes it."""
+
+
 def tmux_args(socket: Socket) -> list[str]:
-    """The global tmux flags that reach ``socket`` (and start a server there with its config)."""
-    return ["-S", socket.path, *(("-f", socket.config) if socket.config else ())]
+    """The global tmux flags that reach ``socket`` (and start a server there with its config),
+    as a client that takes UTF-8 whatever the locale."""
+    return [UTF8, "-S", socket.path, *(("-f", socket.config) if socket.config else ())]
 
 
 def socket_dir(environ: Mapping[str, str]) -> str:
