@@ -5,6 +5,7 @@ The hierarchy (``ToolError`` and ``NotFound`` are the runtime's, ``runtime/error
     ToolError                    answered as a tool result with isError: true
     ├── TmuxError                a tmux failure that reaches the agent
     │   ├── CommandFailed        tmux ran and answered with an error (``stderr``)
+    │   │   └── InAMode          keys not typed: their pane is in a mode       refused
     │   ├── NoServer             nothing listens on the socket            server_gone
     │   ├── TmuxUnavailable      tmux cannot be run, or did not answer    unreachable
     │   │   └── ConnectionLost   the ssh connection under it ended
@@ -53,6 +54,22 @@ class CommandFailed(TmuxError):
         """tmux's answer for a target it has not got (3.3a: "can't find pane: %9",
         "no such session: @9", by command)."""
         return "can't find" in self.stderr or "no such" in self.stderr
+
+
+class InAMode(CommandFailed):
+    """A ``send-keys`` the transport did not run: its pane is in a mode, whose key bindings
+    would take the keys (``transport.keyguard``)."""
+
+    def __init__(self, args: tuple[str, ...], pane_id: str, mode: str, socket_label: str) -> None:
+        self.pane_id = pane_id
+        self.mode = mode
+        super().__init__(
+            args,
+            f"pane {pane_id or '(current)'} is in {mode or 'a mode'}, whose key bindings would "
+            "take the keys instead of its program; nothing was typed. Leave the mode first "
+            f"(`tmux send-keys -X -t {pane_id or '<pane>'} cancel`).",
+            socket_label,
+        )
 
 
 class NoServer(TmuxError):

@@ -12,12 +12,25 @@ other commands with the caller's state (``if-shell``, ``source-file``…) answer
 more than one flag-1 block; ``run-shell`` and ``wait-for`` return at once instead of
 waiting (3.3a); and an attached client changes what "the current client, session
 or directory" means. Commands outside the list use a subprocess.
+
+Nothing may leave a command waiting on the client: tmux runs a client's commands one
+after another, so one that waits for the client (3.3a's ``command-prompt`` waits for
+its answer) holds every later reply back, errors included, and a control client never
+answers a prompt. ``send-keys`` typing into a pane in a mode would do exactly that (see
+``keyguard``), so every transport runs such a ``send-keys`` only inside a guard that
+reads the pane's mode in the same command.
+
+``if-shell -F`` is the one command that queues others allowed here: its reply is its
+own block, then one per command of the branch it ran. The client writes a fence line
+(``display-message -p`` of a token) right after it and gathers every block up to the
+fence's as that one command's reply.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import subprocess
 from collections import deque
@@ -34,6 +47,8 @@ from ..errors import (
     TmuxUnavailable,
     unrunnable,
 )
+from . import keyguard
+from .conditional import is_if_format
 from .process import DEFAULT_TIMEOUT, SubprocessTransport
 from .quoting import command_line, unescape_output
 from .sockets import UTF8, Socket, process_environ
@@ -102,6 +117,10 @@ CONTROL_COMMANDS = frozenset(
 )
 
 
+# Names a user's command-alias could make run something else over the client.
+ALIASABLE = CONTROL_COMMANDS | {"if-shell"}
+
+
 def output_event(line: str) -> tuple[str, bytes] | None:
     """``(pane_id, data)`` for a ``%output %N data`` notification, else None."""
     if not line.startswith("%output "):
@@ -111,15 +130,25 @@ def output_event(line: str) -> tuple[str, bytes] | None:
     return pane, unescape_output(data)
 
 
+_fences = itertools.count(1)
+
+
 @dataclass(eq=False)
 class _Pending:
-    """One command written to tmux and not yet answered."""
+    """One command written to tmux and not yet answered.
+
+    ``fence``: the token a fence line after the command prints, for a command whose reply
+    is several blocks (``if-shell -F``); its ``lines`` gather every block's output up to the
+    fence's, ``errors`` the text of a block that failed.
+    """
 
     args: tuple[str, ...]
     done: asyncio.Future[None]
     lines: list[str] = field(default_factory=list)
     failed: bool = False
     gone: ControlClientGone | None = None
+    fence: str | None = None
+    errors: list[str] = field(default_factory=list)
 
     def finish(self) -> None:
         if not self.done.done():  # its caller may have given up (cancelled) meanwhile
@@ -376,8 +405,9 @@ class ControlClient:
     async def drain(self) -> None:
         """Return once every command written so far has its answer (or has failed)."""
         waiting = [pending.done for pending in self._queue]
-        if self._block is not None and self._block.pending is not None:
-            waiting.append(self._block.pending.done)
+        block = self._block.pending if self._block is not None else None
+        if block is not None and block.done not in waiting:  # a fenced command is in both
+            waiting.append(block.done)
         if waiting:
             await asyncio.wait(waiting)  # never cancels them: their callers still wait
 
@@ -401,19 +431,25 @@ class ControlClient:
         The pipe buffers what tmux has not read yet, so writing never waits; a
         client that stops reading is ended by its caller's timeout.
         """
-        data = b"".join(command_line(args) for args in commands)
         pendings = [_Pending(tuple(args), self._loop.create_future()) for args in commands]
+        lines: list[bytes] = []
+        for pending in pendings:
+            lines.append(command_line(pending.args))
+            if is_if_format(pending.args):
+                pending.fence = f"tcm-fence-{next(_fences)}"
+                lines.append(command_line(("display-message", "-p", "--", pending.fence)))
         if not self.usable or self._stdin.is_closing():
             raise self._gone_error(pendings[0].args, sent=False)
         self._queue.extend(pendings)
-        self._stdin.write(data)
+        self._stdin.write(b"".join(lines))
         return pendings
 
     def _outcome(self, pending: _Pending) -> list[str]:
         if pending.gone is not None:
             raise pending.gone
         if pending.failed:
-            raise CommandFailed(pending.args, "\n".join(pending.lines), str(self.socket))
+            error = pending.errors if pending.fence is not None else pending.lines
+            raise CommandFailed(pending.args, "\n".join(error), str(self.socket))
         return pending.lines
 
     def _received(self, data: bytes) -> None:
@@ -472,7 +508,11 @@ class ControlClient:
     def _open_block(self, tail: str) -> None:
         """Flag 1 marks the reply to a line this client wrote; anything else is tmux's own."""
         ours = int(tail.rsplit(" ", 1)[1]) & 1 == 1
-        pending = self._queue.popleft() if ours and self._queue else None
+        pending: _Pending | None = None
+        if ours and self._queue:
+            head = self._queue[0]
+            # A fenced command keeps every block until its fence's; the rest take one each.
+            pending = head if head.fence is not None else self._queue.popleft()
         if ours and pending is None and self._gone_reason is None:
             log.warning("tmux control client on %s: a reply nobody asked for", self.socket)
         self._block = _Block(tail, pending)
@@ -485,12 +525,27 @@ class ControlClient:
             return
         self._block = None
         failed = end[0] == "%error"
-        if block.pending is not None:
-            block.pending.lines, block.pending.failed = block.lines, failed
-            block.pending.finish()
+        pending = block.pending
+        if pending is not None and pending.fence is not None:
+            self._gather(pending, block.lines, failed)
+        elif pending is not None:
+            pending.lines, pending.failed = block.lines, failed
+            pending.finish()
         elif not self._ready.is_set():  # the attach's own reply
             self._attach_error = "\n".join(block.lines) if failed else None
             self._ready.set()
+
+    def _gather(self, pending: _Pending, lines: list[str], failed: bool) -> None:
+        """One block of a fenced command's reply: its fence's ends it, the rest add to it."""
+        if not failed and lines == [pending.fence]:
+            if self._queue and self._queue[0] is pending:
+                self._queue.popleft()
+            pending.finish()
+        elif failed:
+            pending.failed = True
+            pending.errors.extend(lines)
+        else:
+            pending.lines.extend(lines)
 
     def _notify(self, line: str) -> None:
         if line == "%exit" or line.startswith("%exit "):
@@ -512,7 +567,8 @@ class ControlClient:
         self._gone_reason = reason
         waiting = list(self._queue)
         if self._block is not None and self._block.pending is not None:
-            waiting.insert(0, self._block.pending)
+            if self._block.pending not in waiting:  # a fenced command is in both
+                waiting.insert(0, self._block.pending)
             self._block.pending = None  # the rest of the block is still read, then dropped
         self._queue.clear()
         for pending in waiting:
@@ -545,7 +601,10 @@ class ControlClient:
 
 
 def runs_in_control(args: Sequence[str]) -> bool:
-    """Whether a command gives the same answer over a control client as in a subprocess."""
+    """Whether a command gives the same answer over a control client as in a subprocess,
+    and can never leave a command waiting on it (see the module's docstring)."""
+    if is_if_format(args):
+        return True
     return bool(args) and args[0] in CONTROL_COMMANDS
 
 
@@ -577,7 +636,12 @@ class ControlTransport:
         self._closed = False
 
     async def run(self, args: Sequence[str], *, retry: bool = False) -> list[str]:
-        """Run one command. ``retry=True`` (reads) repeats it once if the client died under it."""
+        """Run one command. ``retry=True`` (reads) repeats it once if the client died under it.
+
+        A ``send-keys`` that types keys runs inside the mode guard (``keyguard``)."""
+        guarded = keyguard.wrap(args)
+        if guarded is not None:
+            return keyguard.refused(args, await self.run(guarded), str(self.socket))
         if not runs_in_control(args) or self._closed:
             return await self.fallback.run(args)
         try:
@@ -590,13 +654,23 @@ class ControlTransport:
     async def run_many(
         self, commands: Sequence[Sequence[str]], *, retry: bool = False
     ) -> list[list[str]]:
-        """Run commands in order, pipelined over the control client when all may use it."""
+        """Run commands in order, pipelined over the control client when all may use it
+        (a ``send-keys`` that types keys inside the mode guard, as in ``run``)."""
+        guarded = [keyguard.wrap(args) for args in commands]
+        if any(wrapped is not None for wrapped in guarded):
+            sent = [wrapped or args for wrapped, args in zip(guarded, commands, strict=True)]
+            replies = await self.run_many(sent, retry=retry)
+            label = str(self.socket)
+            return [
+                keyguard.refused(args, lines, label) if wrapped is not None else lines
+                for wrapped, args, lines in zip(guarded, commands, replies, strict=True)
+            ]
         if self._closed or not all(runs_in_control(args) for args in commands):
             return [await self.run(args, retry=retry) for args in commands]
         client: ControlClient | None = None
         with anyio.move_on_after(self.timeout) as scope:
             client = await self.client()
-            if client is None or any(args[0] in self._shadowed for args in commands):
+            if client is None or any(map(self._is_shadowed, commands)):
                 return [await self.fallback.run(args) for args in commands]
             try:
                 return await client.run_many(commands)
@@ -655,7 +729,7 @@ class ControlTransport:
         client: ControlClient | None = None
         with anyio.move_on_after(self.timeout) as scope:
             client = await self.client()
-            if client is None or args[0] in self._shadowed:
+            if client is None or self._is_shadowed(args):
                 return await self.fallback.run(args)
             try:
                 return await client.run(args)
@@ -692,8 +766,14 @@ class ControlTransport:
             return None
         # An alias may make a listed name run if-shell or the like: one reply would
         # then be several blocks, so such names go to a subprocess.
-        self._shadowed = frozenset(a.partition("=")[0] for a in aliases) & CONTROL_COMMANDS
+        self._shadowed = frozenset(a.partition("=")[0] for a in aliases) & ALIASABLE
         return client
+
+    def _is_shadowed(self, args: Sequence[str]) -> bool:
+        """Whether a user's alias may change what ``args`` (or the fence after it) runs."""
+        if args[0] in self._shadowed:
+            return True
+        return is_if_format(args) and "display-message" in self._shadowed
 
     async def _discard(self, client: ControlClient) -> None:
         if self._client is client:

@@ -15,6 +15,7 @@ import anyio
 import anyio.abc
 
 from ..errors import CommandFailed, TmuxUnavailable, is_no_server, no_server, unrunnable
+from . import keyguard
 from .sockets import Socket, process_environ, tmux_args
 from .ssh import SSH_FAILED, remote_for, tmux_invocation
 
@@ -91,17 +92,22 @@ class SubprocessTransport:
         return [await self.run(args, retry=retry) for args in commands]
 
     async def run(self, args: Sequence[str], *, retry: bool = False) -> list[str]:
-        """``retry`` is accepted for the protocol; a fresh process has nothing to retry."""
+        """``retry`` is accepted for the protocol; a fresh process has nothing to retry.
+
+        A ``send-keys`` that types keys runs inside the mode guard (``keyguard``)."""
+        guarded = keyguard.wrap(args)
+        if guarded is not None:
+            return keyguard.refused(args, await self.run(guarded), str(self.socket))
         argv, data = tmux_invocation([self.tmux_bin, *tmux_args(self.socket)], args, self.env)
         try:
             with anyio.fail_after(self.timeout):
                 done = await run_fed(argv, data, self.env)
-        except OSError as exc:  # missing, not executable, a directory...
-            raise unrunnable(self.tmux_bin, exc) from None
-        except TimeoutError:
+        except TimeoutError:  # before OSError, of which it is a subclass
             raise TmuxUnavailable(
                 f"tmux did not answer within {self.timeout:g}s on {self.socket}"
             ) from None
+        except OSError as exc:  # missing, not executable, a directory...
+            raise unrunnable(self.tmux_bin, exc) from None
         stderr = done.stderr.decode("utf-8", "replace")
         if done.returncode != 0:
             remote = remote_for(self.env)

@@ -7,6 +7,11 @@ formats in an argument is that command's business, as it is over a subprocess.)
 Octal escapes keep the line printable ASCII. ``%output`` payloads come back with control bytes and ``\\``
 octal-escaped; ``unescape_output`` restores the bytes. A tmux client refuses a
 command of more than about 16 KB, so a long value goes in ``pieces``.
+
+``command_list`` writes several commands as one string the same parser reads back as
+those commands: what ``if-shell`` takes as a branch (it parses the string when the
+branch runs, expanding nothing). There, UTF-8 stays as it is, so a branch is no
+longer than its text where a command's size is bounded (a tmux process's argv).
 """
 
 from __future__ import annotations
@@ -40,6 +45,30 @@ def quote_argument(arg: str) -> str:
     if b"\0" in data:
         raise ValueError("embedded null byte")  # as in argv: tmux strings end at NUL
     return '"' + data.decode("latin-1").translate(_QUOTE_TABLE) + '"'
+
+
+# In a nested command list, every byte past ASCII stays itself (valid UTF-8 only).
+_NESTED_TABLE = {byte: chr(byte) if byte >= 0x80 else _escape_byte(byte) for byte in range(1, 256)}
+
+
+def _nested_argument(arg: str) -> str:
+    """One argument of a ``command_list``: double-quoted, UTF-8 kept, control bytes escaped."""
+    try:
+        data = arg.encode("utf-8")
+    except UnicodeEncodeError:  # not valid UTF-8 (surrogate-escaped bytes): all octal
+        return quote_argument(arg)
+    if b"\0" in data:
+        raise ValueError("embedded null byte")
+    quoted = data.decode("latin-1").translate(_NESTED_TABLE)
+    return '"' + quoted.encode("latin-1").decode("utf-8") + '"'
+
+
+def command_list(commands: Sequence[Sequence[str]]) -> str:
+    """``commands`` as one string tmux's parser reads back as those commands, each argument
+    literally (an ``if-shell`` branch); empty for no command."""
+    if any(not args for args in commands):
+        raise ValueError("a tmux command needs a name")
+    return " ; ".join(" ".join(_nested_argument(arg) for arg in args) for args in commands)
 
 
 def command_line(args: Sequence[str]) -> bytes:
