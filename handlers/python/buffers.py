@@ -20,6 +20,7 @@ from ..tmux.objects import capture
 from ..tmux.objects.server import Tmux
 from ..tmux.objects.spawn import no_nul
 from .arguments import checked_cap
+from .pane_input import typing_check
 from .targets import selector_of
 
 # load_buffer's names (as libtmux-mcp allocates them): own prefix, a nonce, a label.
@@ -89,7 +90,9 @@ class BufferTools:
         server = self.tmux.server(params.socket_name)
         pane = await selector.resolve_pane(server, params.pane_id)
         target = server.pane(pane.pane_id)
-        await server.buffer(name).paste_buffer(target, bracket=bool(params.bracket))
+        await server.buffer(name).paste_buffer(
+            target, bracket=bool(params.bracket), check=typing_check("paste_buffer", cohort=False)
+        )
         return PasteBufferOutput(result=f"Pasted buffer {name!r} into pane {pane.pane_id}.")
 
     async def delete_buffer(self, call: Call, params: DeleteBufferInput) -> DeleteBufferOutput:

@@ -36,6 +36,7 @@ from ...generated.python.models.run_command import RunCommandInput, RunCommandOu
 from ...seam import Call, Reporter
 from ..tmux.errors import NoServer
 from ..tmux.objects import capture
+from ..tmux.objects.blocked import refusal, type_checked
 from ..tmux.objects.rows import PANE_FIELDS, PaneRow
 from ..tmux.objects.server import Server, Tmux
 from ..tmux.objects.shell import settled
@@ -46,14 +47,21 @@ from ..tmux.transport.control import ControlClient
 from ..tmux.transport.formats import format_of, parse_rows
 from .arguments import checked_cap, checked_timeout, typeable
 from .markers import Markers, OutputCount
-from .pane_input import key_commands
+from .pane_input import key_commands, typing_check
 from .targets import pane_to_type_into
 
 MAX_OUTPUT_BYTES = 1_000_000  # run_command's output, newest kept, whatever max_lines says
 END_GRACE = 2.0  # seconds the rest of (signal, end marker, prompt) get once one is in
 PROGRESS_EVERY = 1.0
 
-STATE_FIELDS = (*PANE_FIELDS, "alternate_on")
+STATE_FIELDS = (
+    *PANE_FIELDS,
+    "alternate_on",
+    "pane_mode",
+    "pane_dead_status",
+    "pane_dead_signal",
+    "pane_input_off",
+)
 STATE_FORMAT = format_of(STATE_FIELDS)
 
 # The shells run_command knows how to drive, by the name tmux shows for the pane's
@@ -112,16 +120,9 @@ async def pane_state(server: Server, pane_id: str) -> PaneRow | None:
 def shell_of(server: Server, pane: PaneRow) -> str:
     """Which shell syntax the pane's prompt takes; refuse a pane not at a shell prompt."""
     where = f"Pane {pane.pane_id} on tmux {server.socket}"
-    if pane["pane_dead"] == "1":
-        raise ToolError(
-            f"{where} is dead: its program exited and remain-on-exit keeps it. Respawn it "
-            "with respawn_pane, or run the command in another pane."
-        )
-    if pane["pane_in_mode"] == "1":
-        raise ToolError(
-            f"{where} is in copy mode (or another mode), where typed keys do not reach its "
-            "shell. Call exit_copy_mode first."
-        )
+    refused = refusal(server.socket, pane, pane.pane_id, typing_check("run_command"))
+    if refused is not None:  # dead, input off, in a mode
+        raise refused
     if pane["pane_synchronized"] == "1":
         raise ToolError(
             f"{where} has synchronize-panes on: the command would be typed into every pane "
@@ -204,7 +205,9 @@ class CommandRun:
                     self.started = anyio.current_time()
                     self.deadline = self.started + self.limit
                     self.next_progress = self.started + PROGRESS_EVERY
-                    await self.server.pane(self.pane_id).run(*typing)
+                    await type_checked(
+                        self.server, self.pane_id, typing, typing_check("run_command")
+                    )
                     outcome = await self.follow(process, watch.client)
             finally:
                 remove()

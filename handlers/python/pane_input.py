@@ -8,6 +8,11 @@ pieces: a tmux client refuses a command of more than about 16 KB.
 
 paste_text pastes through a paste buffer of its own, with a random name, deleted by
 ``paste-buffer -d``; its text is written with ``set-buffer`` (``Buffer.set_buffer``).
+
+Every one of them types or pastes only while tmux finds the pane (and, for keys, the
+panes synchronized with it) in no mode, alive and taking input, in the same command
+that types (``tmux.objects.blocked``); otherwise it is refused, nothing typed, with
+``exit_copy_mode`` named as the way out of a mode.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from ...generated.python.models.send_keys_batch import (
     SendKeysBatchOutputResult,
 )
 from ...seam import Call
+from ..tmux.objects.blocked import InputCheck, type_checked
 from ..tmux.objects.server import Server, Tmux
 from ..tmux.objects.targets import WindowSelector, check_pane_id, check_session_pair
 from ..tmux.transport.quoting import CHUNK_BYTES, pieces
@@ -59,16 +65,31 @@ def key_commands(
     return commands
 
 
+# The family's way out of a mode, as a refusal says it (``blocked.InputCheck``).
+LEAVE_MODE = "Call exit_copy_mode (pane_id {pane}) to leave the mode, then call {tool} again."
+
+
+def typing_check(tool: str, field: str = "pane_id", *, cohort: bool = True) -> InputCheck:
+    """How ``tool``'s typing is checked by tmux as it types (``cohort``: keys, not a paste)."""
+    return InputCheck(tool, LEAVE_MODE, field, cohort)
+
+
 async def send(
-    server: Server, pane_id: str, keys: str, *, literal: bool, enter: bool, suppress_history: bool
+    server: Server,
+    pane_id: str,
+    keys: str,
+    *,
+    literal: bool,
+    enter: bool,
+    suppress_history: bool,
+    tool: str,
+    field: str = "pane_id",
 ) -> None:
+    """Type ``keys`` (nothing to type: the check alone, which names a missing pane too)."""
     commands = key_commands(
         pane_id, keys, literal=literal, enter=enter, suppress_history=suppress_history
     )
-    if commands:
-        await server.pane(pane_id).run(*commands)
-    else:  # nothing to type: still name a missing pane
-        await server.pane(pane_id).row(("pane_id",))
+    await type_checked(server, pane_id, commands, typing_check(tool, field))
 
 
 class PaneInputTools:
@@ -85,6 +106,7 @@ class PaneInputTools:
             literal=params.literal is True,
             enter=params.enter is not False,
             suppress_history=params.suppress_history is True,
+            tool="send_keys",
         )
         return SendKeysOutput(result=f"Keys sent to pane {pane_id}")
 
@@ -171,6 +193,8 @@ class PaneInputTools:
                     literal=operation.literal is True,
                     enter=operation.enter is not False,
                     suppress_history=operation.suppress_history is True,
+                    tool="send_keys_batch",
+                    field=f"operations[{index}].pane_id",
                 )
         except TimeoutError:
             error = (
@@ -202,7 +226,10 @@ class PaneInputTools:
         await buffer.set_buffer(text)
         try:
             await buffer.paste_buffer(
-                server.pane(pane_id), bracket=params.bracket is not False, delete=True
+                server.pane(pane_id),
+                bracket=params.bracket is not False,
+                delete=True,
+                check=typing_check("paste_text", cohort=False),
             )
         except BaseException:
             with anyio.CancelScope(shield=True), contextlib.suppress(ToolError):

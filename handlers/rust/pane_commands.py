@@ -15,12 +15,13 @@ from ..tmux.objects.shell import check_command, start_run
 from ..tmux.objects.targets import check_pane_id
 from ..tmux.policy.ledger import Ledger
 from .arguments import seconds_of
+from .pane_input import LEAVE_MODE
 
 
 class PaneCommandTools:
     def __init__(self, tmux: Tmux, ledger: Ledger) -> None:
         self.tmux = tmux
-        self.input = PaneInput(tmux, ledger)
+        self.input = PaneInput(tmux, ledger, leave=LEAVE_MODE)
 
     async def run_shell_command(
         self, call: Call, params: RunShellCommandInput

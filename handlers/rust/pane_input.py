@@ -21,12 +21,16 @@ from ...generated.rust.models.send_keys_batch import (
     SendOperation,
 )
 from ...seam import Call
+from ..tmux.objects.blocked import NO_MODE_TOOL
 from ..tmux.objects.input import PaneInput, Typing, check_batch_size, sends_something
 from ..tmux.objects.server import Server, Tmux
 from ..tmux.objects.targets import check_pane_id
 from ..tmux.policy.ledger import Ledger
 
 INVALID_PARAMS = -32602
+
+# The family has no tool that leaves a mode: a refusal says how, and what shows a mode.
+LEAVE_MODE = NO_MODE_TOOL + " snapshot_pane says whether a pane is in a mode (in_mode, mode)."
 
 INTERNAL_ERROR = -32603
 
@@ -53,7 +57,7 @@ def row_error(exc: ToolError) -> dict[str, Any]:
 class PaneInputTools:
     def __init__(self, tmux: Tmux, ledger: Ledger) -> None:
         self.tmux = tmux
-        self.input = PaneInput(tmux, ledger)
+        self.input = PaneInput(tmux, ledger, leave=LEAVE_MODE)
 
     async def send_keys(self, call: Call, params: SendKeysInput) -> SendKeysOutput:
         typing = typing_of(params)

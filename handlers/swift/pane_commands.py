@@ -19,6 +19,7 @@ from ..tmux.objects.waits import gone_while_waiting
 from ..tmux.policy.ledger import Ledger
 from .arguments import given, wait_limit
 from .config import SwiftConfig
+from .pane_input import LEAVE_MODE
 from .targets import Lookups
 
 
@@ -27,7 +28,7 @@ class PaneCommandTools:
         self.lookups = lookups
         self.refs = refs
         self.config = config
-        self.input = PaneInput(lookups.tmux, ledger, forceable=True)
+        self.input = PaneInput(lookups.tmux, ledger, forceable=True, leave=LEAVE_MODE)
 
     async def run_shell_command(
         self, call: Call, params: RunShellCommandInput

@@ -18,6 +18,7 @@ from ...generated.swift.models.send_keys_batch import (
     SendKeysBatchOutput,
 )
 from ...seam import Call
+from ..tmux.objects.blocked import NO_MODE_TOOL
 from ..tmux.objects.input import PaneInput, Typing, check_batch_size
 from ..tmux.objects.refs import Refs
 from ..tmux.policy.ledger import Ledger
@@ -50,11 +51,15 @@ def characters(text: str) -> int:
     return len(_GRAPHEME.findall(text))
 
 
+# The family has no tool that leaves a mode: a refusal says how, and what shows a mode.
+LEAVE_MODE = NO_MODE_TOOL + " get_pane_info's modeCount says whether a pane is in a mode."
+
+
 class PaneInputTools:
     def __init__(self, lookups: Lookups, refs: Refs, ledger: Ledger) -> None:
         self.lookups = lookups
         self.refs = refs
-        self.input = PaneInput(lookups.tmux, ledger, forceable=True)
+        self.input = PaneInput(lookups.tmux, ledger, forceable=True, leave=LEAVE_MODE)
 
     async def send_keys(self, call: Call, params: SendKeysInput) -> SendKeysOutput:
         lookup = self.lookups.for_call()

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ..errors import CommandFailed, NotFound
 from ..transport.formats import format_of, parse_rows
 from ..transport.quoting import pieces
+from .blocked import InputCheck, type_checked
 
 if TYPE_CHECKING:
     from .pane import Pane
@@ -75,11 +76,19 @@ class Buffer:
                 raise self.not_found(note) from None
             raise
 
-    async def paste_buffer(self, pane: Pane, *, bracket: bool, delete: bool = False) -> None:
-        """``paste-buffer`` into ``pane`` (``-p``: bracketed, ``-d``: the buffer deleted after)."""
+    async def paste_buffer(
+        self, pane: Pane, *, bracket: bool, delete: bool = False, check: InputCheck | None = None
+    ) -> None:
+        """``paste-buffer`` into ``pane`` (``-p``: bracketed, ``-d``: the buffer deleted after);
+        with ``check``, only while tmux finds the pane able to take input, in the same
+        command (``blocked``: nothing is pasted and the buffer stays otherwise)."""
         args = ["paste-buffer", *(["-d"] if delete else []), "-b", self.name, "-t", pane.pane_id]
+        args += ["-p"] if bracket else []
         try:
-            await self.server.run(*args, *(["-p"] if bracket else []))
+            if check is None:
+                await self.server.run(*args)
+            else:
+                await type_checked(self.server, pane.pane_id, [args], check)
         except CommandFailed as exc:
             if any(words in exc.stderr for words in NO_BUFFER):
                 raise self.not_found() from None

@@ -8,7 +8,8 @@ so a pane's own value (tmux 3.2 and newer) wins over its window's; the
 its target.
 
 When input must not be sent, before anything is typed, for every recipient:
-it is dead, its input is off, it is in a mode (copy mode...), a person may be
+it is dead, its input is off, it is in a mode (copy mode...) (``blocked`` words
+these three, and tmux checks them again in the command that types), a person may be
 looking at it through an attached tmux client (control clients, this process's
 own among them, are programs, not people), it is the pane this MCP server runs
 in, or a tool of this process holds it (``Ledger``: a send under way, or a
@@ -37,7 +38,16 @@ from ....errors import InvalidArgument, ToolError
 from ..errors import GONE_DURING_CALL, CommandFailed, InputRefused, Refused
 from ..transport.quoting import CHUNK_BYTES, pieces
 from ..transport.sockets import Socket
-from .rows import SERVER_FIELDS, PaneRow, pane_rows
+from .blocked import (
+    INPUT_FIELDS,
+    NO_MODE_TOOL,
+    InputCheck,
+    recipients_of,
+    refusal,
+    type_checked,
+    via,
+)
+from .rows import PaneRow, pane_rows
 
 if TYPE_CHECKING:
     from .server import Server, Tmux
@@ -45,19 +55,6 @@ from ..policy.guard import Guard, Place
 from ..policy.ledger import Ledger
 from ..transport.formats import cached_format, format_of, parse_rows
 
-INPUT_FIELDS: tuple[str, ...] = (
-    "pane_id",
-    "pane_index",
-    "pane_active",
-    "pane_dead",
-    "pane_input_off",
-    "pane_in_mode",
-    "pane_synchronized",
-    "window_id",
-    "window_zoomed_flag",
-    "session_id",
-    *SERVER_FIELDS,
-)
 _VIEWER_FIELDS = ("client_name", "client_control_mode", "session_name", "window_id")
 
 # Keys that interrupt what runs in a pane: sent alone, they pass a reservation.
@@ -120,34 +117,40 @@ class Recipients:
         return [row.pane_id for row in self.panes]
 
 
-def recipients_of(rows: Sequence[PaneRow], target: PaneRow) -> tuple[PaneRow, ...]:
-    """``target`` and the panes of its window its typed input is copied to."""
-    if target.flag("pane_synchronized") is not True:
-        return (target,)
-    zoomed = target.flag("window_zoomed_flag") is True
-    others = [
-        row
-        for row in rows
-        if row.pane_id != target.pane_id
-        and row.window_id == target.window_id
-        and row.flag("pane_synchronized") is True
-        and (row.active or not zoomed)
-    ]
-    return (target, *sorted(others, key=lambda row: row.index))
-
-
 class PaneInput:
     """Checks and sends input for one profile: its ``Tmux``, the caller's place, its ``Ledger``.
 
     In a profile whose calls take ``force`` (``forceable``), it lifts the one check a
     caller may lift: that a recipient is the pane this MCP server runs in (never the
-    doubt whether it is).
+    doubt whether it is). ``leave`` is the family's way out of a mode, as a refusal
+    says it (``blocked.InputCheck``).
     """
 
-    def __init__(self, tmux: Tmux, ledger: Ledger, *, forceable: bool = False) -> None:
+    def __init__(
+        self, tmux: Tmux, ledger: Ledger, *, forceable: bool = False, leave: str = NO_MODE_TOOL
+    ) -> None:
         self.tmux = tmux
         self.ledger = ledger
         self.forceable = forceable
+        self.leave = leave
+
+    def input_check(self, tool: str, field: str, *, cohort: bool) -> InputCheck:
+        """How ``tool``'s typing into the pane ``field`` names is checked by tmux as it types."""
+        return InputCheck(tool, self.leave, field, cohort, GONE_DURING_CALL)
+
+    async def typed(
+        self,
+        server: Server,
+        pane_id: str,
+        commands: Sequence[Sequence[str]],
+        *,
+        tool: str,
+        field: str,
+        cohort: bool = True,
+    ) -> None:
+        """Run ``commands`` typing into ``pane_id`` while tmux finds it (and, for keys, its
+        synchronized panes) able to take input, in the same command (``blocked``)."""
+        await type_checked(server, pane_id, commands, self.input_check(tool, field, cohort=cohort))
 
     async def recipients(
         self, server: Server, pane_id: str, *, field: str, amplify: bool
@@ -192,8 +195,11 @@ class PaneInput:
         found, clients = await self.recipients(server, pane_id, field=field, amplify=amplify)
         if alone:
             _check_alone(server.socket, found, tool)
+        check = self.input_check(tool, field, cohort=amplify)
         for row in found.panes:
-            self._check_state(server.socket, row, found, tool)
+            refused = refusal(server.socket, row, pane_id, check)
+            if refused is not None:
+                raise refused
         for row in found.panes:
             _check_viewers(server.socket, row, clients, tool)
         if not (interrupt or held):
@@ -206,33 +212,11 @@ class PaneInput:
         holder = self.ledger.holder(row.pane_id)
         if holder is not None:
             raise InputRefused(
-                f"Refused: {tool} into pane {row.pane_id}{_via(row, found)} on tmux "
+                f"Refused: {tool} into pane {row.pane_id}{via(row, found.pane.pane_id)} on tmux "
                 f"{socket}: {holder} of this MCP server is using it (a command it typed "
                 "may still run after its call returned), and input now would land inside that. "
                 "Nothing was typed. Wait for it to finish (wait_for_text), stop it with send_keys "
                 "sending the key C-c alone, or choose another pane."
-            )
-
-    @staticmethod
-    def _check_state(socket: Socket, row: PaneRow, found: Recipients, tool: str) -> None:
-        where = f"pane {row.pane_id}{_via(row, found)} on tmux {socket}"
-        if row.flag("pane_dead") is True:
-            raise InputRefused(
-                f"Refused: {tool} into {where}: the pane is dead (its program has exited and "
-                "remain-on-exit keeps it), so nothing can read input. Nothing was typed. Respawn "
-                "it with respawn_pane, or choose a live pane."
-            )
-        if row.flag("pane_input_off") is True:
-            raise InputRefused(
-                f"Refused: {tool} into {where}: tmux has input turned off for it "
-                "(select-pane -d). Nothing was typed. Turn input back on with "
-                "`tmux select-pane -e`, or choose another pane."
-            )
-        if row.count("pane_in_mode") > 0:
-            raise InputRefused(
-                f"Refused: {tool} into {where}: the pane is in a mode (copy mode or similar), "
-                "which would take the keys instead of its program. Nothing was typed. Leave the "
-                "mode (press q in it, or `tmux send-keys -X cancel`), then call again."
             )
 
     async def _check_caller(
@@ -249,7 +233,7 @@ class PaneInput:
         if where.place is Place.HERE and where.pane_id in found.ids and not force:
             row = next(row for row in found.panes if row.pane_id == where.pane_id)
             raise Refused(
-                f"Refused: {tool} into pane {where.pane_id}{_via(row, found)} on tmux "
+                f"Refused: {tool} into pane {where.pane_id}{via(row, found.pane.pane_id)} on tmux "
                 f"{server.socket}: it is the pane this MCP server runs in (TMUX_PANE), and the "
                 "input would reach this server's own terminal. Nothing was typed. Choose another "
                 "pane" + (", or pass force: true if that is meant." if self.forceable else ".")
@@ -291,7 +275,7 @@ class PaneInput:
         )
         commands = typing.commands(pane_id)
         with self.holding(server, found, tool, typing.interrupt):
-            await server.pane(pane_id, field).run(*commands, note=GONE_DURING_CALL)
+            await self.typed(server, pane_id, commands, tool=tool, field=field)
         lines = typing.submitted_lines()
         if lines:
             for recipient in found.ids:
@@ -327,7 +311,8 @@ class PaneInput:
                     server, pane_id, tool=tool, field=field, amplify=False, force=force, held=True
                 )
                 pane = server.pane(pane_id, field)
-                await buffer.paste_buffer(pane, bracket=True, delete=True)
+                check = self.input_check(tool, field, cohort=False)
+                await buffer.paste_buffer(pane, bracket=True, delete=True, check=check)
                 pasted = True  # -d deleted the buffer
             finally:
                 if not pasted:  # one never made, or the server gone, leaves nothing to delete
@@ -336,13 +321,6 @@ class PaneInput:
         if enter:
             self.ledger.submitted(pane_id, text.split("\n"))
         return found
-
-
-def _via(row: PaneRow, found: Recipients) -> str:
-    """How a refused pane came into the call: named, or synchronized with the named pane."""
-    if row.pane_id == found.pane.pane_id:
-        return ""
-    return f" (synchronized with {found.pane.pane_id}, so it would receive the same input)"
 
 
 def _check_alone(socket: Socket, found: Recipients, tool: str) -> None:

@@ -342,7 +342,13 @@ class ShellRun:
         # Checked again right before typing: the pane may have changed since the call's check.
         await self._check(held=True)
         typing = Typing(line, enter=True)
-        await self.server.run_many(*typing.commands(self.pane_id))
+        await self.checks.typed(
+            self.server,
+            self.pane_id,
+            typing.commands(self.pane_id),
+            tool=self.tool,
+            field=self.field,
+        )
         self.ledger.submitted(self.pane_id, typing.submitted_lines())
         self.typed.set()
 

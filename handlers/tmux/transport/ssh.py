@@ -225,10 +225,12 @@ class Remote:
         run on the remote host as one command line quoted for a POSIX shell.
 
         ``-u``: sshd passes no locale, and a tmux client that does not know it may write
-        UTF-8 replaces every control character in its output (the field separator too).
+        UTF-8 replaces every control character in its output (the field separator too);
+        the argv of a tmux client of this process has it already (``sockets.UTF8``).
         ``env``: variables that tmux must see there (ssh carries none of ours).
         """
-        return self.command([command[0], "-u", *command[1:]], env)
+        flags = [] if tuple(command[1:2]) == ("-u",) else ["-u"]
+        return self.command([command[0], *flags, *command[1:]], env)
 
     def command(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> list[str]:
         """Any argv run on the remote host, quoted once; ``env`` goes as ``env K=V argv``."""
