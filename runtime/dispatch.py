@@ -50,13 +50,15 @@ def structured_text(structured: dict[str, Any], key: str | None = None) -> str:
     return value if isinstance(value, str) else compact_json(value)
 
 
-def success_result(structured: dict[str, Any], text: str | None = None) -> types.CallToolResult:
-    """The result as sent: structured content, and as text its JSON unless a text is given."""
+def success_result(
+    structured: dict[str, Any], text: str | None = None, notes: tuple[str, ...] = ()
+) -> types.CallToolResult:
+    """The result as sent: structured content, and as text its JSON unless a text is given,
+    then one more text block per note."""
     if text is None:
         text = compact_json(structured)
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)], structured_content=structured
-    )
+    blocks = [types.TextContent(type="text", text=block) for block in (text, *notes)]
+    return types.CallToolResult(content=list(blocks), structured_content=structured)
 
 
 async def call_tool(
@@ -99,7 +101,7 @@ async def run_checked(
         structured, text = checked_result(tool, output)
     except BrokenResult as exc:
         return error_result(str(exc), tool)
-    return success_result(structured, text)
+    return success_result(structured, text, output.notes if isinstance(output, Reply) else ())
 
 
 class BrokenResult(Exception):

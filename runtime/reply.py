@@ -22,7 +22,14 @@ def compact_json(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Reply(Generic[M]):
-    """The structured result plus the text shown beside it (e.g. a one-line summary)."""
+    """The structured result plus the text shown beside it (e.g. a one-line summary).
+
+    ``text`` None keeps the profile's own rule for the text. ``notes`` are sent as further
+    text blocks after it, for what the structured result has no field for (a dead pane in
+    a family whose rows cannot say so): the first block stays exactly what a client of the
+    family parses, and an agent reading the result reads the notes too.
+    """
 
     model: M
-    text: str
+    text: str | None = None
+    notes: tuple[str, ...] = ()

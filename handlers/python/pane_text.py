@@ -13,9 +13,11 @@ from ...generated.python.models.search_panes import (
     SearchPanesOutputMatch,
 )
 from ...generated.python.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
+from ...reply import Reply
 from ...seam import Call
 from ..tmux.errors import NotFound
 from ..tmux.objects import capture, search
+from ..tmux.objects.deadpanes import DEAD_FIELDS, dead_notes
 from ..tmux.objects.pane import ACTIVE_ONLY
 from ..tmux.objects.refs import Refs
 from ..tmux.objects.rows import PaneRow, each_pane_once
@@ -42,6 +44,7 @@ SNAPSHOT_FIELDS: tuple[str, ...] = (
     "alternate_on",
     "pane_current_command",
     "pane_current_path",
+    *DEAD_FIELDS,
 )
 
 SNAPSHOT_FORMAT = format_of(SNAPSHOT_FIELDS)
@@ -146,7 +149,9 @@ class PaneTextTools:
                 "applies. Call capture_since without a cursor to start reading afresh."
             )
 
-    async def snapshot_pane(self, call: Call, params: SnapshotPaneInput) -> SnapshotPaneOutput:
+    async def snapshot_pane(
+        self, call: Call, params: SnapshotPaneInput
+    ) -> Reply[SnapshotPaneOutput]:
         max_lines = checked_cap("max_lines", params.max_lines)
         server = self.tmux.server(params.socket_name)
         selector = selector_of(params.window_id, params.session_name, params.session_id)
@@ -160,7 +165,7 @@ class PaneTextTools:
             raise server.pane(pane_id).not_found()
         row = rows[0]
         kept = capture.newest(capture.trim_blank_tail(lines), max_lines)
-        return SnapshotPaneOutput(
+        snapshot = SnapshotPaneOutput(
             pane_id=pane_id,
             content="\n".join(kept.lines),
             cursor_x=as_int(row["cursor_x"]) or 0,
@@ -176,6 +181,7 @@ class PaneTextTools:
             pane_current_path=row["pane_current_path"] or None,
             truncated_lines=kept.dropped,
         )
+        return Reply(snapshot, notes=dead_notes([PaneRow(row)]))
 
     async def search_panes(self, call: Call, params: SearchPanesInput) -> SearchPanesOutput:
         per_pane = checked_cap(

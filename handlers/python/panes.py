@@ -49,9 +49,11 @@ from ...generated.python.models.select_pane import SelectPaneInput, SelectPaneOu
 from ...generated.python.models.set_pane_title import SetPaneTitleInput, SetPaneTitleOutput
 from ...generated.python.models.split_window import SplitWindowInput, SplitWindowOutput
 from ...generated.python.models.swap_pane import SwapPaneInput, SwapPaneOutput
+from ...reply import Reply
 from ...seam import Call
 from ..tmux.errors import GONE_DURING_CALL, CommandFailed
 from ..tmux.objects import layouts, spawn
+from ..tmux.objects.deadpanes import dead_notes
 from ..tmux.objects.rows import PANE_FORMAT, PaneRow, each_pane_once, pane_rows
 from ..tmux.objects.server import Server, Tmux
 from ..tmux.objects.spawn import environment_args, no_nul, spawn_environment, start_directory
@@ -77,7 +79,7 @@ class PaneTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    async def list_panes(self, call: Call, params: ListPanesInput) -> ListPanesOutput:
+    async def list_panes(self, call: Call, params: ListPanesInput) -> Reply[ListPanesOutput]:
         keep = Filters.parse(params.filters, ListPanesOutputResultItem)
         session_id, session_name = session_target(params.session_id, params.session_name)
         selector = selector_of(
@@ -96,13 +98,17 @@ class PaneTools:
                 rows = in_session(server, rows, session_id, session_name)
             rows = each_pane_once(rows)
         kept = keep([pane_fields(server, row) for row in rows])
-        return ListPanesOutput(result=[ListPanesOutputResultItem(**row) for row in kept])
+        shown = {row["pane_id"] for row in kept}
+        return Reply(
+            ListPanesOutput(result=[ListPanesOutputResultItem(**row) for row in kept]),
+            notes=dead_notes(row for row in rows if row.pane_id in shown),
+        )
 
-    async def get_pane_info(self, call: Call, params: GetPaneInfoInput) -> GetPaneInfoOutput:
+    async def get_pane_info(self, call: Call, params: GetPaneInfoInput) -> Reply[GetPaneInfoOutput]:
         selector = selector_of(params.window_id, params.session_name, params.session_id)
         server = self.tmux.server(params.socket_name)
         row = await selector.resolve_pane(server, params.pane_id, SHAPE_FIELDS)
-        return GetPaneInfoOutput(**pane_fields(server, row))
+        return Reply(GetPaneInfoOutput(**pane_fields(server, row)), notes=dead_notes([row]))
 
     async def select_pane(self, call: Call, params: SelectPaneInput) -> SelectPaneOutput:
         if params.pane_id is None and params.direction is None:
@@ -143,7 +149,7 @@ class PaneTools:
 
     async def find_pane_by_position(
         self, call: Call, params: FindPaneByPositionInput
-    ) -> FindPaneByPositionOutput:
+    ) -> Reply[FindPaneByPositionOutput]:
         server = self.tmux.server(params.socket_name)
         selector = selector_of(
             params.window_id,
@@ -153,7 +159,7 @@ class PaneTools:
         )
         window = await selector.resolve_window(server, CORNER_ONLY[params.corner], SHAPE_FIELDS)
         row = window.corner(params.corner, server.socket)
-        return FindPaneByPositionOutput(**pane_fields(server, row))
+        return Reply(FindPaneByPositionOutput(**pane_fields(server, row)), notes=dead_notes([row]))
 
     async def split_window(self, call: Call, params: SplitWindowInput) -> SplitWindowOutput:
         selector = selector_of(

@@ -13,6 +13,8 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
+from pydantic import BaseModel
+
 from ...errors import NotFound
 from ...generated.python.interface import CompletionKind
 from ...generated.python.models.capture_pane import CapturePaneInput
@@ -62,7 +64,7 @@ async def missing_server_is_not_found() -> AsyncIterator[None]:
         raise NotFound(exc.message) from None
 
 
-def _json(model: Any) -> Any:
+def _json(model: BaseModel) -> Any:
     return model.model_dump(mode="json", by_alias=True)
 
 
@@ -137,19 +139,23 @@ class Resources:
                     socket_name=socket_name,
                 ),
             )
-            panes = await self.panes.list_panes(
-                NO_CALL, ListPanesInput(window_id=window.window_id, socket_name=socket_name)
-            )
+            panes = (
+                await self.panes.list_panes(
+                    NO_CALL, ListPanesInput(window_id=window.window_id, socket_name=socket_name)
+                )
+            ).model
         return GetWindowResourceResult.model_validate(
             {**_json(window), "panes": _json(panes)["result"]}
         )
 
     async def resource_get_pane(self, variables: GetPaneResourceVariables) -> GetPaneResourceResult:
         async with missing_server_is_not_found():
-            pane = await self.panes.get_pane_info(
-                NO_CALL,
-                GetPaneInfoInput(pane_id=variables.pane_id, socket_name=variables.socket_name),
-            )
+            pane = (
+                await self.panes.get_pane_info(
+                    NO_CALL,
+                    GetPaneInfoInput(pane_id=variables.pane_id, socket_name=variables.socket_name),
+                )
+            ).model
         return GetPaneResourceResult.model_validate(_json(pane))
 
     async def resource_get_pane_content(self, variables: GetPaneContentResourceVariables) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..tmux.objects.deadpanes import DEAD_FIELDS
 from ..tmux.objects.rows import LinkRow, PaneRow, SessionRow
 from ..tmux.objects.server import Server
 from ..tmux.objects.targets import TARGET_FIELDS
@@ -29,8 +30,10 @@ SHAPE_FIELDS: tuple[str, ...] = (
     "pane_at_bottom",
     "pane_at_left",
     "pane_at_right",
+    *DEAD_FIELDS,
 )
-"""What a tool that answers with ``pane_fields`` asks tmux for: the shape and the targeting."""
+"""What a tool that answers with ``pane_fields`` asks tmux for: the shape and the targeting,
+and whether the pane is dead (no field says it: ``deadpanes.dead_notes`` do)."""
 
 # Fields of the -P -F replies. A name may hold a newline, so no name comes last
 # (parse_rows rejoins a row split inside any field but the last).

@@ -12,8 +12,10 @@ from ...generated.rust.models.capture_pane import CapturePaneInput, CapturePaneO
 from ...generated.rust.models.capture_since import CaptureSinceInput, CaptureSinceOutput
 from ...generated.rust.models.search_panes import SearchPanesInput, SearchPanesOutput
 from ...generated.rust.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
+from ...reply import Reply
 from ...seam import Call
 from ..tmux.objects import Server, Tmux, capture, search
+from ..tmux.objects.deadpanes import dead_notes
 from ..tmux.objects.refs import Refs
 from ..tmux.objects.rows import PANE_FIELDS, PaneRow, each_pane_once
 from ..tmux.objects.targets import check_pane_id, check_window_id
@@ -96,7 +98,9 @@ class PaneTextTools:
             {"pane": pane_id, "text": text, "lines": len(lines), "marks": marks}
         )
 
-    async def snapshot_pane(self, call: Call, params: SnapshotPaneInput) -> SnapshotPaneOutput:
+    async def snapshot_pane(
+        self, call: Call, params: SnapshotPaneInput
+    ) -> Reply[SnapshotPaneOutput]:
         server = self.tmux.server()
         pane = pane_of(server, params.pane)
         row = await pane.row(SNAPSHOT_FIELDS)
@@ -109,7 +113,7 @@ class PaneTextTools:
         total = history - above + len(lines)
         kept = lines if wanted is None else lines[max(0, len(lines) - wanted) :]
         kept = search.newest_fitting(kept, MAX_TEXT_BYTES)
-        return SnapshotPaneOutput.model_validate(
+        snapshot = SnapshotPaneOutput.model_validate(
             {
                 "pane": pane_view(server, row),
                 "width": width,
@@ -125,6 +129,7 @@ class PaneTextTools:
                 "dropped": total - len(kept),
             }
         )
+        return Reply(snapshot, notes=dead_notes([row]))
 
     async def capture_since(self, call: Call, params: CaptureSinceInput) -> CaptureSinceOutput:
         server = self.tmux.server()

@@ -36,8 +36,10 @@ from ...generated.rust.models.split_window import (
     SplitWindowOutput,
 )
 from ...generated.rust.models.swap_pane import SwapPaneInput, SwapPaneOutput
+from ...reply import Reply
 from ...seam import Call
 from ..tmux.objects import CORNER_ONLY, Tmux, layouts, spawn
+from ..tmux.objects.deadpanes import dead_notes
 from ..tmux.objects.rows import each_pane_once
 from ..tmux.objects.targets import check_pane_id, check_window_id
 from ..tmux.objects.titles import check_title
@@ -56,19 +58,22 @@ class PaneTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    async def list_panes(self, call: Call, params: ListPanesInput) -> ListPanesOutput:
+    async def list_panes(self, call: Call, params: ListPanesInput) -> Reply[ListPanesOutput]:
         server = self.tmux.server()
         panes = each_pane_once(await server.list_panes("-a", fields=PANE_FIELDS))
-        return ListPanesOutput.model_validate({"panes": [pane_view(server, p) for p in panes]})
+        listed = ListPanesOutput.model_validate({"panes": [pane_view(server, p) for p in panes]})
+        return Reply(listed, notes=dead_notes(panes))
 
-    async def get_pane_info(self, call: Call, params: GetPaneInfoInput) -> GetPaneInfoOutput:
+    async def get_pane_info(self, call: Call, params: GetPaneInfoInput) -> Reply[GetPaneInfoOutput]:
         server = self.tmux.server()
         row = await server.pane(check_pane_id(params.pane, field="pane"), "pane").row(PANE_FIELDS)
-        return GetPaneInfoOutput.model_validate(pane_view(server, row))
+        return Reply(
+            GetPaneInfoOutput.model_validate(pane_view(server, row)), notes=dead_notes([row])
+        )
 
     async def find_pane_by_position(
         self, call: Call, params: FindPaneByPositionInput
-    ) -> FindPaneByPositionOutput:
+    ) -> Reply[FindPaneByPositionOutput]:
         corner = next((name for name in CORNER_ONLY if name == params.corner), None)
         if corner is None:
             raise InvalidArgument(
@@ -81,7 +86,8 @@ class PaneTools:
         window = server.window(check_window_id(params.window, field="window"), "window")
         panes = await window.list_panes(only=CORNER_ONLY[corner], fields=PANE_FIELDS)
         row = panes.corner(corner, server.socket)
-        return FindPaneByPositionOutput.model_validate(pane_view(server, row))
+        found = FindPaneByPositionOutput.model_validate(pane_view(server, row))
+        return Reply(found, notes=dead_notes([row]))
 
     async def select_pane(self, call: Call, params: SelectPaneInput) -> SelectPaneOutput:
         server = self.tmux.server()

@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..tmux.objects.deadpanes import DEAD_FIELDS
 from ..tmux.objects.rows import SERVER_FIELDS, LinkRow, PaneRow, SessionRow
 from ..tmux.objects.server import Server
 
-# What a pane row reads (pane_view, branch_pane) and the pane_at_* flags the corners need.
+# What a pane row reads (pane_view, branch_pane), the pane_at_* flags the corners need,
+# and whether the pane is dead (a note says it: ``deadpanes.dead_notes``).
 PANE_FIELDS: tuple[str, ...] = (
     "pane_id",
     "pane_index",
@@ -25,6 +27,7 @@ PANE_FIELDS: tuple[str, ...] = (
     "pane_at_bottom",
     "pane_at_left",
     "pane_at_right",
+    *DEAD_FIELDS,
     *SERVER_FIELDS,
 )
 

@@ -9,9 +9,11 @@ from ...generated.swift.models.capture_pane import CapturePaneInput, CapturePane
 from ...generated.swift.models.capture_since import CaptureSinceInput, CaptureSinceOutput
 from ...generated.swift.models.search_panes import SearchPanesInput, SearchPanesOutput
 from ...generated.swift.models.snapshot_pane import SnapshotPaneInput, SnapshotPaneOutput
+from ...reply import Reply
 from ...seam import Call
 from ..tmux.errors import NoServer, NotFound, WatchLost
 from ..tmux.objects import capture, search
+from ..tmux.objects.deadpanes import dead_notes
 from ..tmux.objects.refs import Refs
 from ..tmux.objects.rows import PANE_FIELDS, PaneRow, each_pane_once
 from ..tmux.objects.waits import died, server_went, went_away
@@ -43,18 +45,21 @@ class PaneTextTools:
         kept = capture.newest(lines, given(params.maxLines, capture.DEFAULT_MAX_LINES))
         return CapturePaneOutput.model_validate(rows.capture(pane_id, kept.lines, kept.dropped))
 
-    async def snapshot_pane(self, call: Call, params: SnapshotPaneInput) -> SnapshotPaneOutput:
+    async def snapshot_pane(
+        self, call: Call, params: SnapshotPaneInput
+    ) -> Reply[SnapshotPaneOutput]:
         lookup = self.lookups.for_call()
         row = await lookup.pane(params.paneId)
         pane = lookup.server.pane(row.pane_id, "paneId")
         lines = capture.trim_blank_tail(await pane.capture_pane())
         kept = capture.newest(lines, given(params.maxLines, capture.DEFAULT_MAX_LINES))
-        return SnapshotPaneOutput.model_validate(
+        snapshot = SnapshotPaneOutput.model_validate(
             {
                 "pane": rows.pane(self.refs, row),
                 "capture": rows.capture(row.pane_id, kept.lines, kept.dropped),
             }
         )
+        return Reply(snapshot, notes=dead_notes([row]))
 
     async def capture_since(self, call: Call, params: CaptureSinceInput) -> CaptureSinceOutput:
         lookup = self.lookups.for_call()

@@ -28,8 +28,10 @@ from ...generated.swift.models.select_pane import SelectPaneInput, SelectPaneOut
 from ...generated.swift.models.set_pane_title import SetPaneTitleInput, SetPaneTitleOutput
 from ...generated.swift.models.split_window import SplitWindowInput, SplitWindowOutput
 from ...generated.swift.models.swap_pane import SwapPaneInput, SwapPaneOutput
+from ...reply import Reply
 from ...seam import Call
 from ..tmux.objects import layouts, spawn
+from ..tmux.objects.deadpanes import dead_notes
 from ..tmux.objects.refs import Refs
 from ..tmux.objects.rows import each_pane_once
 from ..tmux.objects.titles import check_title
@@ -50,7 +52,7 @@ class PaneTools:
         self.lookups = lookups
         self.refs = refs
 
-    async def list_panes(self, call: Call, params: ListPanesInput) -> ListPanesOutput:
+    async def list_panes(self, call: Call, params: ListPanesInput) -> Reply[ListPanesOutput]:
         lookup = self.lookups.for_call()
         session = given(params.session)
         window = given(params.window)
@@ -70,20 +72,23 @@ class PaneTools:
             found = await lookup.server.list_panes("-s", "-t", session_row.session_id)
         else:
             found = each_pane_once(await lookup.server.list_panes("-a"))
-        return ListPanesOutput.model_validate({"panes": [rows.pane(self.refs, r) for r in found]})
+        listed = ListPanesOutput.model_validate({"panes": [rows.pane(self.refs, r) for r in found]})
+        return Reply(listed, notes=dead_notes(found))
 
-    async def get_pane_info(self, call: Call, params: GetPaneInfoInput) -> GetPaneInfoOutput:
+    async def get_pane_info(self, call: Call, params: GetPaneInfoInput) -> Reply[GetPaneInfoOutput]:
         row = await self.lookups.for_call().pane(params.paneId)
-        return GetPaneInfoOutput.model_validate({"pane": rows.pane(self.refs, row)})
+        info = GetPaneInfoOutput.model_validate({"pane": rows.pane(self.refs, row)})
+        return Reply(info, notes=dead_notes([row]))
 
     async def find_pane_by_position(
         self, call: Call, params: FindPaneByPositionInput
-    ) -> FindPaneByPositionOutput:
+    ) -> Reply[FindPaneByPositionOutput]:
         lookup = self.lookups.for_call()
         listed = await lookup.window_panes(params.windowId)
         panes = WindowPanes(listed[0].window_id, tuple(listed))
         row = panes.corner(params.corner, lookup.server.socket)
-        return FindPaneByPositionOutput.model_validate({"pane": rows.pane(self.refs, row)})
+        found = FindPaneByPositionOutput.model_validate({"pane": rows.pane(self.refs, row)})
+        return Reply(found, notes=dead_notes([row]))
 
     async def select_pane(self, call: Call, params: SelectPaneInput) -> SelectPaneOutput:
         lookup = self.lookups.for_call()

@@ -37,6 +37,8 @@ PANE_FIELDS: tuple[str, ...] = (
     "pane_at_left",
     "pane_at_right",
     "pane_dead",
+    "pane_dead_status",
+    "pane_dead_signal",
     "pane_in_mode",
     "pane_synchronized",
     "window_id",
