@@ -332,7 +332,11 @@ class CommandRun:
     # --- reading the output back ----------------------------------------------------
 
     async def collect(self, pane: PaneRow, start_row: int, *, finished: bool) -> Collected:
-        """The rows between the markers (after a timeout, from the start marker on)."""
+        """The rows between the markers (after a timeout, from the start marker on). With no
+        start marker heard or shown, the shell never ran the line (a shell that flushed its
+        input as it started): nothing is output, and the line's echo is not taken for it."""
+        if not finished and not self.count.started:
+            return Collected([], None, 0)
         history = pane.count("history_size")
         last = pane.count("cursor_y")
         first = max(0, min(start_row, capture.frontier(pane)))
