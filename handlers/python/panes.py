@@ -96,7 +96,7 @@ class PaneTools:
                 rows = in_session(server, rows, session_id, session_name)
             rows = each_pane_once(rows)
         kept = keep([pane_fields(server, row) for row in rows])
-        return ListPanesOutput(result=[ListPanesOutputResultItem(**row) for row in kept])
+        return ListPanesOutput.model_validate({"result": kept})
 
     async def get_pane_info(self, call: Call, params: GetPaneInfoInput) -> GetPaneInfoOutput:
         selector = selector_of(params.window_id, params.session_name, params.session_id)
