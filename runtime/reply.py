@@ -11,13 +11,22 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError, to_json
 
 M = TypeVar("M", bound=BaseModel)
 
 
 def compact_json(value: Any) -> str:
-    """JSON as the server writes a result's structured content and its text."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """JSON as the server writes a result's structured content and its text.
+
+    pydantic-core's encoder writes what ``json.dumps(ensure_ascii=False, separators=(",",
+    ":"))`` writes, in under half the time on a 200-pane list, except that a float's small
+    exponent has no leading zero (``1e-7``, not ``1e-07``: the same number). Text it cannot
+    encode (a lone surrogate, from tmux bytes that are not UTF-8) goes to ``json``."""
+    try:
+        return to_json(value).decode()
+    except PydanticSerializationError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True)

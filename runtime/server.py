@@ -16,7 +16,7 @@ import mcp.types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from . import __version__
+from . import __version__, middleware
 from .completion import complete
 from .dispatch import call_tool
 from .errors import envelope_data
@@ -81,6 +81,7 @@ def build_server(
         on_call_tool=on_call_tool,
     )
     stamp = server.server_info_stamp  # fixed for the server's life; read-only from here on
+    middleware.install(server)
     add_resources_and_prompts(server, profile, handlers)
     add_logging(server, client_log)
     return server

@@ -100,7 +100,7 @@ class PaneTools:
         kept = keep([pane_fields(server, row) for row in rows])
         shown = {row["pane_id"] for row in kept}
         return Reply(
-            ListPanesOutput(result=[ListPanesOutputResultItem(**row) for row in kept]),
+            ListPanesOutput.model_validate({"result": kept}),
             notes=dead_notes(row for row in rows if row.pane_id in shown),
         )
 

@@ -9,6 +9,7 @@ from ..tmux.objects.deadpanes import DEAD_FIELDS
 from ..tmux.objects.rows import LinkRow, PaneRow, SessionRow
 from ..tmux.objects.server import Server
 from ..tmux.objects.targets import TARGET_FIELDS
+from ..tmux.transport.formats import as_flag, as_int
 
 # `#{pane_id}` in a list-sessions / list-windows row is the active pane of the active window.
 ACTIVE_PANE = ("pane_id",)
@@ -61,31 +62,38 @@ WINDOW_REPLY = (
 )
 
 
+_TEXT = (
+    "pane_index",
+    "pane_active",
+    "pane_current_command",
+    "pane_current_path",
+    "pane_pid",
+    "pane_title",
+    "pane_width",
+    "pane_height",
+    "pane_tty",
+)
+_NUMBERS = ("pane_left", "pane_top", "pane_right", "pane_bottom")
+_FLAGS = ("pane_at_top", "pane_at_bottom", "pane_at_left", "pane_at_right")
+
+
 def pane_fields(server: Server, row: PaneRow) -> dict[str, Any]:
-    """A pane in the libtmux-mcp shape (its mix of string and integer fields is the contract's)."""
-    return {
-        "pane_id": row.pane_id,
-        "pane_index": row["pane_index"],
-        "pane_active": row["pane_active"],
-        "pane_current_command": row["pane_current_command"],
-        "pane_current_path": row["pane_current_path"],
-        "pane_pid": row["pane_pid"],
-        "pane_title": row["pane_title"],
-        "pane_width": row["pane_width"],
-        "pane_height": row["pane_height"],
-        "pane_tty": row["pane_tty"],
-        "pane_left": row.number("pane_left"),
-        "pane_top": row.number("pane_top"),
-        "pane_right": row.number("pane_right"),
-        "pane_bottom": row.number("pane_bottom"),
-        "pane_at_top": row.flag("pane_at_top"),
-        "pane_at_bottom": row.flag("pane_at_bottom"),
-        "pane_at_left": row.flag("pane_at_left"),
-        "pane_at_right": row.flag("pane_at_right"),
-        "window_id": row.window_id,
-        "session_id": row.session_id,
-        "is_caller": server.relation(row.pane_id).as_bool,
-    }
+    """A pane in the libtmux-mcp shape (its mix of string and integer fields is the contract's).
+
+    Written as three loops over field names because list_panes shapes every pane of a
+    server with it: per pane, the fewest calls."""
+    raw = row.raw
+    shaped: dict[str, Any] = {"pane_id": raw["pane_id"]}
+    for name in _TEXT:
+        shaped[name] = raw[name]
+    for name in _NUMBERS:
+        shaped[name] = as_int(raw[name])
+    for name in _FLAGS:
+        shaped[name] = as_flag(raw[name])
+    shaped["window_id"] = raw["window_id"]
+    shaped["session_id"] = raw["session_id"]
+    shaped["is_caller"] = server.relation(raw["pane_id"]).as_bool
+    return shaped
 
 
 def session_fields(row: SessionRow, attached: Mapping[str, int]) -> dict[str, Any]:

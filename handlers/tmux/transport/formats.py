@@ -42,8 +42,11 @@ def as_int(value: str) -> int | None:
         return None
 
 
+_FLAGS = {"1": True, "0": False}
+
+
 def as_flag(value: str) -> bool | None:
-    return {"1": True, "0": False}.get(value)
+    return _FLAGS.get(value)
 
 
 @cache
