@@ -10,6 +10,7 @@ it got to a file, or the pane's own screen is read.
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 import time
@@ -36,6 +37,9 @@ from tests.profile_calls import (
     send_text,
     until_running,
     until_screen_has,
+)
+from tests.profile_calls import (
+    snapshot as snapshot_call,
 )
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -274,6 +278,28 @@ async def test_wide_characters_and_emoji_come_back_whole_in_a_capture(
     until_screen_has(shared, pane, "✓")
     lines = captured(profile, await clients[profile].ok(*capture(profile, pane)))
     assert line in lines, lines
+
+
+BOX = (
+    "\\033(0lqqk\\033(B\\n"  # the alternate character set: a box's top edge
+    "\\033(0x\\033(Bok\\033(0x\\033(B\\n"
+    "\\033[32m\\033(0mqqj\\033(B\\033[0m plain x\\n"  # in colour, then plain letters
+)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_line_drawing_comes_back_as_the_lines_drawn_not_as_letters(
+    shared: TmuxServer, clients: dict[str, Client], profile: str
+) -> None:
+    """Pitfall: a box a program drew in the terminal's alternate character set (curses
+    without UTF-8) is captured as the letters of that set ("lqqk" for its top edge)."""
+    pane = window(shared, "sh", "-c", f"printf '{BOX}'; exec sleep 60")
+    until_screen_has(shared, pane, "plain x")
+    client = clients[profile]
+    lines = captured(profile, await client.ok(*capture(profile, pane)))
+    assert lines[:3] == ["┌──┐", "│ok│", "└──┘ plain x"], lines
+    snapshot = json.dumps(await client.ok(*snapshot_call(profile, pane)), ensure_ascii=False)
+    assert "┌──┐" in snapshot and "└──┘ plain x" in snapshot and "lqqk" not in snapshot
 
 
 @pytest.mark.parametrize("profile", PROFILES)

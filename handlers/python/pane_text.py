@@ -16,7 +16,7 @@ from ...generated.python.models.snapshot_pane import SnapshotPaneInput, Snapshot
 from ...reply import Reply
 from ...seam import Call
 from ..tmux.errors import NotFound
-from ..tmux.objects import capture, search
+from ..tmux.objects import capture, linedrawing, search
 from ..tmux.objects.deadpanes import DEAD_FIELDS, dead_notes
 from ..tmux.objects.pane import ACTIVE_ONLY
 from ..tmux.objects.refs import Refs
@@ -158,13 +158,13 @@ class PaneTextTools:
         pane_id = await target_pane(server, params.pane_id, selector)
         info, lines = await server.pane(pane_id).run(
             ("display-message", "-p", "-t", pane_id, SNAPSHOT_FORMAT),
-            ("capture-pane", "-p", "-t", pane_id),
+            ("capture-pane", "-p", linedrawing.FLAG, "-t", pane_id),
         )
         rows = parse_rows(info, SNAPSHOT_FIELDS)
         if not rows or rows[0]["pane_id"] != pane_id:
             raise server.pane(pane_id).not_found()
         row = rows[0]
-        kept = capture.newest(capture.trim_blank_tail(lines), max_lines)
+        kept = capture.newest(capture.trim_blank_tail(linedrawing.plain_lines(lines)), max_lines)
         snapshot = SnapshotPaneOutput(
             pane_id=pane_id,
             content="\n".join(kept.lines),

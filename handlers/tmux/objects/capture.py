@@ -18,6 +18,7 @@ import anyio
 from ....errors import InvalidArgument
 from ..errors import CommandFailed
 from ..transport.formats import SEP
+from . import linedrawing
 from .pane import Pane
 from .refs import Refs
 from .rows import PaneRow
@@ -317,12 +318,12 @@ async def _capture_chunk(
         if len(fields) != 3 or fields[0] != pane_id:
             continue
         first, _ = captured_range(start, end, int(fields[1] or 0), int(fields[2] or 0))
-        found[pane_id] = Numbered(first, lines)
+        found[pane_id] = Numbered(first, linedrawing.plain_lines(lines))
     return found
 
 
 def _capture_args(pane_id: str, start: int | None, end: int | None) -> list[str]:
-    args = ["capture-pane", "-p", "-t", pane_id]
+    args = ["capture-pane", "-p", linedrawing.FLAG, "-t", pane_id]
     if start is not None:
         args += ["-S", str(start)]
     if end is not None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 from ....errors import ToolError
 from ..errors import CommandFailed, NotFound, TmuxError
 from ..transport.formats import cached_format, format_of
+from . import linedrawing
 from .rows import PANE_FIELDS, PaneRow, pane_rows
 from .window import WindowPanes
 
@@ -101,14 +102,16 @@ class Pane:
         *,
         join_wrapped: bool = False,
     ) -> list[str]:
-        """``capture-pane -p``: tmux line numbers (0 = top of the screen, negative = history)."""
-        args = ["capture-pane", "-p", "-t", self.pane_id, *(["-J"] if join_wrapped else [])]
+        """``capture-pane -p``: tmux line numbers (0 = top of the screen, negative = history),
+        with what a program drew in the alternate character set drawn (``linedrawing``)."""
+        args = ["capture-pane", "-p", linedrawing.FLAG, "-t", self.pane_id]
+        args += ["-J"] if join_wrapped else []
         if start is not None:
             args += ["-S", str(start)]
         if end is not None:
             args += ["-E", str(end)]
         (lines,) = await self.run(args)
-        return lines
+        return linedrawing.plain_lines(lines)
 
     async def kill_pane(self) -> None:
         """``kill-pane``: the pane and its process end; a window left empty closes."""
