@@ -75,8 +75,8 @@ def plain_lines(lines: Iterable[str]) -> list[str]:
     out: list[str] = []
     drawing = False
     for line in lines:
-        if not drawing and "\x1b" not in line and SHIFT_OUT not in line:
-            out.append(line)  # nothing to remove or draw: as tmux printed it
+        if not drawing and SHIFT_OUT not in line:  # nothing to draw: codes at most
+            out.append(_CODES.sub("", line).rstrip(" ") if "\x1b" in line else line)
             continue
         pieces: list[str] = []
         for part in _SHIFTS.split(_CODES.sub("", line)):
