@@ -29,6 +29,7 @@ from ..transport.sockets import Socket, default_socket, socket_for_name, tmux_bi
 from ..transport.ssh import remote_for
 from ..transport.version import refusal_at_startup
 from .buffer import Buffer
+from .live import Live
 from .pane import Pane
 from .rows import (
     CLIENT_FORMAT,
@@ -102,6 +103,15 @@ class Server:
         self.environ = dict(environ or {})
         self._prepare = prepare
         self._prepared = anyio.Lock() if prepare is not None else None
+        self._live: Live | None = None
+
+    @property
+    def live(self) -> Live:
+        """What is watched on this server for as long as someone asks (``objects.live``):
+        resource subscribers' watches, and the row counters of continued reads."""
+        if self._live is None:
+            self._live = Live(self)
+        return self._live
 
     @property
     def socket(self) -> Socket:
@@ -331,6 +341,7 @@ class Tmux:
         servers = list(self._servers.values())
         self._servers.clear()
         for server in servers:
+            await server.live.aclose()
             close = getattr(server.transport, "aclose", None)
             if close is not None:
                 await close()
