@@ -584,6 +584,7 @@ RESOURCES: tuple[ResourceEntry, ...] = (
         result_model="GetPaneResourceResult",
         contract="contracts/python/resources/get_pane.json",
         complete={"pane_id": "pane_id"},
+        watch_method="watch_resource_get_pane",
     ),
     ResourceEntry(
         name="get_pane_content",
@@ -595,6 +596,7 @@ RESOURCES: tuple[ResourceEntry, ...] = (
         result_model=None,
         contract="contracts/python/resources/get_pane_content.json",
         complete={"pane_id": "pane_id"},
+        watch_method="watch_resource_get_pane_content",
     ),
     ResourceEntry(
         name="get_session",
@@ -606,6 +608,7 @@ RESOURCES: tuple[ResourceEntry, ...] = (
         result_model="GetSessionResourceResult",
         contract="contracts/python/resources/get_session.json",
         complete={"session_name": "session_name"},
+        watch_method="watch_resource_get_session",
     ),
     ResourceEntry(
         name="get_session_windows",
@@ -617,6 +620,7 @@ RESOURCES: tuple[ResourceEntry, ...] = (
         result_model="GetSessionWindowsResourceResult",
         contract="contracts/python/resources/get_session_windows.json",
         complete={"session_name": "session_name"},
+        watch_method="watch_resource_get_session_windows",
     ),
     ResourceEntry(
         name="get_sessions",
@@ -627,6 +631,7 @@ RESOURCES: tuple[ResourceEntry, ...] = (
         variables_model="GetSessionsResourceVariables",
         result_model="GetSessionsResourceResult",
         contract="contracts/python/resources/get_sessions.json",
+        watch_method="watch_resource_get_sessions",
     ),
     ResourceEntry(
         name="get_window",
@@ -638,6 +643,7 @@ RESOURCES: tuple[ResourceEntry, ...] = (
         result_model="GetWindowResourceResult",
         contract="contracts/python/resources/get_window.json",
         complete={"session_name": "session_name", "window_index": "window_index"},
+        watch_method="watch_resource_get_window",
     ),
 )
 
