@@ -547,6 +547,20 @@ class Live:
             return None
         return counter.count.rows - stamp.rows
 
+    async def stop_counting(self) -> None:
+        """Let every row counter go, and its client with it once no one else uses it; the
+        cursors that relied on one find their place by their anchors alone."""
+        for counter in list(self._counters.values()):
+            self.forget_counter(counter)
+        for task in list(self._closing):
+            await task
+
+    def stop_counting_pane(self, pane_id: str) -> None:
+        """No cursor handed out for ``pane_id`` needs its rows counted any more."""
+        counter = self._counters.get(pane_id)
+        if counter is not None:
+            self.forget_counter(counter)
+
     def forget_counter(self, counter: Counter) -> None:
         """Stop counting (idle, its client ended, or closing): let its client go."""
         if self._counters.get(counter.pane_id) is counter:
@@ -586,7 +600,4 @@ class Live:
         watches, self._watches = list(self._watches), set()
         for watch in watches:
             await watch.aclose()
-        for counter in list(self._counters.values()):
-            self.forget_counter(counter)
-        for task in list(self._closing):
-            await task
+        await self.stop_counting()

@@ -133,9 +133,11 @@ class Server:
 
     async def run_unattached(self, *args: str) -> list[str]:
         """``run`` with none of this process's tmux clients attached while tmux runs it,
-        except the output clients of waits still in progress (see ``transport.events``)."""
+        except the output clients of waits and subscriptions in progress (see
+        ``transport.events``, ``objects.live``); row counters let theirs go first."""
         if self._prepare is not None:
             await self.ready()
+        await self.live.stop_counting()  # a cursor's row counter holds a client: it goes
         await self.watchers.settle()
         if isinstance(self.transport, ControlTransport):
             return await self.transport.run_detached(args)
