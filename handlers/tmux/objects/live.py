@@ -197,6 +197,9 @@ _CHANGED: dict[Kind, dict[str, str | None]] = {
     "session": {
         "%window-add": None,
         "%window-close": None,
+        # tmux 3.3a tells even the attached session's client of one of its windows
+        # closing as unlinked: the window has left the session when it writes.
+        "%unlinked-window-close": None,
         "%window-renamed": None,
         "%layout-change": None,
         "%window-pane-changed": None,
