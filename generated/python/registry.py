@@ -568,6 +568,7 @@ INSTRUCTIONS: tuple[str, ...] = (
     "Targets: prefer ids from the list_* tools (pane_id %3, window_id @2, session_id $1), which last as long as the object; names and indexes can change. Names match exactly.",
     "A tool uses the most precise target given: pane_id, else window_id, else window_index (needs session_name or session_id), else the session's active window, and that window's active pane. With no target: the first session. session_id and session_name together must name the same session.",
     "socket_name (a tmux -L name) sends one call to another tmux server; without it, calls go to the server this MCP server was started for. Ids are unique only within one server: use an id with the socket_name it came from.",
+    "Instead of polling, subscribe (resources/subscribe) to a tmux:// resource: notifications/resources/updated says when to read it again (a pane printed, a list changed).",
     "Toolsets on: {toolsets_on}.",
     "Toolsets off: {toolsets_off} (their tools are not offered; the user can turn them on with LIBTMUX_TOOLSETS).",
     "This MCP server runs inside tmux: pane {caller_pane} on socket {caller_socket} is the one your client runs in (is_caller true). Never kill that pane, its window, its session or its server, and do not type into it.",
