@@ -7,12 +7,14 @@ lines again) is not taken for lost rows.
 
 from __future__ import annotations
 
+import subprocess
 import time
 import uuid
 
+import anyio
 import pytest
 
-from scripts.lab.client import Client
+from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.handlers.tmux.transport.printed import RowCount
 
@@ -22,16 +24,28 @@ PROFILES = ("python", "rust", "swift")
 ARGUMENT = {"python": "pane_id", "rust": "pane", "swift": "paneId"}
 
 
+def echoes(tty: str) -> bool:
+    settings = subprocess.run(["stty", "-a", "-F", tty], capture_output=True, text=True)
+    return "-echo" not in settings.stdout.split()
+
+
 def pane_running(tmux: TmuxServer, script: str, history: int, before: str = "true") -> str:
     """A pane of a session of its own (history-limit ``history``) running ``before``, then
     ``script`` after one Enter; it shows nothing else until then."""
     session = f"c{uuid.uuid4().hex[:8]}"
     tmux.tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "20")
     tmux.tmux("set-option", "-t", session, "history-limit", str(history))
-    return tmux.tmux(
+    pane = tmux.tmux(
         "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", f"{session}:",
         f"stty -echo; {before}; read go; {script}; exec cat",
     ).strip()  # fmt: skip
+    # The Enter a test sends must not be echoed: wait for the terminal to stop echoing.
+    tty = tmux.tmux("display-message", "-p", "-t", pane, "#{pane_tty}").strip()
+    deadline = time.monotonic() + 10
+    while echoes(tty):
+        assert time.monotonic() < deadline, f"{pane} still echoes"
+        time.sleep(0.02)
+    return pane
 
 
 def until_shown(tmux: TmuxServer, pane: str, text: str) -> None:
@@ -131,6 +145,28 @@ async def test_a_display_redrawn_in_place_is_not_taken_for_lost_rows(
     later = await since(client, pane, str(opened["cursor"]))
     assert missed(later) is False
     assert lines(later) == ["a200", "b200", "c200", "done"]
+
+
+async def test_a_counting_cursor_holds_one_client_until_a_cursor_below_written_rows(
+    tmux: TmuxServer,
+) -> None:
+    """An empty pane's cursor has the pane's rows counted by an output client; a cursor
+    taken below written rows needs no count, and the client goes."""
+    pane = pane_running(tmux, "echo written", history=2000)
+    async with open_client(tmux.server_env(), "python") as client:
+        await client.ok("list_sessions")  # the control transport's own client
+        before = tmux.lines("list-clients", "-F", "#{client_pid}")
+        opened = await since(client, pane)
+        counting = tmux.lines("list-clients", "-F", "#{client_pid}")
+        assert len(counting) == len(before) + 1, (before, counting)
+        tmux.tmux("send-keys", "-t", pane, "Enter")
+        until_shown(tmux, pane, "written")
+        later = await since(client, pane, str(opened["cursor"]))
+        assert lines(later) == ["written"]
+        deadline = time.monotonic() + 5
+        while tmux.lines("list-clients", "-F", "#{client_pid}") != before:
+            assert time.monotonic() < deadline, "the counter's client stayed"
+            await anyio.sleep(0.05)
 
 
 # --- the count itself ----------------------------------------------------------------------
