@@ -206,9 +206,16 @@ async def test_lists_are_updated_by_windows_and_sessions_coming_and_going(
     since = len(watcher.updates.seen)
     shared.tmux("kill-window", "-t", window.strip())
     await each_updated("window closed")
+    index = shared.tmux("display-message", "-p", "-t", f"{session}:", "#{window_index}").strip()
+    window_uri = f"tmux://sessions/{session}/windows/{index}"
+    await watcher.subscribe(window_uri)
+    await watcher.updates.quiet(0.3)
     since = len(watcher.updates.seen)
     shared.tmux("split-window", "-d", "-t", f"{session}:")  # %layout-change
     await watcher.updates.wait_for(f"tmux://sessions/{session}/windows", since, timeout=5)
+    await watcher.updates.wait_for(window_uri, since, timeout=5)
+    window_read = await watcher.read(window_uri, "get_window")
+    assert len(window_read["panes"]) == 2
     since = len(watcher.updates.seen)
     other, _ = new_session(shared)
     await watcher.updates.wait_for("tmux://sessions", since, timeout=5)
