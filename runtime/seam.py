@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from pydantic import BaseModel
 
@@ -67,6 +67,28 @@ Completer = Callable[[str, str, Mapping[str, str]], Awaitable[list[str]]]
 """Live values of a kind that start with a prefix, given the other arguments."""
 
 
+class Changes(Protocol):
+    """Where a watch method reports on the resource it watches (the runtime's side of a
+    subscription). Both are called from the event loop's callbacks: quick, never blocking."""
+
+    def changed(self) -> None:
+        """The resource may read differently now."""
+
+    def ended(self, why: str) -> None:
+        """The resource is gone (``why`` says what went); nothing more follows."""
+
+
+class Watching(Protocol):
+    """What a watch method returns; the runtime closes it when the last subscriber leaves."""
+
+    async def aclose(self) -> None: ...
+
+
+WatchMethod = Callable[[BaseModel, "Changes"], Awaitable["Watching"]]
+"""A subscribable resource's watch: its URI's checked variables and where to report in;
+refuses a target that is not there (``NotFound``) as the read would."""
+
+
 HOOKS = ("instruction_facts", "startup_toolsets", "aclose")
 """The methods below with a body a profile's parts may replace (``handlers.compose``)."""
 
@@ -84,6 +106,10 @@ class HandlerSet:
 
     def prompt(self, method: str) -> PromptMethod:
         return cast(PromptMethod, getattr(self, method))
+
+    def watch(self, method: str) -> WatchMethod:
+        """The method watching a subscribable resource (the registry's ``watch_method``)."""
+        return cast(WatchMethod, getattr(self, method))
 
     def completer(self) -> Completer | None:
         """``complete_argument``, for a profile whose contracts complete to live values."""

@@ -21,6 +21,7 @@ from .completion import complete
 from .dispatch import call_tool
 from .errors import envelope_data
 from .instructions import instructions_for
+from .live import add_subscriptions
 from .logs import ClientLog
 from .profiles import Profile
 from .prompts import get_prompt
@@ -83,6 +84,9 @@ def build_server(
     stamp = server.server_info_stamp  # fixed for the server's life; read-only from here on
     middleware.install(server)
     add_resources_and_prompts(server, profile, handlers)
+    add_subscriptions(
+        server, profile.resources.values(), handlers, os.environ if environ is None else environ
+    )
     add_logging(server, client_log)
     return server
 

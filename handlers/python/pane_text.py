@@ -96,14 +96,14 @@ class PaneTextTools:
         missed = False
         target = server.pane(pane.pane_id)
         if cursor is None:
-            lines, next_cursor = await capture.read_screen(target, pane)
+            lines, next_cursor = await capture.read_screen(target, pane, count=True)
             dropped = 0
         else:
             self._check_same_process(server, pane, cursor, token or "")
-            since = await capture.read_since(target, pane, cursor, max_lines)
+            since = await capture.read_since(target, pane, cursor, max_lines, count=True)
             if since.missed:
                 missed = True
-                lines, next_cursor = await capture.read_screen(target, pane)
+                lines, next_cursor = await capture.read_screen(target, pane, count=True)
                 dropped = 0
             else:
                 lines, next_cursor, dropped = since.lines, since.cursor, since.dropped

@@ -5,6 +5,11 @@ resource's result is that tool's result, or the tool's object with the
 rows of its children added), so a client gets one shape whichever way it asks.
 A target that does not exist is NotFound, which the runtime answers as
 resource-not-found.
+
+Every resource can be subscribed to: its watch method starts a watch of the tmux core
+(``tmux.objects.live``) on what the URI names, found the way the read finds it, so a
+window or session named by a name and an index is found again by them after each event
+that may have moved it. A pane a watch saw go is read as gone with what went.
 """
 
 from __future__ import annotations
@@ -45,9 +50,12 @@ from ...generated.python.models.resource_get_window import (
     GetWindowResourceResult,
     GetWindowResourceVariables,
 )
-from ...seam import Call
+from ...seam import Call, Changes, Watching
 from ..tmux.errors import NoServer
-from ..tmux.objects.server import Tmux
+from ..tmux.errors import NotFound as Missing
+from ..tmux.objects.live import Place
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.objects.targets import check_pane_id
 from .pane_text import PaneTextTools
 from .panes import PaneTools
 from .sessions import SessionTools
@@ -149,7 +157,7 @@ class Resources:
         )
 
     async def resource_get_pane(self, variables: GetPaneResourceVariables) -> GetPaneResourceResult:
-        async with missing_server_is_not_found():
+        async with missing_server_is_not_found(), self._departed(variables):
             pane = (
                 await self.panes.get_pane_info(
                     NO_CALL,
@@ -159,7 +167,7 @@ class Resources:
         return GetPaneResourceResult.model_validate(_json(pane))
 
     async def resource_get_pane_content(self, variables: GetPaneContentResourceVariables) -> str:
-        async with missing_server_is_not_found():
+        async with missing_server_is_not_found(), self._departed(variables):
             screen = await self.text.capture_pane(
                 NO_CALL,
                 CapturePaneInput(
@@ -167,6 +175,91 @@ class Resources:
                 ),
             )
         return screen.result
+
+    @asynccontextmanager
+    async def _departed(
+        self, variables: GetPaneResourceVariables | GetPaneContentResourceVariables
+    ) -> AsyncIterator[None]:
+        """A pane a subscriber's watch saw go is not found with what went (its window, its
+        session, or itself)."""
+        try:
+            yield
+        except NotFound:
+            server = self.tmux.server(variables.socket_name)
+            departed = server.live.departed(variables.pane_id)
+            if departed is not None:
+                raise departed from None
+            raise
+
+    # --- watching, for subscribers ----------------------------------------------------------
+
+    async def watch_resource_get_sessions(
+        self, variables: GetSessionsResourceVariables, changes: Changes
+    ) -> Watching:
+        async with missing_server_is_not_found():
+            return await self.tmux.server(variables.socket_name).live.sessions(changes)
+
+    async def watch_resource_get_session(
+        self, variables: GetSessionResourceVariables, changes: Changes
+    ) -> Watching:
+        return await self._watch_session(variables.session_name, variables.socket_name, changes)
+
+    async def watch_resource_get_session_windows(
+        self, variables: GetSessionWindowsResourceVariables, changes: Changes
+    ) -> Watching:
+        return await self._watch_session(variables.session_name, variables.socket_name, changes)
+
+    async def _watch_session(
+        self, name: str, socket_name: str | None, changes: Changes
+    ) -> Watching:
+        async def resolve() -> Place:
+            session = await self.sessions.get_session_info(
+                NO_CALL, GetSessionInfoInput(session_name=name, socket_name=socket_name)
+            )
+            return Place(session.session_id)
+
+        async with missing_server_is_not_found():
+            return await self.tmux.server(socket_name).live.session(resolve, changes)
+
+    async def watch_resource_get_window(
+        self, variables: GetWindowResourceVariables, changes: Changes
+    ) -> Watching:
+        socket_name = variables.socket_name
+        window_input = GetWindowInfoInput(
+            session_name=variables.session_name,
+            window_index=variables.window_index,
+            socket_name=socket_name,
+        )
+
+        async def resolve() -> Place:
+            window = await self.windows.get_window_info(NO_CALL, window_input)
+            if window.session_id is None:  # tmux always names it; the schema allows null
+                raise Missing("window", window.window_id, socket=self._server(socket_name).socket)
+            return Place(window.session_id, window.window_id)
+
+        async with missing_server_is_not_found():
+            return await self._server(socket_name).live.window(resolve, changes)
+
+    async def watch_resource_get_pane(
+        self, variables: GetPaneResourceVariables, changes: Changes
+    ) -> Watching:
+        return await self._watch_pane(variables.pane_id, variables.socket_name, changes)
+
+    async def watch_resource_get_pane_content(
+        self, variables: GetPaneContentResourceVariables, changes: Changes
+    ) -> Watching:
+        return await self._watch_pane(variables.pane_id, variables.socket_name, changes)
+
+    async def _watch_pane(
+        self, pane_id: str, socket_name: str | None, changes: Changes
+    ) -> Watching:
+        async with missing_server_is_not_found():
+            return await self._server(socket_name).live.pane(
+                check_pane_id(pane_id), "pane_id", changes
+            )
+
+    def _server(self, socket_name: str | None) -> Server:
+        return self.tmux.server(socket_name)
 
     # --- completion -----------------------------------------------------------------------
 

@@ -152,10 +152,10 @@ class PaneTextTools:
         if row is None:
             raise pane.not_found()
         if cursor is None:
-            lines, opened = await capture.read_screen(pane, row)
+            lines, opened = await capture.read_screen(pane, row, count=True)
             missed, first = False, True
         else:
-            since = await capture.read_since(pane, row, cursor, SINCE_MAX_LINES)
+            since = await capture.read_since(pane, row, cursor, SINCE_MAX_LINES, count=True)
             lines, opened, first = since.lines, since.cursor, False
             missed = since.missed > 0 or since.restarted or since.dropped > 0
         return CaptureSinceOutput.model_validate(

@@ -69,7 +69,7 @@ class PaneTextTools:
         max_lines = given(params.maxLines, capture.DEFAULT_MAX_LINES)
         wait_ms = min(given(params.waitMs, 0), MAX_WAIT_MS)
         pane = lookup.server.pane(row.pane_id, "paneId")
-        since = await capture.read_since(pane, row, cursor, max_lines)
+        since = await capture.read_since(pane, row, cursor, max_lines, count=True)
         if not since.lines and wait_ms > 0:
             if row["pane_dead"] == "1":  # nothing more will print: waiting is pointless
                 raise died(lookup.server.socket, row, None)
@@ -204,7 +204,7 @@ class _Waiting:
         server = self.lookup.server
         try:
             return await capture.read_since(
-                server.pane(row.pane_id), row, self.cursor, self.max_lines
+                server.pane(row.pane_id), row, self.cursor, self.max_lines, count=True
             )
         except NotFound:
             waited = anyio.current_time() - self.started

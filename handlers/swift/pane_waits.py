@@ -64,7 +64,7 @@ class PaneWaitTools:
             tail = capture.newest(screen, max_lines).lines
             full = await pane.display_message()
             if full is not None:
-                since = await capture.read_since(pane, full, None, 1)
+                since = await capture.read_since(pane, full, None, 1, count=True)
                 next_cursor = capture.seal_cursor(self.refs, since.cursor)
         outcome = {"matched": "matched", "stopped": "stopped"}.get(found.outcome, "timeout")
         return WaitForTextOutput.model_validate(

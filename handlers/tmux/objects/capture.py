@@ -4,6 +4,12 @@ Rows are counted in content coordinates: history rows first (0 is the oldest
 kept), then the screen. Everything above the cursor's row is complete output;
 the cursor's own row may still be growing (a prompt, a progress bar), so a
 continued read hands it out only once the cursor has moved past it.
+
+A cursor finds its place again by a fingerprint of the rows above it, and carries a
+reading of the pane's row counter (``live.Counter``: the rows its ``%output`` advanced).
+The fingerprint says where the new rows start; the counter says how many rows were
+written since, so rows lost to the history's limit are reported even when there was no
+fingerprint to lose (a cursor opened on an empty pane) or it matched rows that repeat.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from ....errors import InvalidArgument
 from ..errors import CommandFailed
 from ..transport.formats import SEP
 from . import linedrawing
+from .live import Stamp
 from .pane import Pane
 from .refs import Refs
 from .rows import PaneRow
@@ -66,6 +73,22 @@ def frontier(pane: PaneRow) -> int:
     return pane.count("history_size") + pane.count("cursor_y")
 
 
+def weak(anchor: list[str]) -> bool:
+    """Whether a cursor's anchor cannot find its place again: no rows above the cursor
+    (an empty pane), or only blank ones, which are found anywhere. Only such a cursor
+    has the pane's rows counted (``live.Counter``): that holds an output client open."""
+    return not any(line.strip() for line in anchor)
+
+
+async def _stamp(pane: Pane, row: PaneRow, anchor: list[str]) -> Stamp | None:
+    """The row counter's reading for a cursor with a weak anchor (counting starts if need
+    be); a cursor with a strong one lets the pane's counter go."""
+    if weak(anchor):
+        return await pane.server.live.stamp(row)
+    pane.server.live.stop_counting_pane(row.pane_id)
+    return None
+
+
 def _fingerprint(lines: list[str]) -> str:
     return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:16]
 
@@ -80,20 +103,21 @@ class Cursor:
     row: int
     anchor: str  # fingerprint of the complete rows just above ``row``
     anchor_len: int
+    stamp: Stamp | None = None  # the pane's row counter, read after ``row`` was
 
     def to_json(self) -> bytes:
-        return json.dumps(
-            {
-                "v": 1,
-                "pane": self.pane_id,
-                "server": self.server_tag,
-                "pid": self.pane_pid,
-                "row": self.row,
-                "anchor": self.anchor,
-                "n": self.anchor_len,
-            },
-            separators=(",", ":"),
-        ).encode()
+        fields: dict[str, object] = {
+            "v": 1,
+            "pane": self.pane_id,
+            "server": self.server_tag,
+            "pid": self.pane_pid,
+            "row": self.row,
+            "anchor": self.anchor,
+            "n": self.anchor_len,
+        }
+        if self.stamp is not None:
+            fields["c"] = [self.stamp.counter, self.stamp.breaks, self.stamp.rows]
+        return json.dumps(fields, separators=(",", ":")).encode()
 
     @classmethod
     def from_json(cls, data: bytes) -> Cursor | None:
@@ -101,6 +125,8 @@ class Cursor:
             raw = json.loads(data)
             if raw.get("v") != 1:
                 return None
+            counted = raw.get("c")
+            stamp = Stamp(*(int(value) for value in counted)) if counted is not None else None
             return cls(
                 str(raw["pane"]),
                 str(raw["server"]),
@@ -108,6 +134,7 @@ class Cursor:
                 int(raw["row"]),
                 str(raw["anchor"]),
                 int(raw["n"]),
+                stamp,
             )
         except (ValueError, KeyError, TypeError, AttributeError):
             return None
@@ -165,20 +192,36 @@ async def _rows(pane: Pane, row: PaneRow, first: int, stop: int) -> Rows:
     return Rows(first, await capture_rows(pane, row, first, stop - 1))
 
 
-async def read_since(pane: Pane, row: PaneRow, cursor: Cursor | None, max_lines: int) -> Since:
+async def read_since(
+    pane: Pane, row: PaneRow, cursor: Cursor | None, max_lines: int, *, count: bool = False
+) -> Since:
     """Complete rows of ``pane`` (``row``: as last read) after ``cursor`` (all of them
     without one), newest ``max_lines`` kept.
 
     The usual case is one capture from the cursor's anchor to the frontier;
     a long gap is read as two short spans instead of everything in between.
+    When the pane's row counter has held since the cursor, the pane is read again
+    after the counter (so the count never runs ahead of the rows read), and rows
+    written since that the content no longer holds are ``missed``. ``count``: the new
+    cursor is handed to a client, so the pane's rows are counted from now on
+    (``live.Counter``); a cursor kept inside one call needs no counter.
     """
-    end = frontier(row)
     restarted = cursor is not None and (
         cursor.server_tag != row.server_tag or cursor.pane_pid != row["pane_pid"]
     )
+    written = None
+    if cursor is not None and not restarted:
+        written = pane.server.live.rows_since(cursor.stamp, row.pane_id)
+        if written is not None:
+            row = await pane.row(tuple(row.raw))
+    end = frontier(row)
     tail = max(max_lines, ANCHOR_LINES)
     start, missed = 0, 0
-    if cursor is not None and not restarted and cursor.row <= end:
+    lost = max(0, written - end) if written is not None else 0
+    if lost:  # more rows were written since the cursor than the content holds now
+        missed = lost
+        read = await _rows(pane, row, max(0, end - tail), end)
+    elif cursor is not None and not restarted and cursor.row <= end:
         first = cursor.row - cursor.anchor_len
         if end - first <= tail + 2 * ANCHOR_LINES:
             read = await _rows(pane, row, first, end)
@@ -199,13 +242,20 @@ async def read_since(pane: Pane, row: PaneRow, cursor: Cursor | None, max_lines:
         read = await _rows(pane, row, max(0, end - tail), end)
     fresh = read.span(max(start, end - max_lines), end)
     anchor = read.span(end - ANCHOR_LINES, end)
+    stamp = await _stamp(pane, row, anchor) if count else None
     return Since(
         fresh,
         max(0, end - start - max_lines),
         missed,
         restarted,
         Cursor(
-            row.pane_id, row.server_tag, row["pane_pid"], end, _fingerprint(anchor), len(anchor)
+            row.pane_id,
+            row.server_tag,
+            row["pane_pid"],
+            end,
+            _fingerprint(anchor),
+            len(anchor),
+            stamp,
         ),
     )
 
@@ -331,17 +381,18 @@ def _capture_args(pane_id: str, start: int | None, end: int | None) -> list[str]
     return args
 
 
-async def read_screen(pane: Pane, row: PaneRow) -> tuple[list[str], Cursor]:
+async def read_screen(pane: Pane, row: PaneRow, *, count: bool = False) -> tuple[list[str], Cursor]:
     """The visible screen of ``pane`` (``row``: as last read; blank rows under the output
     left out), and a cursor on the cursor's row: the screen shows that row as it is now,
-    a continued read hands it out again once it is complete."""
+    a continued read hands it out again once it is complete. ``count`` as ``read_since``."""
     history = row.count("history_size")
     bottom = history + max(row.count("pane_height"), 1)
     end = frontier(row)
     first = max(0, min(end - ANCHOR_LINES, history))
     read = await _rows(pane, row, first, bottom)
     anchor = read.span(end - ANCHOR_LINES, end)
+    stamp = await _stamp(pane, row, anchor) if count else None
     cursor = Cursor(
-        row.pane_id, row.server_tag, row["pane_pid"], end, _fingerprint(anchor), len(anchor)
+        row.pane_id, row.server_tag, row["pane_pid"], end, _fingerprint(anchor), len(anchor), stamp
     )
     return trim_blank_tail(read.span(history, bottom)), cursor

@@ -29,6 +29,7 @@ from ..transport.sockets import Socket, default_socket, socket_for_name, tmux_bi
 from ..transport.ssh import remote_for
 from ..transport.version import refusal_at_startup
 from .buffer import Buffer
+from .live import Live
 from .pane import Pane
 from .rows import (
     CLIENT_FORMAT,
@@ -102,6 +103,15 @@ class Server:
         self.environ = dict(environ or {})
         self._prepare = prepare
         self._prepared = anyio.Lock() if prepare is not None else None
+        self._live: Live | None = None
+
+    @property
+    def live(self) -> Live:
+        """What is watched on this server for as long as someone asks (``objects.live``):
+        resource subscribers' watches, and the row counters of continued reads."""
+        if self._live is None:
+            self._live = Live(self)
+        return self._live
 
     @property
     def socket(self) -> Socket:
@@ -123,9 +133,11 @@ class Server:
 
     async def run_unattached(self, *args: str) -> list[str]:
         """``run`` with none of this process's tmux clients attached while tmux runs it,
-        except the output clients of waits still in progress (see ``transport.events``)."""
+        except the output clients of waits and subscriptions in progress (see
+        ``transport.events``, ``objects.live``); row counters let theirs go first."""
         if self._prepare is not None:
             await self.ready()
+        await self.live.stop_counting()  # a cursor's row counter holds a client: it goes
         await self.watchers.settle()
         if isinstance(self.transport, ControlTransport):
             return await self.transport.run_detached(args)
@@ -331,6 +343,7 @@ class Tmux:
         servers = list(self._servers.values())
         self._servers.clear()
         for server in servers:
+            await server.live.aclose()
             close = getattr(server.transport, "aclose", None)
             if close is not None:
                 await close()

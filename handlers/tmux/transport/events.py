@@ -116,6 +116,15 @@ class OutputWatchers:
         clients += [client for client in self._closing if client.running]
         return frozenset(client.pid for client in clients)
 
+    def sessions_watched(self) -> list[str]:
+        """The sessions an output client is attached to now (usable ones only)."""
+        return [sid for sid, shared in self._shared.items() if shared.client.usable]
+
+    async def lease(self, session_id: str) -> Lease:
+        """The output client of ``session_id`` (shared with waits), held until released:
+        for watches that outlive any one block, such as a resource's subscribers'."""
+        return Lease(self, session_id, await self._acquire(session_id))
+
     @asynccontextmanager
     async def watch(self, session_id: str, pane_id: str) -> AsyncIterator[Watch]:
         """Output events for ``pane_id`` (of ``session_id``) while the block runs."""
@@ -189,6 +198,22 @@ class OutputWatchers:
         with anyio.CancelScope(shield=True):
             for task in list(self._closing.values()):
                 await task
+
+
+class Lease:
+    """One hold on a session's output client (``OutputWatchers.lease``); ``release`` once."""
+
+    def __init__(self, watchers: OutputWatchers, session_id: str, shared: _Shared) -> None:
+        self.session_id = session_id
+        self.client = shared.client
+        self._watchers = watchers
+        self._shared: _Shared | None = shared
+
+    async def release(self) -> None:
+        shared, self._shared = self._shared, None
+        if shared is not None:
+            with anyio.CancelScope(shield=True):
+                await self._watchers._release(self.session_id, shared)
 
 
 def unreachable(socket: Socket) -> NoServer:
