@@ -21,11 +21,30 @@ from pathlib import Path
 
 from scripts.lab import processes, sentlog
 from scripts.lab.sentlog import LOGGED_TMUX, Mark, Sent
+from tmux_contract_mcp.handlers.tmux.transport.formats import literal_format
 
 TMUX = shutil.which("tmux") or "tmux"
 
 
 KILL_GRACE = 2.0  # seconds a server gets to leave after kill-server
+STARTED = 10.0  # seconds a new pane's program gets to start
+
+
+@dataclass(frozen=True)
+class NewSession:
+    """What ``TmuxServer.new_session`` made: the session's name and id, its first window and
+    that window's pane, and every window it was made with (ids, by index)."""
+
+    name: str
+    id: str
+    window: str
+    pane: str
+    windows: tuple[str, ...]
+
+    @property
+    def ids(self) -> tuple[str, str, str]:
+        """(session id, first window id, its pane id)."""
+        return self.id, self.window, self.pane
 
 
 @dataclass
@@ -184,6 +203,64 @@ class TmuxServer:
             "-t",
             f"{session}:",
         ).strip()
+
+    def new_session(
+        self,
+        name: str | None = None,
+        *command: str,
+        width: int | None = 200,
+        height: int | None = 50,
+        window_name: str | None = None,
+        windows: int = 1,
+    ) -> NewSession:
+        """A detached session, returned once its pane's program runs.
+
+        ``name`` is taken literally (tmux would expand it as a format, and read a trailing
+        ``;`` as a separator); without one, a unique ``s-…`` that sorts after ``main`` (a
+        control client attaching again attaches to the first session by name). The pane runs
+        ``command``, else the shell, and ``width`` by ``height`` (None: tmux's default size).
+        ``window_name`` names the first window (so tmux does not rename it as its commands
+        change); ``windows`` more than one adds detached windows after it.
+
+        tmux answers ``new-session`` before the pane's program has started; until it has,
+        the pane reports an empty ``pane_current_path`` (and a tool reading the pane, a blank
+        directory). So this waits until the path is there, or the pane is gone or dead (a
+        command that ended at once); for the shell, also until it has drawn its prompt.
+        """
+        name = f"s-{uuid.uuid4().hex[:8]}" if name is None else name
+        spelled = literal_format(name)
+        if spelled.endswith(";"):
+            spelled = spelled[:-1] + "\\;"
+        size = [*(("-x", str(width)) if width else ()), *(("-y", str(height)) if height else ())]
+        named = ("-n", window_name) if window_name is not None else ()
+        fmt = "#{session_id} #{window_id} #{pane_id} #{session_name}"
+        out = self.tmux(
+            "new-session", "-d", "-s", spelled, *named, *size, "-P", "-F", fmt, *command
+        )
+        session_id, window_id, pane_id, read_back = out.removesuffix("\n").split(" ", 3)
+        assert read_back == name, f"the session is named {read_back!r}, not {name!r}"
+        ids = [window_id]
+        for _ in range(windows - 1):
+            target = f"{session_id}:"
+            made = self.tmux("new-window", "-d", "-t", target, "-P", "-F", "#{window_id}")
+            ids.append(made.strip())
+        self.until_started(pane_id)
+        if not command:
+            self.wait_for_prompt(pane_id)
+        return NewSession(name, session_id, window_id, pane_id, tuple(ids))
+
+    def until_started(self, pane: str, timeout: float = STARTED) -> None:
+        """Until ``pane``'s program runs (its ``pane_current_path`` is known), or the pane is
+        dead or gone."""
+        deadline = time.monotonic() + timeout
+        while True:
+            shown = self.tmux(
+                "display-message", "-p", "-t", pane, "#{pane_dead}#{pane_current_path}", check=False
+            )
+            if not shown.strip() or shown.startswith("1") or shown[1:].strip():
+                return
+            assert time.monotonic() < deadline, f"the program of {pane} never started"
+            time.sleep(0.01)
 
     def corners(self, window: str) -> dict[str, str]:
         rows = [
