@@ -20,8 +20,8 @@ import pytest
 
 from scripts.lab.client import COMMAND
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_stdio import INITIALIZE, INITIALIZED, read_line
-from tests.test_swift_batch import wait_for
+from tests.helpers.tmux import wait_for
+from tests.helpers.wire import INITIALIZE, INITIALIZED, read_line
 
 pytestmark = pytest.mark.e2e
 

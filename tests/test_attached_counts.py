@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import anyio
@@ -20,23 +20,16 @@ import pytest
 
 from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TMUX, TmuxServer
-from tests.test_python_running import quiet_cat
+from tests.helpers.waiting import quiet_cat
 from tmux_contract_mcp.handlers.tmux.transport.formats import counts_clients
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.transports("control", "subprocess")]
 
 DEADLINE = 20.0
 COUNTS = (
     "#{session_attached}|#{session_many_attached}|#{window_active_clients}"
     "|#{session_attached_list}|#{window_active_clients_list}"
 )
-
-
-@pytest.fixture(scope="module", params=["control", "subprocess"])
-async def client(shared: TmuxServer, request: pytest.FixtureRequest) -> AsyncIterator[Client]:
-    env = shared.server_env(TMUX_CONTRACT_MCP_TRANSPORT=request.param)
-    async with open_client(env, "python") as opened:
-        yield opened
 
 
 def client_names(server: TmuxServer) -> list[str]:
@@ -101,54 +94,54 @@ async def counts(client: Client, **target: str) -> list[str]:
 
 
 async def test_display_message_counts_no_client_when_only_this_server_is_attached(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    await client.ok("list_panes")  # the control client (over that transport) is up
+    await python_client.ok("list_panes")  # the control client (over that transport) is up
     pane = shared.active_pane()
-    assert await counts(client, pane_id=pane) == ["0", "0", "0", "", ""]
+    assert await counts(python_client, pane_id=pane) == ["0", "0", "0", "", ""]
     # Once more, now that the next call has attached the control client again.
-    await client.ok("list_sessions")
-    assert await counts(client, pane_id=pane) == ["0", "0", "0", "", ""]
+    await python_client.ok("list_sessions")
+    assert await counts(python_client, pane_id=pane) == ["0", "0", "0", "", ""]
 
 
 async def test_display_message_counts_a_client_attached_by_someone_else(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    await client.ok("list_panes")
+    await python_client.ok("list_panes")
     pane = shared.active_pane()
     with someone_attached(shared, "main") as name:
-        assert await counts(client, pane_id=pane) == ["1", "0", "1", name, name]
-        listed = await client.ok("list_sessions", {"filters": {"session_name": "main"}})
+        assert await counts(python_client, pane_id=pane) == ["1", "0", "1", name, name]
+        listed = await python_client.ok("list_sessions", {"filters": {"session_name": "main"}})
         assert listed["result"][0]["session_attached"] == "1"
-    assert await counts(client, pane_id=pane) == ["0", "0", "0", "", ""]
+    assert await counts(python_client, pane_id=pane) == ["0", "0", "0", "", ""]
 
 
 async def test_a_loop_over_sessions_counts_only_other_clients(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     shared.tmux("new-session", "-d", "-s", "loop-a")
     try:
-        await client.ok("list_panes")
+        await python_client.ok("list_panes")
         fmt = "#{S:#{session_name}=#{session_attached} }"
         with someone_attached(shared, "loop-a"):
-            result = await client.ok("display_message", {"format_string": fmt})
+            result = await python_client.ok("display_message", {"format_string": fmt})
         assert result["result"].split() == ["loop-a=1", "main=0"]
     finally:
         shared.tmux("kill-session", "-t", "loop-a")
 
 
 async def test_calls_in_flight_finish_while_a_count_detaches_the_control_client(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     pane = await quiet_cat(shared)
     answers: list[list[str]] = []
 
     async def count() -> None:
-        answers.append(await counts(client, pane_id=pane))
+        answers.append(await counts(python_client, pane_id=pane))
 
     async def other(n: int) -> None:
-        await client.ok("send_keys", {"pane_id": pane, "keys": f"k{n}", "enter": True})
-        await client.ok("get_pane_info", {"pane_id": pane})
+        await python_client.ok("send_keys", {"pane_id": pane, "keys": f"k{n}", "enter": True})
+        await python_client.ok("get_pane_info", {"pane_id": pane})
 
     with anyio.fail_after(DEADLINE):
         async with anyio.create_task_group() as group:
@@ -162,19 +155,19 @@ async def test_calls_in_flight_finish_while_a_count_detaches_the_control_client(
 
 
 async def test_a_wait_in_progress_is_counted_by_its_own_output_client(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     """The exception the README states: a wait's output client is attached while it waits."""
     pane = await quiet_cat(shared)
     assert not output_clients(shared)
     async with anyio.create_task_group() as group:
         arguments = {"pane_id": pane, "patterns": ["never-printed"], "timeout": 3}
-        group.start_soon(client.ok, "wait_for_text", arguments)
+        group.start_soon(python_client.ok, "wait_for_text", arguments)
         with anyio.fail_after(DEADLINE):
             while not output_clients(shared):
                 await anyio.sleep(0.02)
-        assert (await counts(client, pane_id=pane))[0] == "1"
-    assert (await counts(client, pane_id=pane))[0] == "0"
+        assert (await counts(python_client, pane_id=pane))[0] == "1"
+    assert (await counts(python_client, pane_id=pane))[0] == "0"
 
 
 def output_clients(server: TmuxServer) -> list[str]:

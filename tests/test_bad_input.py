@@ -80,12 +80,12 @@ RUST_REJECTED_BEFORE_TMUX: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
 
 @pytest.mark.parametrize("case", sorted(PYTHON_REJECTED_BEFORE_TMUX))
 async def test_python_invalid_call_names_the_field_and_runs_no_tmux_command(
-    shared: TmuxServer, client: Client, case: str
+    shared: TmuxServer, python_client: Client, case: str
 ) -> None:
     tool, arguments, words = PYTHON_REJECTED_BEFORE_TMUX[case]
     before = shared.state()
     mark = shared.mark()
-    message = await client.error(tool, arguments)
+    message = await python_client.error(tool, arguments)
     for word in words:
         assert word in message, (word, message)
     shared.assert_nothing_sent_since(mark)
@@ -143,8 +143,8 @@ async def test_unknown_targets_name_the_target_and_socket_and_change_nothing(
     assert shared.state() == before
 
 
-async def test_python_unknown_socket_names_the_socket(client: Client) -> None:
-    message = await client.error("select_pane", {"pane_id": "%0", "socket_name": "nosuch"})
+async def test_python_unknown_socket_names_the_socket(python_client: Client) -> None:
+    message = await python_client.error("select_pane", {"pane_id": "%0", "socket_name": "nosuch"})
     assert "nosuch" in message and "no tmux server" in message
 
 
@@ -197,11 +197,11 @@ async def test_a_hidden_tool_says_which_toolset_holds_it_and_how_to_show_it(
 
 
 async def test_python_pane_id_with_a_window_that_does_not_hold_it_is_refused(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     pane = shared.active_pane()
     other = shared.tmux("new-window", "-d", "-P", "-F", "#{window_id}", "-t", "main:").strip()
     before = shared.state()
-    message = await client.error("select_pane", {"pane_id": pane, "window_id": other})
+    message = await python_client.error("select_pane", {"pane_id": pane, "window_id": other})
     assert "window_id" in message and other in message and pane in message
     assert shared.state() == before

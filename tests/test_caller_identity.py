@@ -2,49 +2,11 @@
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Any
-
 import pytest
 
-from scripts.lab.client import COMMAND, open_client
+from scripts.lab.client import open_client
 from scripts.lab.tmuxserver import TmuxServer
-from tests.jsonrpc import FifoPeer
-
-
-@contextmanager
-def server_in_pane(tmux: TmuxServer, pane: str, profile: str, **env: str) -> Iterator[FifoPeer]:
-    """Replace ``pane``'s process with the MCP server; its stdin and stdout are two FIFOs.
-
-    stderr stays on the pane's terminal: with no descriptor left on it, tmux
-    would see the pane hang up and send the server SIGHUP.
-    """
-    peer = FifoPeer(Path(tempfile.mkdtemp(dir=tmux.tmpdir)))
-    variables = [
-        arg for name, value in {**tmux.env, **env}.items() for arg in ("-e", f"{name}={value}")
-    ]
-    tmux.tmux(
-        "respawn-pane",
-        "-k",
-        "-t",
-        pane,
-        *variables,
-        peer.shell_command(f"{COMMAND} --profile {profile}"),
-    )
-    try:
-        peer.connect()
-        peer.initialize()
-        yield peer
-    finally:
-        peer.close()
-
-
-def structured(result: dict[str, Any]) -> dict[str, Any]:
-    assert not result.get("isError"), result
-    return dict(result["structuredContent"])
+from tests.helpers.jsonrpc import server_in_pane, structured
 
 
 @pytest.mark.e2e

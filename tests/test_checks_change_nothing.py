@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.corpus import Corpus
+from tests.helpers.corpus import Corpus
 from tmux_contract_mcp.arguments import check_arguments
 from tmux_contract_mcp.profiles import PROFILES, Tool, load_profile
 from tmux_contract_mcp.validation import Schema

@@ -16,7 +16,7 @@ import re
 import pytest
 from pydantic import BaseModel
 
-from tests.corpus import instances
+from tests.helpers.corpus import instances
 from tmux_contract_mcp.arguments import check_arguments
 from tmux_contract_mcp.handlers.services import ArgumentsRefused
 from tmux_contract_mcp.integral import integral

@@ -15,12 +15,12 @@ import pytest
 
 from codegen.checks import ContractError, check_profile, check_tool
 from codegen.contract_file import METADATA_KEY, advertised, dumps_contract, read_contract
-from codegen.model import Tool, load_profile
+from codegen.model import load_profile
 from codegen.vendor import UPSTREAM, VENDORED, Vendored, extract
+from tests.helpers.contracts import CONTRACTS, load_tool
 from tmux_contract_mcp.profiles import PROFILES
 
 ROOT = Path(__file__).resolve().parent.parent
-CONTRACTS = ROOT / "contracts"
 SHARED_SEEDS = ROOT.parent / "shared" / "seeds"
 SKELETON = ROOT.parent / "shared" / "reference" / "python-profile-skeleton.json"
 
@@ -114,12 +114,6 @@ def surface(toolset: str, contract: dict[str, Any]) -> dict[str, Any]:
         "output_required": list(contract["outputSchema"].get("required", [])),
         "annotations": dict(contract["annotations"]),
     }
-
-
-def load_tool(path: Path) -> Tool:
-    profile = load_profile(CONTRACTS, path.parent.name, ROOT)
-    (tool,) = (tool for tool in profile.tools if tool.path == path)
-    return tool
 
 
 def sha256_of(directory: Path) -> dict[str, str]:

@@ -14,6 +14,7 @@ import anyio
 import pytest
 
 from scripts.lab.tmuxserver import TMUX, TmuxServer
+from tests.helpers.waiting import eventually
 from tmux_contract_mcp.handlers.tmux.errors import (
     CommandFailed,
     ControlClientGone,
@@ -116,14 +117,6 @@ def process_exists(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
-
-
-async def eventually(check: Callable[[], bool], what: str, deadline: float = DEADLINE) -> None:
-    with anyio.move_on_after(deadline):
-        while not check():
-            await anyio.sleep(0.02)
-        return
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def sh_pane(tmux: TmuxServer) -> str:

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from scripts.lab.client import COMMAND, ROOT
-from tests.conftest import SERVER_COMMAND, starts_the_server
+from tests.plugin import SERVER_COMMAND, starts_the_server
 
 pytest_plugins = ["pytester"]
 

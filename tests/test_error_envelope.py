@@ -3,21 +3,13 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
+from tests.helpers.family import error_envelope as envelope
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-
-def envelope(text: str) -> dict[str, object]:
-    value = json.loads(text)
-    assert isinstance(value, dict) and set(value) == {"message", "data"}, value
-    assert set(value["data"]) >= {"kind", "retryable", "stale"}, value
-    return value
 
 
 async def test_rust_refused_arguments_are_invalid_input_not_retryable_not_stale(
@@ -36,6 +28,6 @@ async def test_rust_unknown_pane_is_object_gone_and_stale_naming_pane_and_socket
     assert "%999" in str(sent["message"]) and shared.name in str(sent["message"])
 
 
-async def test_python_errors_stay_plain_messages(shared: TmuxServer, client: Client) -> None:
-    message = await client.error("select_pane", {"pane_id": "%999"})
+async def test_python_errors_stay_plain_messages(shared: TmuxServer, python_client: Client) -> None:
+    message = await python_client.error("select_pane", {"pane_id": "%999"})
     assert "%999" in message and not message.startswith("{")

@@ -20,7 +20,6 @@ import json
 import os
 import signal
 import subprocess
-import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +34,8 @@ from scripts.lab.client import COMMAND, Client, error_text, open_client
 from scripts.lab.leftovers import leftovers
 from scripts.lab.processes import alive, mcp_servers, parent_of
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_transports import eventually, start_again
+from tests.helpers.tmux import start_again
+from tests.helpers.waiting import eventually
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -95,20 +95,6 @@ async def ends_clean(lab: Lab, extra_owners: tuple[int, ...] = ()) -> None:
         while not await anyio.to_thread.run_sync(clean):
             await anyio.sleep(0.02)
     assert problems == []
-
-
-def new_session(server: TmuxServer) -> tuple[str, str]:
-    """A session of its own, with a quiet shell pane: (name, pane id).
-
-    Its name sorts after ``main``: a control client that attaches again attaches to the
-    first session by name, and must not take this one for it.
-    """
-    name = f"w-{uuid.uuid4().hex[:8]}"
-    pane = server.tmux(
-        "new-session", "-d", "-s", name, "-x", "120", "-y", "30", "-P", "-F", "#{pane_id}"
-    ).strip()
-    server.wait_for_prompt(pane)
-    return name, pane
 
 
 def attached(server: TmuxServer) -> dict[int, str]:
@@ -175,7 +161,8 @@ def clear_error(result: types.CallToolResult | None, *expected: str) -> str:
 async def test_tmux_killed_during_a_wait_errors_at_once_and_the_next_call_works(
     fresh: Lab, profile: str
 ) -> None:
-    session, pane = new_session(fresh.tmux)
+    made = fresh.tmux.new_session()
+    session, pane = made.name, made.pane
     with anyio.fail_after(HANG):
         async with anyio.create_task_group() as group:
             waiting = await start_wait(group, fresh, profile, session, pane)
@@ -214,7 +201,8 @@ async def test_a_killed_control_client_is_replaced_and_the_calls_go_on(
 async def test_a_wait_whose_output_client_is_killed_still_sees_the_pane_print(
     fresh: Lab, profile: str
 ) -> None:
-    session, pane = new_session(fresh.tmux)
+    made = fresh.tmux.new_session()
+    session, pane = made.name, made.pane
     with anyio.fail_after(HANG):
         async with anyio.create_task_group() as group:
             waiting = await start_wait(group, fresh, profile, session, pane)
@@ -242,7 +230,8 @@ async def test_a_wait_whose_output_client_is_killed_still_sees_the_pane_print(
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_a_wait_whose_pane_is_killed_leaves_nothing_behind(fresh: Lab, profile: str) -> None:
-    session, pane = new_session(fresh.tmux)
+    made = fresh.tmux.new_session()
+    session, pane = made.name, made.pane
     fresh.tmux.tmux("split-window", "-d", "-t", pane)  # the session outlives the pane
     with anyio.fail_after(HANG):
         async with anyio.create_task_group() as group:
@@ -259,7 +248,8 @@ async def test_a_wait_whose_pane_is_killed_leaves_nothing_behind(fresh: Lab, pro
 async def test_a_cancelled_wait_leaves_no_output_client_and_the_server_answers(
     fresh: Lab, profile: str
 ) -> None:
-    session, pane = new_session(fresh.tmux)
+    made = fresh.tmux.new_session()
+    session, pane = made.name, made.pane
     scope = anyio.CancelScope()
     with anyio.fail_after(HANG):
         async with anyio.create_task_group() as group:
@@ -286,7 +276,8 @@ def rpc(message: dict[str, Any]) -> bytes:
 async def test_stdin_eof_during_a_wait_ends_the_server_and_leaves_nothing(
     fresh: Lab, profile: str
 ) -> None:
-    session, pane = new_session(fresh.tmux)
+    made = fresh.tmux.new_session()
+    session, pane = made.name, made.pane
     process = subprocess.Popen(
         [COMMAND, "--profile", profile],
         stdin=subprocess.PIPE,
@@ -330,7 +321,8 @@ async def test_stdin_eof_during_a_wait_ends_the_server_and_leaves_nothing(
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_a_removed_socket_file_is_named_and_nothing_hangs(fresh: Lab, profile: str) -> None:
-    session, pane = new_session(fresh.tmux)
+    made = fresh.tmux.new_session()
+    session, pane = made.name, made.pane
     client = fresh.clients[profile]
     await client.ok("list_panes")
     socket = Path(fresh.tmux.socket_path)

@@ -8,32 +8,23 @@ window of its own main's current one first.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
-from tests.conftest import ServerEnv
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-
-@pytest.fixture(scope="module")
-async def client(shared_env: ServerEnv) -> AsyncIterator[Client]:
-    async with open_client(shared_env(), "python") as opened:
-        yield opened
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.reach("local", "ssh")]
 
 
 CORNERS = ("top-left", "top-right", "bottom-left", "bottom-right")
 
 
 async def test_find_pane_by_position_returns_the_pane_drawn_in_each_corner(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     grid = shared.grid(shared.new_window(current=True))
     for corner in CORNERS:
-        found = await client.ok("find_pane_by_position", {"corner": corner})
+        found = await python_client.ok("find_pane_by_position", {"corner": corner})
         assert found["pane_id"] == grid[corner], corner
         vertical, horizontal = corner.split("-")
         assert found[f"pane_at_{vertical}"] is True
@@ -41,7 +32,7 @@ async def test_find_pane_by_position_returns_the_pane_drawn_in_each_corner(
 
 
 async def test_find_pane_by_position_with_a_pane_spanning_the_left_edge(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     # One tall pane on the left, two stacked on the right.
     window = shared.new_window(current=True)
@@ -51,7 +42,7 @@ async def test_find_pane_by_position_with_a_pane_spanning_the_left_edge(
     shared.tmux("split-window", "-v", "-t", right_top)
     right_bottom = shared.active_pane(window)
     found = {
-        corner: (await client.ok("find_pane_by_position", {"corner": corner}))["pane_id"]
+        corner: (await python_client.ok("find_pane_by_position", {"corner": corner}))["pane_id"]
         for corner in CORNERS
     }
     assert found == {
@@ -63,7 +54,7 @@ async def test_find_pane_by_position_with_a_pane_spanning_the_left_edge(
 
 
 async def test_find_pane_by_position_resolves_the_window_each_way(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     shared.grid(shared.new_window())
     window = shared.new_window(current=True)
@@ -76,37 +67,37 @@ async def test_find_pane_by_position_resolves_the_window_each_way(
     ours = shared.corners(window)
     other0 = shared.corners(f"{other}:0")
     session_id = shared.tmux("display-message", "-p", "-t", f"{other}:", "#{session_id}").strip()
-    by_id = await client.ok(
+    by_id = await python_client.ok(
         "find_pane_by_position", {"corner": "top-right", "window_id": window_id}
     )
     assert by_id["pane_id"] == ours["top-right"]
-    by_index = await client.ok(
+    by_index = await python_client.ok(
         "find_pane_by_position",
         {"corner": "top-left", "session_name": "main", "window_index": index},
     )
     assert by_index["pane_id"] == ours["top-left"]
-    by_session = await client.ok(
+    by_session = await python_client.ok(
         "find_pane_by_position", {"corner": "bottom-left", "session_id": session_id}
     )
     assert by_session["pane_id"] == other0["bottom-left"]
-    by_name = await client.ok(
+    by_name = await python_client.ok(
         "find_pane_by_position", {"corner": "top-left", "session_name": other}
     )
     assert by_name["pane_id"] == other0["top-left"]
     # Nothing named: the first session's active window (ours, made active last).
-    default = await client.ok("find_pane_by_position", {"corner": "bottom-right"})
+    default = await python_client.ok("find_pane_by_position", {"corner": "bottom-right"})
     assert default["pane_id"] == ours["bottom-right"]
     assert default["window_id"] == window_id
 
 
 async def test_find_pane_by_position_window_index_without_session_is_an_error(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     mark = shared.mark()
-    await client.ok("find_pane_by_position", {"corner": "top-left"})
+    await python_client.ok("find_pane_by_position", {"corner": "top-left"})
     assert shared.sent_since(mark)  # the log sees this client's commands, remote or not
     mark = shared.mark()
-    message = await client.error(
+    message = await python_client.error(
         "find_pane_by_position", {"corner": "top-left", "window_index": "0"}
     )
     assert "window_index" in message and "session_name" in message

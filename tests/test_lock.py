@@ -32,7 +32,7 @@ from scripts.lock import (
     read_pyproject,
     staleness,
 )
-from tests.test_readme_profiles import section
+from tests.helpers.readme import section
 
 LOCKED = entries(LOCK.read_text(encoding="utf-8"))
 MAKEFILE = (ROOT / "Makefile").read_text(encoding="utf-8")

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from codegen.checks import ContractError, check_tool
 from codegen.generate import model_source, models
 from codegen.model_rules import patterns
-from tests.test_contracts import CONTRACTS, load_tool
+from tests.helpers.contracts import CONTRACTS, load_tool
 
 
 def get_tmux_variables(pattern: str) -> Any:

@@ -11,7 +11,6 @@ Calls go over stdio through the MCP client; lone surrogates travel as JSON escap
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ import pytest
 from scripts.fuzz.schemas import holding, inline_refs, string_paths
 from scripts.fuzz.targets import advertised, registry
 from scripts.fuzz.wire import Launch, call, connected
-from scripts.lab.client import COMMAND, Client, open_client
+from scripts.lab.client import COMMAND, Client
 from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.generated import PROFILES
 from tmux_contract_mcp.text_rule import RULE
@@ -112,23 +111,17 @@ async def test_every_string_of_every_tool_refuses_nul_and_lone_surrogates_and_se
 # --- the three the outside harness found (python) -------------------------------------------
 
 
-@pytest.fixture(scope="module")
-async def client(shared: TmuxServer) -> AsyncIterator[Client]:
-    async with open_client(shared.server_env(), "python") as opened:
-        yield opened
-
-
 @pytest.mark.parametrize(
     ("tool", "field"),
     [("rename_window", "new_name"), ("rename_session", "new_name"),
      ("display_message", "format_string")],
 )  # fmt: skip
 async def test_a_nul_in_a_name_or_format_is_refused_as_invalid_input_naming_the_field(
-    shared: TmuxServer, client: Client, tool: str, field: str
+    shared: TmuxServer, python_client: Client, tool: str, field: str
 ) -> None:
     before = shared.state()
     mark = shared.mark()
-    message = await client.error(tool, {field: "a\u0000b"})
+    message = await python_client.error(tool, {field: "a\u0000b"})
     assert f"`{field}` holds a NUL character (U+0000) at character 1" in message, message
     assert f"(rule: {RULE})" in message and "Nothing was run" in message, message
     assert "failed inside the server" not in message

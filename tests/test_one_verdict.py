@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from tests.corpus import instances
+from tests.helpers.corpus import instances
 from tmux_contract_mcp.arguments import check_arguments
 from tmux_contract_mcp.handlers.services import ArgumentsRefused
 from tmux_contract_mcp.integral import integral

@@ -53,8 +53,8 @@ async def invalid(client: Client, name: str, arguments: dict[str, str]) -> str:
     return caught.value.error.message
 
 
-async def test_prompts_list_advertises_each_prompt_contract_exactly(client: Client) -> None:
-    listed = await client.session.list_prompts()
+async def test_prompts_list_advertises_each_prompt_contract_exactly(python_client: Client) -> None:
+    listed = await python_client.session.list_prompts()
     wire = {
         p.name: p.model_dump(mode="json", by_alias=True, exclude_none=True) for p in listed.prompts
     }
@@ -64,9 +64,9 @@ async def test_prompts_list_advertises_each_prompt_contract_exactly(client: Clie
 
 @pytest.mark.parametrize("name", sorted(ARGUMENTS))
 async def test_every_tool_call_a_recipe_shows_is_one_this_server_accepts(
-    client: Client, name: str
+    python_client: Client, name: str
 ) -> None:
-    text = await render(client, name, ARGUMENTS[name])
+    text = await render(python_client, name, ARGUMENTS[name])
     calls = tool_calls(text)
     assert len(calls) >= 2, text
     assert len(calls) == text.count(' {"'), "a call the pattern above did not read"
@@ -76,16 +76,16 @@ async def test_every_tool_call_a_recipe_shows_is_one_this_server_accepts(
         Draft202012Validator(served[tool]["inputSchema"]).validate(arguments)
 
 
-async def test_run_and_wait_runs_the_command_with_run_command(client: Client) -> None:
-    text = await render(client, "run_and_wait", ARGUMENTS["run_and_wait"])
+async def test_run_and_wait_runs_the_command_with_run_command(python_client: Client) -> None:
+    text = await render(python_client, "run_and_wait", ARGUMENTS["run_and_wait"])
     tool, arguments = tool_calls(text)[0]
     assert tool == "run_command"
     assert arguments == {"pane_id": "%3", "command": "make test && echo 'done'", "timeout": 45}
     assert "exit_status" in text and "timed_out" in text and "effective_timeout" in text
 
 
-async def test_run_and_wait_timeout_defaults_to_sixty_seconds(client: Client) -> None:
-    text = await render(client, "run_and_wait", {"command": "ls", "pane_id": "%1"})
+async def test_run_and_wait_timeout_defaults_to_sixty_seconds(python_client: Client) -> None:
+    text = await render(python_client, "run_and_wait", {"command": "ls", "pane_id": "%1"})
     assert tool_calls(text)[0] == (
         "run_command",
         {"pane_id": "%1", "command": "ls", "timeout": 60},
@@ -93,9 +93,9 @@ async def test_run_and_wait_timeout_defaults_to_sixty_seconds(client: Client) ->
 
 
 async def test_diagnose_reads_with_snapshot_pane_then_follows_with_capture_since(
-    client: Client,
+    python_client: Client,
 ) -> None:
-    text = await render(client, "diagnose_failing_pane", {"pane_id": "%7"})
+    text = await render(python_client, "diagnose_failing_pane", {"pane_id": "%7"})
     tools = [tool for tool, _ in tool_calls(text)]
     assert tools[0] == "snapshot_pane"
     assert "capture_since" in tools
@@ -104,19 +104,19 @@ async def test_diagnose_reads_with_snapshot_pane_then_follows_with_capture_since
 
 
 async def test_build_dev_workspace_creates_splits_and_starts_the_log_command(
-    client: Client,
+    python_client: Client,
 ) -> None:
-    text = await render(client, "build_dev_workspace", ARGUMENTS["build_dev_workspace"])
+    text = await render(python_client, "build_dev_workspace", ARGUMENTS["build_dev_workspace"])
     calls = tool_calls(text)
     assert calls[0] == ("create_session", {"session_name": "dev"})
     assert [tool for tool, _ in calls].count("split_window") == 2
     assert ("send_keys", {"pane_id": "<logs>", "keys": "tail -F app.log"}) in calls
-    default = await render(client, "build_dev_workspace", {"session_name": "dev"})
+    default = await render(python_client, "build_dev_workspace", {"session_name": "dev"})
     assert ("send_keys", {"pane_id": "<logs>", "keys": "watch -n 1 date"}) in tool_calls(default)
 
 
-async def test_interrupt_gracefully_sends_one_ctrl_c_then_checks(client: Client) -> None:
-    text = await render(client, "interrupt_gracefully", {"pane_id": "%12"})
+async def test_interrupt_gracefully_sends_one_ctrl_c_then_checks(python_client: Client) -> None:
+    text = await render(python_client, "interrupt_gracefully", {"pane_id": "%12"})
     calls = tool_calls(text)
     tools = [tool for tool, _ in calls]
     assert ("send_keys", {"pane_id": "%12", "keys": "C-c", "enter": False}) in calls
@@ -124,18 +124,18 @@ async def test_interrupt_gracefully_sends_one_ctrl_c_then_checks(client: Client)
     assert tools.count("get_pane_info") == 2
 
 
-async def test_a_value_is_json_encoded_into_the_recipe(client: Client) -> None:
+async def test_a_value_is_json_encoded_into_the_recipe(python_client: Client) -> None:
     command = 'printf "%s\\n" "a}b" ; echo `x`'
-    text = await render(client, "run_and_wait", {"command": command, "pane_id": "%1"})
+    text = await render(python_client, "run_and_wait", {"command": command, "pane_id": "%1"})
     assert tool_calls(text)[0][1]["command"] == command
 
 
-async def test_rendering_runs_nothing_in_tmux(client: Client, shared: TmuxServer) -> None:
+async def test_rendering_runs_nothing_in_tmux(python_client: Client, shared: TmuxServer) -> None:
     mark = shared.mark()
     for name, arguments in ARGUMENTS.items():
-        await render(client, name, arguments)
+        await render(python_client, name, arguments)
     shared.assert_nothing_sent_since(mark)
-    await client.ok("list_panes")  # the log does see a tool that asks tmux
+    await python_client.ok("list_panes")  # the log does see a tool that asks tmux
     assert shared.sent_since(mark)
 
 
@@ -149,10 +149,10 @@ async def test_rendering_runs_nothing_in_tmux(client: Client, shared: TmuxServer
     ],
 )
 async def test_a_missing_required_argument_is_invalid_params_naming_it(
-    client: Client, name: str, argument: str
+    python_client: Client, name: str, argument: str
 ) -> None:
     arguments = {k: v for k, v in ARGUMENTS[name].items() if k != argument}
-    message = await invalid(client, name, arguments)
+    message = await invalid(python_client, name, arguments)
     assert f"`{argument}` is missing" in message
 
 
@@ -168,11 +168,11 @@ async def test_a_missing_required_argument_is_invalid_params_naming_it(
     ],
 )
 async def test_an_invalid_argument_is_invalid_params_naming_it(
-    client: Client, arguments: dict[str, str], named: str
+    python_client: Client, arguments: dict[str, str], named: str
 ) -> None:
-    assert named in await invalid(client, "run_and_wait", arguments)
+    assert named in await invalid(python_client, "run_and_wait", arguments)
 
 
-async def test_an_unknown_prompt_is_invalid_params_naming_it(client: Client) -> None:
-    message = await invalid(client, "run_and_pray", {})
+async def test_an_unknown_prompt_is_invalid_params_naming_it(python_client: Client) -> None:
+    message = await invalid(python_client, "run_and_pray", {})
     assert "run_and_pray" in message

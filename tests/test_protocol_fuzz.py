@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from scripts.lab.client import COMMAND
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_stdio import INITIALIZE, INITIALIZED
+from tests.helpers.wire import INITIALIZE, INITIALIZED
 from tmux_contract_mcp.stdio import DEPTH_LIMIT, LINE_LIMIT
 
 pytestmark = pytest.mark.e2e

@@ -23,7 +23,10 @@ from jsonschema import Draft202012Validator
 
 from scripts.lab.client import COMMAND, Client, contracts, error_text, open_client
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_swift_batch import HANDSHAKE, RawServer, encoded_size, long_histories, op, wait_for
+from tests.helpers.batch import long_histories
+from tests.helpers.batch import operation as op
+from tests.helpers.tmux import wait_for
+from tests.helpers.wire import HANDSHAKE, RawServer, compact, encoded_size
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -44,10 +47,6 @@ NOT_IN_A_BATCH = {BATCH, "wait_for_text"}  # the batch itself and the self-bound
 BUFFER = "batch-buffer"
 BUFFER_TEXT = "first buffer line\nsecond buffer line"
 HOOK = "after-new-window"
-
-
-def compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def direct(result: types.CallToolResult) -> dict[str, Any]:

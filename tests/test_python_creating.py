@@ -14,31 +14,24 @@ from __future__ import annotations
 import os
 import shlex
 import time
-import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
 import pytest
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
+from tests.helpers.tmux import tag
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.transports("control", "subprocess")]
 
 T = TypeVar("T")
 SEP = "\x1f"
 
 
 # --- fixtures ---------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module", params=["control", "subprocess"])
-async def client(shared: TmuxServer, request: pytest.FixtureRequest) -> AsyncIterator[Client]:
-    env = shared.server_env(TMUX_CONTRACT_MCP_TRANSPORT=request.param)
-    async with open_client(env, "python") as opened:
-        yield opened
 
 
 @pytest.fixture
@@ -55,29 +48,6 @@ def tricky(marker: Path, newline: bool = True) -> str:
 
 
 # --- helpers ----------------------------------------------------------------------------
-
-
-def tag() -> str:
-    return uuid.uuid4().hex[:8]
-
-
-def new_session(server: TmuxServer, name: str) -> tuple[str, str, str]:
-    """A detached 200x50 session: (session id, window id, pane id)."""
-    out = server.tmux(
-        "new-session",
-        "-d",
-        "-s",
-        name,
-        "-x",
-        "200",
-        "-y",
-        "50",
-        "-P",
-        "-F",
-        "#{session_id} #{window_id} #{pane_id}",
-    )
-    session_id, window_id, pane_id = out.split()
-    return session_id, window_id, pane_id
 
 
 def show(server: TmuxServer, target: str, *fields: str) -> dict[str, str]:
@@ -103,7 +73,7 @@ def option_value(server: TmuxServer, *args: str) -> str:
     return server.tmux("show-options", "-v", *args).removesuffix("\n")
 
 
-async def eventually(probe: Callable[[], T | None], timeout: float = 10.0) -> T:
+async def until_found(probe: Callable[[], T | None], timeout: float = 10.0) -> T:
     """``probe()`` once it is not None; fails after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while True:
@@ -143,7 +113,7 @@ async def dump_variable(server: TmuxServer, pane: str, name: str, out: Path) -> 
     line = f"printf '%s' \"${name}\" > {shlex.quote(str(out))}; touch {shlex.quote(str(done))}"
     server.tmux("send-keys", "-t", pane, "-l", line)
     server.tmux("send-keys", "-t", pane, "Enter")
-    await eventually(lambda: True if done.exists() else None)
+    await until_found(lambda: True if done.exists() else None)
     return out.read_text(encoding="utf-8")
 
 
@@ -158,10 +128,10 @@ def literal_dir(base: Path, name: str) -> Path:
 
 
 async def test_create_session_returns_the_new_session_as_tmux_reports_it(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
     name = f"made-{tag()}"
-    result = await client.ok(
+    result = await python_client.ok(
         "create_session",
         {
             "session_name": name,
@@ -183,7 +153,7 @@ async def test_create_session_returns_the_new_session_as_tmux_reports_it(
     }
     pane = show(shared, tmux["pane_id"], "window_name", "window_width", "window_height")
     assert pane == {"window_name": "first", "window_width": "123", "window_height": "31"}
-    path = await eventually(
+    path = await until_found(
         lambda: show(shared, tmux["pane_id"], "pane_current_path")["pane_current_path"] or None
     )
     assert os.path.realpath(path) == os.path.realpath(tmp_path)
@@ -192,9 +162,9 @@ async def test_create_session_returns_the_new_session_as_tmux_reports_it(
 
 
 async def test_create_session_without_a_name_lets_tmux_pick_one(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    result = await client.ok("create_session", {"environment": '{"AS_JSON": "yes"}'})
+    result = await python_client.ok("create_session", {"environment": '{"AS_JSON": "yes"}'})
     assert result["session_name"] in session_names(shared)
     assert (
         show(shared, result["session_id"], "session_name")["session_name"]
@@ -205,30 +175,30 @@ async def test_create_session_without_a_name_lets_tmux_pick_one(
 
 @pytest.mark.parametrize("name", ["a:b", "a.b", "", "two\nlines", "back\\slash", "tab\there"])
 async def test_create_session_refuses_a_name_tmux_would_change(
-    shared: TmuxServer, client: Client, name: str
+    shared: TmuxServer, python_client: Client, name: str
 ) -> None:
     before = session_names(shared)
-    message = await client.error("create_session", {"session_name": name})
+    message = await python_client.error("create_session", {"session_name": name})
     assert "session_name" in message and repr(name) in message
     assert session_names(shared) == before
 
 
 async def test_create_session_with_a_taken_name_says_which_and_where(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     name = f"taken-{tag()}"
-    new_session(shared, name)
-    message = await client.error("create_session", {"session_name": name})
+    shared.new_session(name)
+    message = await python_client.error("create_session", {"session_name": name})
     assert name in message and shared.name in message and "list_sessions" in message
     assert session_names(shared).count(name) == 1
 
 
 async def test_create_session_starts_a_server_on_an_idle_socket(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     fresh = TmuxServer(shared.tmpdir, f"n{tag()}", dict(shared.env), owns_tmpdir=False)
     try:
-        result = await client.ok(
+        result = await python_client.ok(
             "create_session", {"session_name": "born", "socket_name": fresh.name}
         )
         assert session_names(fresh) == ["born"]
@@ -253,20 +223,20 @@ async def test_create_session_starts_a_server_on_an_idle_socket(
     ],
 )
 async def test_create_session_refuses_bad_arguments_before_tmux_runs(
-    shared: TmuxServer, client: Client, arguments: dict[str, Any]
+    shared: TmuxServer, python_client: Client, arguments: dict[str, Any]
 ) -> None:
     before = session_names(shared)
     mark = shared.mark()
-    message = await client.error("create_session", arguments)
+    message = await python_client.error("create_session", arguments)
     assert f"`{next(iter(arguments))}`" in message or "`environment`" in message
     shared.assert_nothing_sent_since(mark)
     assert session_names(shared) == before
 
 
 async def test_suppress_persistent_history_keeps_the_shell_history_off_disk(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
-    result = await client.ok(
+    result = await python_client.ok(
         "create_session",
         {
             "suppress_persistent_history": True,
@@ -279,7 +249,7 @@ async def test_suppress_persistent_history_keeps_the_shell_history_off_disk(
     assert session_variable(shared, "fish_private_mode", "-t", session) == "1"
     assert session_variable(shared, "HISTCONTROL", "-t", session) == "ignoredups:ignorespace"
     # For a window it reaches only that window's shell, not the session environment.
-    window = await client.ok(
+    window = await python_client.ok(
         "create_window", {"session_id": session, "suppress_persistent_history": True}
     )
     pane = window["active_pane_id"]
@@ -290,11 +260,12 @@ async def test_suppress_persistent_history_keeps_the_shell_history_off_disk(
 
 
 async def test_create_window_reports_the_window_tmux_made(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
     name = f"win-{tag()}"
-    session_id, first, _ = new_session(shared, name)
-    result = await client.ok(
+    made = shared.new_session(name)
+    session_id, first = made.id, made.window
+    result = await python_client.ok(
         "create_window",
         {"session_name": name, "window_name": "logs", "start_directory": str(tmp_path)},
     )
@@ -323,21 +294,26 @@ async def test_create_window_reports_the_window_tmux_made(
     }
     # attach false leaves the session's current window alone.
     assert show(shared, session_id, "window_id")["window_id"] == first
-    path = await eventually(
+    path = await until_found(
         lambda: show(shared, tmux["pane_id"], "pane_current_path")["pane_current_path"] or None
     )
     assert os.path.realpath(path) == os.path.realpath(tmp_path)
 
 
 async def test_create_window_places_it_before_or_after_the_current_window(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     name = f"order-{tag()}"
-    session_id, first, _ = new_session(shared, name)
+    made = shared.new_session(name)
+    session_id, first = made.id, made.window
     last = shared.tmux("new-window", "-d", "-t", f"{session_id}:", "-P", "-F", "#{window_id}")
-    after = await client.ok("create_window", {"session_id": session_id, "direction": "after"})
-    before = await client.ok("create_window", {"session_id": session_id, "direction": "before"})
-    at_end = await client.ok("create_window", {"session_id": session_id, "attach": True})
+    after = await python_client.ok(
+        "create_window", {"session_id": session_id, "direction": "after"}
+    )
+    before = await python_client.ok(
+        "create_window", {"session_id": session_id, "direction": "before"}
+    )
+    at_end = await python_client.ok("create_window", {"session_id": session_id, "attach": True})
     order = shared.lines("list-windows", "-t", session_id, "-F", "#{window_id}")
     assert order == [
         before["window_id"],
@@ -351,10 +327,10 @@ async def test_create_window_places_it_before_or_after_the_current_window(
 
 
 async def test_create_window_environment_reaches_only_its_pane(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
-    session_id, _, _ = new_session(shared, f"env-{tag()}")
-    result = await client.ok(
+    session_id = shared.new_session(f"env-{tag()}").id
+    result = await python_client.ok(
         "create_window", {"session_id": session_id, "environment": {"ONLY_HERE": "pane value"}}
     )
     pane = result["active_pane_id"]
@@ -363,11 +339,11 @@ async def test_create_window_environment_reaches_only_its_pane(
 
 
 async def test_create_window_names_a_missing_session_and_the_socket(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    message = await client.error("create_window", {"session_name": f"absent-{tag()}"})
+    message = await python_client.error("create_window", {"session_name": f"absent-{tag()}"})
     assert "absent-" in message and shared.name in message and "list_sessions" in message
-    message = await client.error("create_window", {"session_id": "$99999"})
+    message = await python_client.error("create_window", {"session_id": "$99999"})
     assert "$99999" in message and shared.name in message
 
 
@@ -386,15 +362,16 @@ async def test_create_window_names_a_missing_session_and_the_socket(
 )
 async def test_split_window_puts_the_new_pane_where_asked(
     shared: TmuxServer,
-    client: Client,
+    python_client: Client,
     direction: str | None,
     size: str | int | None,
     edge: str,
     measure: str,
     expected: str,
 ) -> None:
-    _, window, pane = new_session(shared, f"split-{tag()}")
-    result = await client.ok(
+    made = shared.new_session(f"split-{tag()}")
+    window, pane = made.window, made.pane
+    result = await python_client.ok(
         "split_window", {"pane_id": pane, "direction": direction, "size": size}
     )
     new = result["pane_id"]
@@ -417,27 +394,27 @@ async def test_split_window_puts_the_new_pane_where_asked(
 
 
 async def test_split_window_without_a_pane_splits_the_windows_active_pane(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     name = f"splitw-{tag()}"
-    session_id, window, pane = new_session(shared, name)
-    result = await client.ok("split_window", {"window_id": window, "direction": "right"})
+    session_id, window, pane = shared.new_session(name).ids
+    result = await python_client.ok("split_window", {"window_id": window, "direction": "right"})
     assert result["window_id"] == window
-    result = await client.ok(
+    result = await python_client.ok(
         "split_window", {"session_name": name, "window_index": "0", "direction": "below"}
     )
     assert result["window_id"] == window
-    result = await client.ok("split_window", {"session_id": session_id})
+    result = await python_client.ok("split_window", {"session_id": session_id})
     assert len(shared.lines("list-panes", "-t", window)) == 4
     assert shared.active_pane(window) == pane
 
 
 async def test_split_window_runs_its_shell_command_in_the_directory_and_environment_given(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
-    _, _, pane = new_session(shared, f"shell-{tag()}")
+    pane = shared.new_session(f"shell-{tag()}").pane
     out = tmp_path / "out"
-    result = await client.ok(
+    result = await python_client.ok(
         "split_window",
         {
             "pane_id": pane,
@@ -448,18 +425,19 @@ async def test_split_window_runs_its_shell_command_in_the_directory_and_environm
         },
     )
     assert result["pane_id"].startswith("%")
-    text = await eventually(file_text(out))
+    text = await until_found(file_text(out))
     directory, greeting = text.split("|")
     assert os.path.realpath(directory) == os.path.realpath(tmp_path)
     assert greeting == "hello there"
 
 
 async def test_split_window_on_a_pane_too_small_says_what_to_do(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    _, window, pane = new_session(shared, f"small-{tag()}")
+    made = shared.new_session(f"small-{tag()}")
+    window, pane = made.window, made.pane
     shared.tmux("resize-window", "-t", window, "-x", "200", "-y", "2")
-    message = await client.error("split_window", {"pane_id": pane, "size": "100%"})
+    message = await python_client.error("split_window", {"pane_id": pane, "size": "100%"})
     assert pane in message and shared.name in message and "smaller size" in message
     assert len(shared.lines("list-panes", "-t", window)) == 1
 
@@ -482,20 +460,20 @@ async def test_split_window_on_a_pane_too_small_says_what_to_do(
     ],
 )
 async def test_split_window_refuses_bad_arguments_before_tmux_runs(
-    shared: TmuxServer, client: Client, arguments: dict[str, Any]
+    shared: TmuxServer, python_client: Client, arguments: dict[str, Any]
 ) -> None:
     before = shared.state()
     mark = shared.mark()
-    message = await client.error("split_window", arguments)
+    message = await python_client.error("split_window", arguments)
     assert f"`{next(iter(arguments))}`" in message
     shared.assert_nothing_sent_since(mark)
     assert shared.state() == before
 
 
 async def test_split_window_names_a_missing_pane_and_the_socket(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    message = await client.error("split_window", {"pane_id": "%99999"})
+    message = await python_client.error("split_window", {"pane_id": "%99999"})
     assert "%99999" in message and shared.name in message and "list_panes" in message
 
 
@@ -503,10 +481,10 @@ async def test_split_window_names_a_missing_pane_and_the_socket(
 
 
 async def test_set_option_sets_each_scope_and_the_global_value(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     name = f"opt-{tag()}"
-    session_id, window, pane = new_session(shared, name)
+    session_id, window, pane = shared.new_session(name).ids
     cases: list[tuple[dict[str, Any], tuple[str, ...]]] = [
         ({"scope": "session", "target": name}, ("-t", session_id)),
         ({"scope": "window", "target": window}, ("-w", "-t", window)),
@@ -518,13 +496,15 @@ async def test_set_option_sets_each_scope_and_the_global_value(
     for index, (where, flags) in enumerate(cases):
         option = f"@{name}-{index}"
         value = f"-value {index}"  # a leading '-' stays part of the value
-        result = await client.ok("set_option", {"option": option, "value": value, **where})
+        result = await python_client.ok("set_option", {"option": option, "value": value, **where})
         assert result == {"option": option, "value": value, "status": "set"}
         assert option_value(shared, *flags, option) == value, where
     # A real option, through a session given by name; tmux checks the value's type.
-    await client.ok("set_option", {"option": "history-limit", "value": "777", "target": name})
+    await python_client.ok(
+        "set_option", {"option": "history-limit", "value": "777", "target": name}
+    )
     assert option_value(shared, "-t", session_id, "history-limit") == "777"
-    await client.ok(
+    await python_client.ok(
         "set_option",
         {"option": "remain-on-exit", "value": "on", "scope": "pane", "target": pane},
     )
@@ -532,31 +512,31 @@ async def test_set_option_sets_each_scope_and_the_global_value(
 
 
 async def test_set_option_without_a_target_sets_what_show_option_reads(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     option = f"@default-{tag()}"
-    await client.ok("set_option", {"option": option, "value": "here"})
-    result = await client.ok("show_option", {"option": option})
+    await python_client.ok("set_option", {"option": option, "value": "here"})
+    result = await python_client.ok("show_option", {"option": option})
     assert result["value"] == "here"
 
 
 async def test_set_option_errors_name_the_option_the_value_and_the_socket(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    message = await client.error("set_option", {"option": "history-limit", "value": "lots"})
+    message = await python_client.error("set_option", {"option": "history-limit", "value": "lots"})
     assert "history-limit" in message and "lots" in message and shared.name in message
-    message = await client.error("set_option", {"option": "no-such-option-x", "value": "1"})
+    message = await python_client.error("set_option", {"option": "no-such-option-x", "value": "1"})
     assert "no-such-option-x" in message and shared.name in message
-    message = await client.error(
+    message = await python_client.error(
         "set_option", {"option": "@x", "value": "1", "scope": "pane", "target": "%99999"}
     )
     assert "%99999" in message and shared.name in message and "list_panes" in message
-    message = await client.error(
+    message = await python_client.error(
         "set_option", {"option": "@x", "value": "1", "target": f"nosession-{tag()}"}
     )
     assert "nosession-" in message and "list_sessions" in message
     before = option_value(shared, "-g", "status")
-    message = await client.error("set_option", {"option": "status -g", "value": "off"})
+    message = await python_client.error("set_option", {"option": "status -g", "value": "off"})
     assert "`option`" in message
     assert option_value(shared, "-g", "status") == before
 
@@ -565,20 +545,22 @@ async def test_set_option_errors_name_the_option_the_value_and_the_socket(
 
 
 async def test_set_environment_sets_a_session_or_the_global_environment(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     name = f"envs-{tag()}"
-    session_id, _, _ = new_session(shared, name)
+    session_id = shared.new_session(name).id
     variable = f"V_{tag()}"
-    result = await client.ok(
+    result = await python_client.ok(
         "set_environment", {"name": variable, "value": "-in session", "session_name": name}
     )
     assert result == {"name": variable, "value": "-in session", "status": "set"}
     assert session_variable(shared, variable, "-t", session_id) == "-in session"
     assert session_variable(shared, variable, "-g") is None
-    await client.ok("set_environment", {"name": variable, "value": "", "session_id": session_id})
+    await python_client.ok(
+        "set_environment", {"name": variable, "value": "", "session_id": session_id}
+    )
     assert session_variable(shared, variable, "-t", session_id) == ""
-    await client.ok("set_environment", {"name": variable, "value": "everywhere"})
+    await python_client.ok("set_environment", {"name": variable, "value": "everywhere"})
     assert session_variable(shared, variable, "-g") == "everywhere"
     shared.tmux("set-environment", "-gu", variable)
 
@@ -595,9 +577,9 @@ async def test_set_environment_sets_a_session_or_the_global_environment(
     ],
 )
 async def test_set_environment_refuses_what_it_cannot_set(
-    shared: TmuxServer, client: Client, arguments: dict[str, Any], field: str
+    shared: TmuxServer, python_client: Client, arguments: dict[str, Any], field: str
 ) -> None:
-    message = await client.error("set_environment", arguments)
+    message = await python_client.error("set_environment", arguments)
     assert field in message
     assert session_variable(shared, "OK", "-g") is None
 
@@ -606,36 +588,38 @@ async def test_set_environment_refuses_what_it_cannot_set(
 
 
 async def test_pipe_pane_copies_output_to_a_file_until_stopped(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
-    _, _, pane = new_session(shared, f"pipe-{tag()}")
+    pane = shared.new_session(f"pipe-{tag()}").pane
     log = tmp_path / "pane.log"
     log.write_text("before\n")
-    result = await client.ok("pipe_pane", {"pane_id": pane, "output_path": str(log)})
+    result = await python_client.ok("pipe_pane", {"pane_id": pane, "output_path": str(log)})
     assert pane in result["result"] and str(log) in result["result"]
     assert show(shared, pane, "pane_pipe")["pane_pipe"] == "1"
     shared.tmux("send-keys", "-t", pane, "echo piped-$((6*7))", "Enter")
-    text = await eventually(lambda: log.read_text() if "piped-42" in log.read_text() else None)
+    text = await until_found(lambda: log.read_text() if "piped-42" in log.read_text() else None)
     assert text.startswith("before\n")
-    stopped = await client.ok("pipe_pane", {"pane_id": pane})
+    stopped = await python_client.ok("pipe_pane", {"pane_id": pane})
     assert "Stopped" in stopped["result"]
     assert show(shared, pane, "pane_pipe")["pane_pipe"] == "0"
-    again = await client.ok("pipe_pane", {"pane_id": pane})
+    again = await python_client.ok("pipe_pane", {"pane_id": pane})
     assert "not being piped" in again["result"]
 
 
 async def test_pipe_pane_without_append_starts_the_file_afresh(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
     name = f"pipe-{tag()}"
-    _, _, pane = new_session(shared, name)
+    pane = shared.new_session(name).pane
     log = tmp_path / "fresh.log"
     log.write_text("old content\n")
-    await client.ok("pipe_pane", {"session_name": name, "output_path": str(log), "append": False})
+    await python_client.ok(
+        "pipe_pane", {"session_name": name, "output_path": str(log), "append": False}
+    )
     shared.tmux("send-keys", "-t", pane, "echo fresh-$((6*7))", "Enter")
-    text = await eventually(lambda: log.read_text() if "fresh-42" in log.read_text() else None)
+    text = await until_found(lambda: log.read_text() if "fresh-42" in log.read_text() else None)
     assert "old content" not in text
-    await client.ok("pipe_pane", {"pane_id": pane})
+    await python_client.ok("pipe_pane", {"pane_id": pane})
 
 
 @pytest.mark.parametrize(
@@ -650,18 +634,18 @@ async def test_pipe_pane_without_append_starts_the_file_afresh(
     ],
 )
 async def test_pipe_pane_refuses_bad_arguments_before_tmux_runs(
-    shared: TmuxServer, client: Client, arguments: dict[str, Any]
+    shared: TmuxServer, python_client: Client, arguments: dict[str, Any]
 ) -> None:
     mark = shared.mark()
-    message = await client.error("pipe_pane", arguments)
+    message = await python_client.error("pipe_pane", arguments)
     assert f"`{next(iter(arguments))}`" in message
     shared.assert_nothing_sent_since(mark)
 
 
 async def test_pipe_pane_names_a_missing_pane_and_the_socket(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
-    message = await client.error(
+    message = await python_client.error(
         "pipe_pane", {"pane_id": "%99999", "output_path": str(tmp_path / "x")}
     )
     assert "%99999" in message and shared.name in message
@@ -673,7 +657,7 @@ async def test_pipe_pane_names_a_missing_pane_and_the_socket(
 
 async def reader(shared: TmuxServer, out: Path, size: int, bracketed: bool) -> str:
     """A pane whose program reads ``size`` bytes of input into ``out``."""
-    _, _, pane = new_session(shared, f"paste-{tag()}")
+    pane = shared.new_session(f"paste-{tag()}").pane
     enable = "printf '\\033[?2004h'; " if bracketed else ""
     target = shlex.quote(str(out))
     command = (
@@ -682,13 +666,13 @@ async def reader(shared: TmuxServer, out: Path, size: int, bracketed: bool) -> s
     )
     shared.tmux("send-keys", "-t", pane, "-l", command)
     shared.tmux("send-keys", "-t", pane, "Enter")
-    await eventually(screen_has(shared, pane, "ready-42"))
+    await until_found(screen_has(shared, pane, "ready-42"))
     return pane
 
 
 @pytest.mark.parametrize("bracket", [True, False])
 async def test_paste_buffer_types_the_buffer_into_the_pane(
-    shared: TmuxServer, client: Client, tmp_path: Path, bracket: bool
+    shared: TmuxServer, python_client: Client, tmp_path: Path, bracket: bool
 ) -> None:
     text = f"pasted {tag()} text"
     framing = len("\x1b[200~\x1b[201~") if bracket else 0
@@ -696,31 +680,35 @@ async def test_paste_buffer_types_the_buffer_into_the_pane(
     pane = await reader(shared, out, len(text) + framing, bracketed=True)
     buffer = f"buf-{tag()}"
     shared.tmux("set-buffer", "-b", buffer, text)
-    result = await client.ok(
+    result = await python_client.ok(
         "paste_buffer", {"buffer_name": buffer, "pane_id": pane, "bracket": bracket}
     )
     assert buffer in result["result"] and pane in result["result"]
-    got = await eventually(file_text(out))
+    got = await until_found(file_text(out))
     assert got == (f"\x1b[200~{text}\x1b[201~" if bracket else text)
     assert buffer in shared.lines("list-buffers", "-F", "#{buffer_name}")
 
 
 async def test_paste_buffer_names_a_missing_buffer_and_the_socket(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    _, _, pane = new_session(shared, f"paste-{tag()}")
-    message = await client.error("paste_buffer", {"buffer_name": "no-such-buffer", "pane_id": pane})
+    pane = shared.new_session(f"paste-{tag()}").pane
+    message = await python_client.error(
+        "paste_buffer", {"buffer_name": "no-such-buffer", "pane_id": pane}
+    )
     assert "no-such-buffer" in message and shared.name in message and "load_buffer" in message
-    message = await client.error("paste_buffer", {"buffer_name": "b", "pane_id": "%99999"})
+    message = await python_client.error("paste_buffer", {"buffer_name": "b", "pane_id": "%99999"})
     assert "%99999" in message and shared.name in message
-    message = await client.error("paste_buffer", {"buffer_name": "b", "pane_id": "x"})
+    message = await python_client.error("paste_buffer", {"buffer_name": "b", "pane_id": "x"})
     assert "`pane_id`" in message
 
 
 # --- nothing runs on malformed input ----------------------------------------------------
 
 
-async def test_malformed_targets_run_no_tmux_command(shared: TmuxServer, client: Client) -> None:
+async def test_malformed_targets_run_no_tmux_command(
+    shared: TmuxServer, python_client: Client
+) -> None:
     calls: list[tuple[str, dict[str, Any]]] = [
         ("create_window", {"session_id": "main"}),
         ("create_window", {"start_directory": "/no/such/dir"}),
@@ -738,7 +726,7 @@ async def test_malformed_targets_run_no_tmux_command(shared: TmuxServer, client:
     before = (shared.state(), shared.lines("list-sessions"))
     mark = shared.mark()
     for tool, arguments in calls:
-        message = await client.error(tool, arguments)
+        message = await python_client.error(tool, arguments)
         assert "Invalid argument" in message, (tool, message)
         shared.assert_nothing_sent_since(mark, (tool, arguments, message))
     assert (shared.state(), shared.lines("list-sessions")) == before
@@ -748,12 +736,12 @@ async def test_malformed_targets_run_no_tmux_command(shared: TmuxServer, client:
 
 
 async def test_session_and_window_names_directories_and_environment_arrive_literally(
-    shared: TmuxServer, client: Client, tmp_path: Path, marker: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path, marker: Path
 ) -> None:
     value = tricky(marker)
     session_name = f"{tag()} {tricky(marker, newline=False)}"
     directory = literal_dir(tmp_path, value)
-    result = await client.ok(
+    result = await python_client.ok(
         "create_session",
         {
             "session_name": session_name,
@@ -767,12 +755,12 @@ async def test_session_and_window_names_directories_and_environment_arrive_liter
     pane = result["active_pane_id"]
     assert show(shared, pane, "window_name")["window_name"] == value
     assert session_variable(shared, "TRICKY", "-t", result["session_id"]) == value
-    path = await eventually(
+    path = await until_found(
         lambda: show(shared, pane, "pane_current_path")["pane_current_path"] or None
     )
     assert path == os.path.realpath(directory)
 
-    window = await client.ok(
+    window = await python_client.ok(
         "create_window",
         {
             "session_name": session_name,
@@ -786,13 +774,13 @@ async def test_session_and_window_names_directories_and_environment_arrive_liter
     assert show(shared, window["window_id"], "window_name")["window_name"] == value
     new_pane = window["active_pane_id"]
     assert await dump_variable(shared, new_pane, "TRICKY_WINDOW", tmp_path / "w") == value
-    path = await eventually(
+    path = await until_found(
         lambda: show(shared, new_pane, "pane_current_path")["pane_current_path"] or None
     )
     assert path == os.path.realpath(directory)
 
     out = tmp_path / "split-out"
-    split = await client.ok(
+    split = await python_client.ok(
         "split_window",
         {
             "session_name": session_name,
@@ -803,26 +791,28 @@ async def test_session_and_window_names_directories_and_environment_arrive_liter
         },
     )
     assert split["session_id"] == result["session_id"]
-    written = await eventually(file_text(out))
+    written = await until_found(file_text(out))
     assert written == f"{os.path.realpath(directory)}|{value}"
 
 
 async def test_option_and_environment_values_arrive_literally(
-    shared: TmuxServer, client: Client, marker: Path
+    shared: TmuxServer, python_client: Client, marker: Path
 ) -> None:
     value = tricky(marker)
     name = f"lit-{tag()}"
-    session_id, _, _ = new_session(shared, name)
-    await client.ok("set_option", {"option": f"@{name}", "value": value, "target": session_id})
+    session_id = shared.new_session(name).id
+    await python_client.ok(
+        "set_option", {"option": f"@{name}", "value": value, "target": session_id}
+    )
     assert option_value(shared, "-t", session_id, f"@{name}") == value
-    await client.ok(
+    await python_client.ok(
         "set_option",
         {"option": "word-separators", "value": value, "scope": "session", "target": name},
     )
     assert option_value(shared, "-t", session_id, "word-separators") == value
     # (Not an option tmux interprets later, such as automatic-rename-format: tmux would
     # run the #(...) itself when it renames a window; the contract says so.)
-    await client.ok(
+    await python_client.ok(
         "set_option",
         {"option": f"@{name}-w", "value": value, "global_": True, "scope": "window"},
     )
@@ -831,32 +821,38 @@ async def test_option_and_environment_values_arrive_literally(
     finally:
         shared.tmux("set-option", "-gwu", f"@{name}-w")
     variable = f"LIT_{tag()}"
-    await client.ok("set_environment", {"name": variable, "value": value, "session_name": name})
+    await python_client.ok(
+        "set_environment", {"name": variable, "value": value, "session_name": name}
+    )
     assert session_variable(shared, variable, "-t", session_id) == value
-    result = await client.ok("show_environment", {"session_id": session_id})
+    result = await python_client.ok("show_environment", {"session_id": session_id})
     assert result["variables"][variable] == value
 
 
 async def test_pipe_pane_path_and_buffer_name_arrive_literally(
-    shared: TmuxServer, client: Client, tmp_path: Path, marker: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path, marker: Path
 ) -> None:
     value = tricky(marker) + " 100%d %Y"
     session_name = f"{tag()} {tricky(marker, newline=False)}"
     # tmux itself would expand (and run) such a name: the tool under test makes it.
-    made = await client.ok("create_session", {"session_name": session_name})
+    made = await python_client.ok("create_session", {"session_name": session_name})
     pane = made["active_pane_id"]
     directory = literal_dir(tmp_path, value)
     log = directory / "é漢 ;#{session_name} 100%d $(x).log"
-    result = await client.ok("pipe_pane", {"session_name": session_name, "output_path": str(log)})
+    result = await python_client.ok(
+        "pipe_pane", {"session_name": session_name, "output_path": str(log)}
+    )
     assert str(log) in result["result"]
     shared.tmux("send-keys", "-t", pane, "echo literal-$((6*7))", "Enter")
-    await eventually(lambda: True if log.exists() and "literal-42" in log.read_text() else None)
+    await until_found(lambda: True if log.exists() and "literal-42" in log.read_text() else None)
     assert os.listdir(directory) == [log.name]
-    await client.ok("pipe_pane", {"pane_id": pane})
+    await python_client.ok("pipe_pane", {"pane_id": pane})
 
     buffer = f"{tag()} {value}"
     out = tmp_path / "pasted"
     reading = await reader(shared, out, len("é漢 pasted".encode()), bracketed=False)
     shared.tmux("set-buffer", "-b", buffer, "é漢 pasted")
-    await client.ok("paste_buffer", {"buffer_name": buffer, "pane_id": reading, "bracket": False})
-    assert await eventually(file_text(out)) == "é漢 pasted"
+    await python_client.ok(
+        "paste_buffer", {"buffer_name": buffer, "pane_id": reading, "bracket": False}
+    )
+    assert await until_found(file_text(out)) == "é漢 pasted"

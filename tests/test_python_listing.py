@@ -14,7 +14,6 @@ import os
 import socket
 import subprocess
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ import pytest
 from scripts.lab.client import Client, open_client
 from scripts.lab.processes import cmdline, pids
 from scripts.lab.tmuxserver import TMUX, TmuxServer
+from tests.helpers.tmux import tag
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -50,10 +50,6 @@ def shared() -> Iterator[TmuxServer]:
 # --- helpers ----------------------------------------------------------------------------
 
 
-def tag() -> str:
-    return uuid.uuid4().hex[:8]
-
-
 def settle(server: TmuxServer, pane_id: str) -> None:
     """Wait until the pane's shell has drawn its prompt: while a login shell starts, its
     foreground command changes (``mesg`` from a profile), and listings taken a moment
@@ -65,17 +61,6 @@ def settle(server: TmuxServer, pane_id: str) -> None:
     ):
         assert time.monotonic() < deadline, f"the shell in {pane_id} did not start"
         time.sleep(0.02)
-
-
-def new_session(server: TmuxServer, name: str) -> tuple[str, str, str]:
-    """A detached session: (session id, window id, pane id)."""
-    fmt = "#{session_id} #{window_id} #{pane_id}"
-    size = ("-x", "120", "-y", "40")
-    # Named windows: tmux does not rename them as their commands change under a listing.
-    out = server.tmux("new-session", "-d", "-s", name, "-n", "first", *size, "-P", "-F", fmt)
-    session_id, window_id, pane_id = out.split()
-    settle(server, pane_id)
-    return session_id, window_id, pane_id
 
 
 def new_window(server: TmuxServer, session: str, name: str) -> tuple[str, str, str]:
@@ -136,7 +121,7 @@ async def call(client: Client, tool: str, arguments: dict[str, Any] | None = Non
 
 
 async def test_list_servers_finds_live_and_dead_sockets_without_hanging(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     beside = TmuxServer.start(beside=shared)
     try:
@@ -148,7 +133,9 @@ async def test_list_servers_finds_live_and_dead_sockets_without_hanging(
         missing = f"/tmp/tcm-missing-{tag()}.sock"
         try:
             result = (
-                await call(client, "list_servers", {"extra_socket_paths": [str(outside), missing]})
+                await call(
+                    python_client, "list_servers", {"extra_socket_paths": [str(outside), missing]}
+                )
             )["result"]
         finally:
             outside.unlink()
@@ -179,7 +166,7 @@ async def test_list_servers_finds_live_and_dead_sockets_without_hanging(
     assert len(by_path) == len(result)  # each socket once
 
     # The killed server's socket file (tmux 3.3a leaves it behind) now answers nobody.
-    result = (await call(client, "list_servers"))["result"]
+    result = (await call(python_client, "list_servers"))["result"]
     after = {row["socket_path"]: row for row in result}
     if Path(beside.socket_path).exists():
         assert after[beside.socket_path]["is_alive"] is False
@@ -199,14 +186,16 @@ def tmux_clients_of(path: str) -> list[int]:
 
 
 async def test_list_servers_gives_up_on_a_socket_that_never_answers(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     path = f"/tmp/tcm-w-{tag()}.sock"
     silent = socket.socket(socket.AF_UNIX)
     silent.bind(path)
     silent.listen(8)  # accepts connections (in the backlog) and never says a word
     try:
-        result = (await call(client, "list_servers", {"extra_socket_paths": [path]}))["result"]
+        result = (await call(python_client, "list_servers", {"extra_socket_paths": [path]}))[
+            "result"
+        ]
         row = next(row for row in result if row["socket_path"] == path)
         assert row["is_alive"] is False and row["session_count"] == 0
         with anyio.fail_after(DEADLINE):  # the probe's tmux client does not linger
@@ -218,27 +207,27 @@ async def test_list_servers_gives_up_on_a_socket_that_never_answers(
 
 
 async def test_list_servers_lists_a_socket_given_twice_once(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    result = (await call(client, "list_servers", {"extra_socket_paths": [shared.socket_path]}))[
-        "result"
-    ]
+    result = (
+        await call(python_client, "list_servers", {"extra_socket_paths": [shared.socket_path]})
+    )["result"]
     assert [row["socket_path"] for row in result].count(shared.socket_path) == 1
 
 
 async def test_list_servers_refuses_a_relative_extra_path(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     message = await no_tmux_ran(
-        shared, client, "list_servers", {"extra_socket_paths": ["relative.sock"]}
+        shared, python_client, "list_servers", {"extra_socket_paths": ["relative.sock"]}
     )
     assert_names(message, "extra_socket_paths", "relative.sock")
 
 
 async def test_get_server_info_describes_the_configured_server(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    info = await call(client, "get_server_info")
+    info = await call(python_client, "get_server_info")
     assert info["is_alive"] is True
     assert info["socket_name"] == shared.name and info["socket_path"] == shared.socket_path
     assert info["session_count"] == len(shared.lines("list-sessions"))
@@ -246,12 +235,12 @@ async def test_get_server_info_describes_the_configured_server(
 
 
 async def test_get_server_info_on_a_dead_socket_is_not_an_error(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     dead_name = f"dead-{tag()}"
     stale_socket(socket_dir(shared) / dead_name)
     for name in (dead_name, f"never-{tag()}"):
-        info = await call(client, "get_server_info", {"socket_name": name})
+        info = await call(python_client, "get_server_info", {"socket_name": name})
         assert info == {
             "is_alive": False,
             "socket_name": name,
@@ -264,11 +253,11 @@ async def test_get_server_info_on_a_dead_socket_is_not_an_error(
 # --- sessions ---------------------------------------------------------------------------
 
 
-async def test_list_sessions_matches_tmux(shared: TmuxServer, client: Client) -> None:
+async def test_list_sessions_matches_tmux(shared: TmuxServer, python_client: Client) -> None:
     name = f"ls-{tag()}"
-    session_id, _, _ = new_session(shared, name)
+    session_id = shared.new_session(name, window_name="first", width=120, height=40).id
     new_window(shared, name, "second")
-    result = (await call(client, "list_sessions"))["result"]
+    result = (await call(python_client, "list_sessions"))["result"]
     tmux_rows = rows(
         shared,
         "list-sessions",
@@ -298,10 +287,10 @@ async def test_list_sessions_matches_tmux(shared: TmuxServer, client: Client) ->
 
 
 async def test_list_sessions_counts_a_client_attached_by_someone_else(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     name = f"att-{tag()}"
-    new_session(shared, name)
+    shared.new_session(name, window_name="first", width=120, height=40)
     env = {**os.environ, **shared.env}
     env.pop("TMUX", None)
     viewer = subprocess.Popen(
@@ -314,9 +303,9 @@ async def test_list_sessions_counts_a_client_attached_by_someone_else(
     try:
         with anyio.fail_after(DEADLINE):
             while True:
-                result = (await client.ok("list_sessions", {"filters": {"session_name": name}}))[
-                    "result"
-                ]
+                result = (
+                    await python_client.ok("list_sessions", {"filters": {"session_name": name}})
+                )["result"]
                 if result[0]["session_attached"] == "1":
                     break
                 await anyio.sleep(0.02)
@@ -326,11 +315,11 @@ async def test_list_sessions_counts_a_client_attached_by_someone_else(
 
 
 async def test_list_sessions_filters_by_equality_lookup_and_json_string(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     prefix = f"flt-{tag()}"
-    first, _, _ = new_session(shared, f"{prefix}-build")
-    second, _, _ = new_session(shared, f"{prefix}-logs")
+    first = shared.new_session(f"{prefix}-build", window_name="first", width=120, height=40).id
+    second = shared.new_session(f"{prefix}-logs", window_name="first", width=120, height=40).id
     cases: list[tuple[Any, list[str]]] = [
         ({"session_name": f"{prefix}-build"}, [first]),
         ({"session_name__startswith": prefix}, [first, second]),
@@ -342,12 +331,12 @@ async def test_list_sessions_filters_by_equality_lookup_and_json_string(
         ({"session_name__startswith": prefix, "window_count": "1"}, [first, second]),
     ]
     for filters, expected in cases:
-        result = (await call(client, "list_sessions", {"filters": filters}))["result"]
+        result = (await call(python_client, "list_sessions", {"filters": filters}))["result"]
         assert [row["session_id"] for row in result] == expected, filters
 
 
 async def test_filters_that_cannot_apply_are_refused_before_tmux(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     cases: list[tuple[str, Any, tuple[str, ...]]] = [
         ("list_sessions", {"nosuch": "x"}, ("filters", "nosuch", "session_name", "window_count")),
@@ -358,24 +347,27 @@ async def test_filters_that_cannot_apply_are_refused_before_tmux(
         ("list_sessions", '["session_name"]', ("filters", "JSON object")),
     ]
     for tool, filters, words in cases:
-        message = await no_tmux_ran(shared, client, tool, {"filters": filters})
+        message = await no_tmux_ran(shared, python_client, tool, {"filters": filters})
         assert_names(message, *words)
 
 
-async def test_get_session_info_by_id_name_and_default(shared: TmuxServer, client: Client) -> None:
+async def test_get_session_info_by_id_name_and_default(
+    shared: TmuxServer, python_client: Client
+) -> None:
     name = f"gsi-{tag()}"
-    session_id, _, pane_id = new_session(shared, name)
-    expected_by_id = await call(client, "get_session_info", {"session_id": session_id})
+    made = shared.new_session(name, window_name="first", width=120, height=40)
+    session_id, pane_id = made.id, made.pane
+    expected_by_id = await call(python_client, "get_session_info", {"session_id": session_id})
     assert expected_by_id["session_name"] == name
     assert expected_by_id["active_pane_id"] == pane_id and expected_by_id["window_count"] == 1
-    assert await call(client, "get_session_info", {"session_name": name}) == expected_by_id
+    assert await call(python_client, "get_session_info", {"session_name": name}) == expected_by_id
     # a session_id and a session_name naming the same session agree; two sessions, refused
     both = {"session_id": session_id, "session_name": name}
-    assert await call(client, "get_session_info", both) == expected_by_id
-    message = await client.error("get_session_info", {**both, "session_name": "main"})
+    assert await call(python_client, "get_session_info", both) == expected_by_id
+    message = await python_client.error("get_session_info", {**both, "session_name": "main"})
     assert session_id in message and "'main'" in message and "session_name" in message
     first = shared.lines("list-sessions", "-F", "#{session_id}")[0]
-    assert (await call(client, "get_session_info"))["session_id"] == first
+    assert (await call(python_client, "get_session_info"))["session_id"] == first
 
 
 # --- windows ----------------------------------------------------------------------------
@@ -404,83 +396,95 @@ def window_row(mine: dict[str, str]) -> dict[str, Any]:
 
 
 async def test_list_windows_of_the_server_and_of_one_session_match_tmux(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     name = f"lw-{tag()}"
-    session_id, _, _ = new_session(shared, name)
+    session_id = shared.new_session(name, window_name="first", width=120, height=40).id
     new_window(shared, name, "logs")
     split(shared, f"={name}:1")
-    everything = (await call(client, "list_windows"))["result"]
+    everything = (await call(python_client, "list_windows"))["result"]
     assert everything == [
         window_row(r) for r in rows(shared, "list-windows", "-a", fields=WINDOW_FIELDS)
     ]
     mine = [
         window_row(r) for r in rows(shared, "list-windows", "-t", session_id, fields=WINDOW_FIELDS)
     ]
-    assert (await call(client, "list_windows", {"session_id": session_id}))["result"] == mine
-    assert (await call(client, "list_windows", {"session_name": name}))["result"] == mine
+    assert (await call(python_client, "list_windows", {"session_id": session_id}))["result"] == mine
+    assert (await call(python_client, "list_windows", {"session_name": name}))["result"] == mine
     assert [w["pane_count"] for w in mine] == [1, 2]
 
 
 async def test_a_window_linked_into_two_sessions_is_listed_once_per_session(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     first, second = f"lk1-{tag()}", f"lk2-{tag()}"
-    first_id, _, _ = new_session(shared, first)
-    second_id, _, _ = new_session(shared, second)
+    first_id = shared.new_session(first, window_name="first", width=120, height=40).id
+    second_id = shared.new_session(second, window_name="first", width=120, height=40).id
     window_id, index, pane_id = new_window(shared, first, "shared")
     shared.tmux("link-window", "-d", "-s", window_id, "-t", f"={second}:7")
-    result = (await call(client, "list_windows", {"filters": {"window_id": window_id}}))["result"]
+    result = (await call(python_client, "list_windows", {"filters": {"window_id": window_id}}))[
+        "result"
+    ]
     assert sorted((w["session_id"], w["window_index"]) for w in result) == sorted(
         [(first_id, index), (second_id, "7")]
     )
     assert all(w["active_pane_id"] == pane_id and w["window_name"] == "shared" for w in result)
     # get_window_info: the place in the named session, else the first place tmux lists
     at_second = await call(
-        client, "get_window_info", {"window_id": window_id, "session_id": second_id}
+        python_client, "get_window_info", {"window_id": window_id, "session_id": second_id}
     )
     assert (at_second["session_id"], at_second["window_index"]) == (second_id, "7")
-    by_index = await call(client, "get_window_info", {"session_name": second, "window_index": "7"})
+    by_index = await call(
+        python_client, "get_window_info", {"session_name": second, "window_index": "7"}
+    )
     assert by_index == at_second
     # list_panes of the whole server: each pane once although its window is in two sessions
-    panes = (await call(client, "list_panes"))["result"]
+    panes = (await call(python_client, "list_panes"))["result"]
     assert [p["pane_id"] for p in panes].count(pane_id) == 1
     all_ids = shared.lines("list-panes", "-a", "-F", "#{pane_id}")
     assert sorted(p["pane_id"] for p in panes) == sorted(set(all_ids))
 
 
-async def test_list_windows_filters_with_a_lookup(shared: TmuxServer, client: Client) -> None:
+async def test_list_windows_filters_with_a_lookup(
+    shared: TmuxServer, python_client: Client
+) -> None:
     name = f"lwf-{tag()}"
-    session_id, _, _ = new_session(shared, name)
+    session_id = shared.new_session(name, window_name="first", width=120, height=40).id
     logs_id, _, _ = new_window(shared, name, "app-logs")
     new_window(shared, name, "editor")
     filters = {"window_name__contains": "log", "session_id": session_id}
-    result = (await call(client, "list_windows", {"filters": filters}))["result"]
+    result = (await call(python_client, "list_windows", {"filters": filters}))["result"]
     assert [w["window_id"] for w in result] == [logs_id]
     as_text = '{"window_name__icontains": "LOG", "session_id": "' + session_id + '"}'
-    result = (await call(client, "list_windows", {"filters": as_text}))["result"]
+    result = (await call(python_client, "list_windows", {"filters": as_text}))["result"]
     assert [w["window_id"] for w in result] == [logs_id]
 
 
-async def test_get_window_info_by_each_targeting_style(shared: TmuxServer, client: Client) -> None:
+async def test_get_window_info_by_each_targeting_style(
+    shared: TmuxServer, python_client: Client
+) -> None:
     name = f"gwi-{tag()}"
-    session_id, first_window, _ = new_session(shared, name)
+    made = shared.new_session(name, window_name="first", width=120, height=40)
+    session_id, first_window = made.id, made.window
     second_window, index, _ = new_window(shared, name, "two")
     expected = {
         r["window_id"]: window_row(r)
         for r in rows(shared, "list-windows", "-t", session_id, fields=WINDOW_FIELDS)
     }
     assert (
-        await call(client, "get_window_info", {"window_id": second_window})
+        await call(python_client, "get_window_info", {"window_id": second_window})
         == expected[second_window]
     )
     by_index = {"session_id": session_id, "window_index": index}
-    assert await call(client, "get_window_info", by_index) == expected[second_window]
+    assert await call(python_client, "get_window_info", by_index) == expected[second_window]
     # a session alone: its active window
-    assert await call(client, "get_window_info", {"session_name": name}) == expected[first_window]
+    assert (
+        await call(python_client, "get_window_info", {"session_name": name})
+        == expected[first_window]
+    )
     # nothing: the first session's active window, as tmux lists them
     first = rows(shared, "list-windows", "-a", "-f", "#{window_active}", fields=WINDOW_FIELDS)[0]
-    assert await call(client, "get_window_info") == window_row(first)
+    assert await call(python_client, "get_window_info") == window_row(first)
 
 
 # --- panes ------------------------------------------------------------------------------
@@ -520,9 +524,10 @@ def pane_row(mine: dict[str, str]) -> dict[str, Any]:
     return shaped
 
 
-async def test_list_panes_by_scope_matches_tmux(shared: TmuxServer, client: Client) -> None:
+async def test_list_panes_by_scope_matches_tmux(shared: TmuxServer, python_client: Client) -> None:
     name = f"lp-{tag()}"
-    session_id, window_id, _ = new_session(shared, name)
+    made = shared.new_session(name, window_name="first", width=120, height=40)
+    session_id, window_id = made.id, made.window
     split(shared, window_id)
     second_window, index, _ = new_window(shared, name, "two")
     of_window = [
@@ -535,27 +540,34 @@ async def test_list_panes_by_scope_matches_tmux(shared: TmuxServer, client: Clie
         pane_row(r) for r in rows(shared, "list-panes", "-t", second_window, fields=PANE_FIELDS)
     ]
     assert len(of_window) == 2 and len(of_session) == 3
-    assert (await call(client, "list_panes", {"window_id": window_id}))["result"] == of_window
-    assert (await call(client, "list_panes", {"session_id": session_id}))["result"] == of_session
-    assert (await call(client, "list_panes", {"session_name": name}))["result"] == of_session
+    assert (await call(python_client, "list_panes", {"window_id": window_id}))[
+        "result"
+    ] == of_window
+    assert (await call(python_client, "list_panes", {"session_id": session_id}))[
+        "result"
+    ] == of_session
+    assert (await call(python_client, "list_panes", {"session_name": name}))["result"] == of_session
     scoped = {"session_name": name, "window_index": index}
-    assert (await call(client, "list_panes", scoped))["result"] == of_second
-    everything = (await call(client, "list_panes"))["result"]
+    assert (await call(python_client, "list_panes", scoped))["result"] == of_second
+    everything = (await call(python_client, "list_panes"))["result"]
     assert [p for p in everything if p["session_id"] == session_id] == of_session
 
 
-async def test_list_panes_filters_by_field_and_lookup(shared: TmuxServer, client: Client) -> None:
+async def test_list_panes_filters_by_field_and_lookup(
+    shared: TmuxServer, python_client: Client
+) -> None:
     name = f"lpf-{tag()}"
-    _, window_id, pane_id = new_session(shared, name)
+    made = shared.new_session(name, window_name="first", width=120, height=40)
+    window_id, pane_id = made.window, made.pane
     split(shared, window_id)
     shared.tmux("select-pane", "-t", pane_id, "-T", f"title-{name}")
-    result = (await call(client, "list_panes", {"filters": {"pane_title": f"title-{name}"}}))[
-        "result"
-    ]
+    result = (
+        await call(python_client, "list_panes", {"filters": {"pane_title": f"title-{name}"}})
+    )["result"]
     assert [p["pane_id"] for p in result] == [pane_id]
     result = (
         await call(
-            client,
+            python_client,
             "list_panes",
             {
                 "window_id": window_id,
@@ -566,28 +578,38 @@ async def test_list_panes_filters_by_field_and_lookup(shared: TmuxServer, client
     assert [p["pane_id"] for p in result] == [pane_id]
     result = (
         await call(
-            client, "list_panes", {"window_id": window_id, "filters": {"pane_at_left": "false"}}
+            python_client,
+            "list_panes",
+            {"window_id": window_id, "filters": {"pane_at_left": "false"}},
         )
     )["result"]
     assert len(result) == 1 and result[0]["pane_id"] != pane_id
 
 
-async def test_get_pane_info_by_each_targeting_style(shared: TmuxServer, client: Client) -> None:
+async def test_get_pane_info_by_each_targeting_style(
+    shared: TmuxServer, python_client: Client
+) -> None:
     name = f"gpi-{tag()}"
-    session_id, window_id, first_pane = new_session(shared, name)
+    session_id, window_id, first_pane = shared.new_session(
+        name, window_name="first", width=120, height=40
+    ).ids
     split(shared, window_id)
     other_window, _, other_pane = new_window(shared, name, "other")
     by_id = {
         r["pane_id"]: pane_row(r)
         for r in rows(shared, "list-panes", "-s", "-t", session_id, fields=PANE_FIELDS)
     }
-    assert await call(client, "get_pane_info", {"pane_id": other_pane}) == by_id[other_pane]
-    assert await call(client, "get_pane_info", {"window_id": other_window}) == by_id[other_pane]
+    assert await call(python_client, "get_pane_info", {"pane_id": other_pane}) == by_id[other_pane]
+    assert (
+        await call(python_client, "get_pane_info", {"window_id": other_window}) == by_id[other_pane]
+    )
     # a session: the active pane of its active window
-    assert await call(client, "get_pane_info", {"session_id": session_id}) == by_id[first_pane]
-    assert await call(client, "get_pane_info", {"session_name": name}) == by_id[first_pane]
+    assert (
+        await call(python_client, "get_pane_info", {"session_id": session_id}) == by_id[first_pane]
+    )
+    assert await call(python_client, "get_pane_info", {"session_name": name}) == by_id[first_pane]
     first_session = shared.lines("list-sessions", "-F", "#{session_id}")[0]
-    default = await call(client, "get_pane_info")
+    default = await call(python_client, "get_pane_info")
     expected = rows(
         shared,
         "list-panes",
@@ -604,9 +626,10 @@ async def test_get_pane_info_by_each_targeting_style(shared: TmuxServer, client:
 # --- display_message ------------------------------------------------------------------------
 
 
-async def test_display_message_expands_like_tmux(shared: TmuxServer, client: Client) -> None:
+async def test_display_message_expands_like_tmux(shared: TmuxServer, python_client: Client) -> None:
     name = f"dm-{tag()}"
-    _, window_id, pane_id = new_session(shared, name)
+    made = shared.new_session(name, window_name="first", width=120, height=40)
+    window_id, pane_id = made.window, made.pane
     _, _, other_pane = new_window(shared, name, "w")
     fmt = "#{session_name}:#{window_index}.#{pane_index}"
     for arguments, target in (
@@ -615,10 +638,10 @@ async def test_display_message_expands_like_tmux(shared: TmuxServer, client: Cli
         ({"session_name": name}, pane_id),
     ):
         own = shared.tmux("display-message", "-p", "-t", target, fmt).rstrip("\n")
-        result = await call(client, "display_message", {"format_string": fmt, **arguments})
+        result = await call(python_client, "display_message", {"format_string": fmt, **arguments})
         assert result == {"result": own}, arguments
     two_lines = await call(
-        client,
+        python_client,
         "display_message",
         {"format_string": "#{pane_id}\nsize #{pane_width}x#{pane_height};", "pane_id": pane_id},
     )
@@ -626,7 +649,7 @@ async def test_display_message_expands_like_tmux(shared: TmuxServer, client: Cli
 
 
 async def test_display_message_refuses_shell_commands_and_runs_nothing(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
     marker = tmp_path / "marker"
     for fmt in (
@@ -635,7 +658,9 @@ async def test_display_message_refuses_shell_commands_and_runs_nothing(
         "#{E:status-right}",
         "#{T;=5:status-left}",
     ):
-        message = await no_tmux_ran(shared, client, "display_message", {"format_string": fmt})
+        message = await no_tmux_ran(
+            shared, python_client, "display_message", {"format_string": fmt}
+        )
         assert_names(message, "format_string")
     assert not marker.exists()
 
@@ -643,7 +668,9 @@ async def test_display_message_refuses_shell_commands_and_runs_nothing(
 # --- bad targets ------------------------------------------------------------------------
 
 
-async def test_malformed_ids_are_refused_before_tmux(shared: TmuxServer, client: Client) -> None:
+async def test_malformed_ids_are_refused_before_tmux(
+    shared: TmuxServer, python_client: Client
+) -> None:
     cases: list[tuple[str, dict[str, Any], str]] = [
         ("get_pane_info", {"pane_id": "abc"}, "pane_id"),
         ("get_pane_info", {"window_id": "1"}, "window_id"),
@@ -659,12 +686,12 @@ async def test_malformed_ids_are_refused_before_tmux(shared: TmuxServer, client:
         ("get_session_info", {"session_id": "abc"}, "session_id"),
     ]
     for tool, arguments, field in cases:
-        message = await no_tmux_ran(shared, client, tool, arguments)
+        message = await no_tmux_ran(shared, python_client, tool, arguments)
         assert_names(message, field, "Invalid argument")
 
 
 async def test_unknown_targets_name_the_target_and_the_socket(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     cases: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
         ("get_pane_info", {"pane_id": "%999"}, ("%999", "list_panes")),
@@ -685,7 +712,7 @@ async def test_unknown_targets_name_the_target_and_the_socket(
     ]
     for tool, arguments, words in cases:
         with anyio.fail_after(DEADLINE):
-            message = await client.error(tool, arguments)
+            message = await python_client.error(tool, arguments)
         assert_names(message, *words, shared.name)
         assert "Traceback" not in message
 
@@ -693,9 +720,13 @@ async def test_unknown_targets_name_the_target_and_the_socket(
 # --- transports ---------------------------------------------------------------------------
 
 
-async def test_both_transports_give_the_same_answers(shared: TmuxServer, client: Client) -> None:
+async def test_both_transports_give_the_same_answers(
+    shared: TmuxServer, python_client: Client
+) -> None:
     name = f"tr-{tag()}"
-    session_id, window_id, pane_id = new_session(shared, name)
+    session_id, window_id, pane_id = shared.new_session(
+        name, window_name="first", width=120, height=40
+    ).ids
     calls: list[tuple[str, dict[str, Any]]] = [
         ("get_server_info", {}),
         ("list_sessions", {"filters": {"session_id": session_id}}),
@@ -715,7 +746,7 @@ async def test_both_transports_give_the_same_answers(shared: TmuxServer, client:
     env = shared.server_env(TMUX_CONTRACT_MCP_TRANSPORT="subprocess")
     async with open_client(env, "python") as subprocess_client:
         for tool, arguments in calls:
-            over_control = await call(client, tool, arguments)
+            over_control = await call(python_client, tool, arguments)
             over_subprocess = await call(subprocess_client, tool, arguments)
             assert over_control == over_subprocess, tool
     assert over_control == {"result": f"{pane_id} [] 0"}  # no client: client_* are empty

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import subprocess
 import time
-import uuid
-from collections.abc import AsyncIterator, Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -20,12 +18,16 @@ import anyio.to_thread
 import pytest
 
 from scripts.lab.client import Client, open_client
-from scripts.lab.processes import children, cmdline, environ_of, pids
-from scripts.lab.tmuxserver import TMUX, TmuxServer
-
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+from scripts.lab.processes import children, cmdline
+from scripts.lab.tmuxserver import TmuxServer
+from tests.helpers.family import window_running as new_window
+from tests.helpers.processes import mcp_server_pid, tmux_processes
+from tests.helpers.tmux import cli_argument, tag, tmux_wait
+from tests.helpers.waiting import eventually
 
 TRANSPORTS = ("control", "subprocess")
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.transports(*TRANSPORTS)]
+
 DEADLINE = 20.0  # only there to turn a hang into a failure
 
 
@@ -36,39 +38,7 @@ def server_env(tmux: TmuxServer, transport: str, **extra: str) -> dict[str, str]
     return tmux.server_env(TMUX_CONTRACT_MCP_TRANSPORT=transport, **extra)
 
 
-@pytest.fixture(scope="module")
-async def clients(shared: TmuxServer) -> AsyncIterator[dict[str, Client]]:
-    async with (
-        open_client(server_env(shared, "control"), "python") as control,
-        open_client(server_env(shared, "subprocess"), "python") as subprocess_client,
-    ):
-        yield {"control": control, "subprocess": subprocess_client}
-
-
-@pytest.fixture(params=TRANSPORTS)
-def transport(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def client(clients: dict[str, Client], transport: str) -> Client:
-    return clients[transport]
-
-
 # --- helpers ----------------------------------------------------------------------------
-
-
-def tag() -> str:
-    return uuid.uuid4().hex[:8]
-
-
-def new_window(tmux: TmuxServer, *command: str) -> tuple[str, str]:
-    """A new detached window in session main: (window id, pane id)."""
-    out = tmux.tmux(
-        "new-window", "-d", "-P", "-F", "#{window_id} #{pane_id}", "-t", "main:", *command
-    )
-    window, pane = out.split()
-    return window, pane
 
 
 def split(tmux: TmuxServer, pane: str, flag: str) -> str:
@@ -107,16 +77,6 @@ def socket_label(tmux: TmuxServer) -> str:
     return tmux.name
 
 
-def tmux_processes(tmux: TmuxServer) -> list[int]:
-    """tmux processes whose argv names this server's socket."""
-    found = []
-    for pid in pids():
-        argv = cmdline(pid)
-        if argv and Path(argv[0]).name == "tmux" and any(tmux.name in arg for arg in argv[1:]):
-            found.append(pid)
-    return sorted(found)
-
-
 def waiters(tmux: TmuxServer) -> list[int]:
     """tmux ``wait-for`` clients of this server that wait (rather than signal)."""
     found = []
@@ -125,45 +85,6 @@ def waiters(tmux: TmuxServer) -> list[int]:
         if "wait-for" in argv and argv[argv.index("wait-for") + 1 :][:1] != ["-S"]:
             found.append(pid)
     return found
-
-
-def mcp_server_pid(tmux: TmuxServer, transport: str) -> int:
-    found = []
-    for pid in pids():
-        if not any(arg.endswith("tmux-contract-mcp") for arg in cmdline(pid)):
-            continue
-        environ = environ_of(pid)
-        if (
-            environ.get("LIBTMUX_SOCKET") == tmux.name
-            and environ.get("TMUX_CONTRACT_MCP_TRANSPORT") == transport
-        ):
-            found.append(pid)
-    assert len(found) == 1, found
-    return found[0]
-
-
-async def eventually(check: Callable[[], bool], what: str, deadline: float = DEADLINE) -> None:
-    """Poll ``check`` (in a thread: it may call tmux) until it holds, or fail."""
-    with anyio.move_on_after(deadline):
-        while not await anyio.to_thread.run_sync(check):
-            await anyio.sleep(0.02)
-        return
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def cli_argument(value: str) -> str:
-    """``value`` as one tmux command-line argument (tmux reads a trailing ';' as a separator)."""
-    return value[:-1] + "\\;" if value.endswith(";") else value
-
-
-def tmux_wait(tmux: TmuxServer, channel: str) -> subprocess.Popen[bytes]:
-    """A ``tmux wait-for`` of our own on ``channel`` (literal argv), to be signalled."""
-    return subprocess.Popen(
-        [TMUX, "-L", tmux.name, "wait-for", "--", cli_argument(channel)],
-        env={**tmux.env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
 
 
 def running(tmux: TmuxServer, process: subprocess.Popen[bytes]) -> bool:
@@ -183,32 +104,32 @@ def finished(process: subprocess.Popen[bytes], deadline: float = DEADLINE) -> in
 
 
 async def test_resize_pane_sets_width_and_height_and_reports_the_new_size(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     _, left = new_window(shared)
     split(shared, left, "-h")
     split(shared, left, "-v")
-    result = await client.ok("resize_pane", {"pane_id": left, "width": 60, "height": 20})
+    result = await python_client.ok("resize_pane", {"pane_id": left, "width": 60, "height": 20})
     assert geometry(shared, left)[2:] == (60, 20)
     assert (result["pane_id"], result["pane_width"], result["pane_height"]) == (left, "60", "20")
-    result = await client.ok("resize_pane", {"pane_id": left, "width": 90})
+    result = await python_client.ok("resize_pane", {"pane_id": left, "width": 90})
     assert geometry(shared, left)[2:] == (90, 20)
     assert result["pane_width"] == "90"
 
 
 async def test_resize_pane_without_pane_id_resizes_the_active_pane_of_the_window(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     window, first = new_window(shared)
     second = split(shared, first, "-h")
     shared.tmux("select-pane", "-t", second)
-    result = await client.ok("resize_pane", {"window_id": window, "width": 70})
+    result = await python_client.ok("resize_pane", {"window_id": window, "width": 70})
     assert result["pane_id"] == second
     assert geometry(shared, second)[2] == 70
 
 
 async def test_resize_pane_zoom_true_zooms_the_pane_and_false_unzooms(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     window, first = new_window(shared)
     second = split(shared, first, "-h")
@@ -216,19 +137,21 @@ async def test_resize_pane_zoom_true_zooms_the_pane_and_false_unzooms(
     def zoomed() -> tuple[str, str]:
         return show(shared, window, "#{window_zoomed_flag}"), shared.active_pane(window)
 
-    result = await client.ok("resize_pane", {"pane_id": second, "zoom": True})
+    result = await python_client.ok("resize_pane", {"pane_id": second, "zoom": True})
     assert zoomed() == ("1", second)
     assert result["pane_width"] == "200" and result["pane_active"] == "1"
-    await client.ok("resize_pane", {"pane_id": second, "zoom": True})  # already: stays zoomed
+    await python_client.ok(
+        "resize_pane", {"pane_id": second, "zoom": True}
+    )  # already: stays zoomed
     assert zoomed() == ("1", second)
     # Zoomed on another pane: that one is unzoomed and this one zoomed.
-    result = await client.ok("resize_pane", {"pane_id": first, "zoom": True})
+    result = await python_client.ok("resize_pane", {"pane_id": first, "zoom": True})
     assert zoomed() == ("1", first)
     assert result["pane_width"] == "200"
-    result = await client.ok("resize_pane", {"pane_id": second, "zoom": False})
+    result = await python_client.ok("resize_pane", {"pane_id": second, "zoom": False})
     assert zoomed() == ("0", first)
     assert int(result["pane_width"]) < 200
-    await client.ok("resize_pane", {"pane_id": second, "zoom": False})  # already: stays
+    await python_client.ok("resize_pane", {"pane_id": second, "zoom": False})  # already: stays
     assert zoomed() == ("0", first)
 
 
@@ -244,19 +167,19 @@ async def test_resize_pane_zoom_true_zooms_the_pane_and_false_unzooms(
     ],
 )
 async def test_resize_pane_refuses_conflicting_missing_or_impossible_sizes_before_tmux_runs(
-    shared: TmuxServer, client: Client, arguments: dict[str, Any], field: str
+    shared: TmuxServer, python_client: Client, arguments: dict[str, Any], field: str
 ) -> None:
     pane = shared.active_pane()
     before = shared.state()
     mark = shared.mark()
-    message = await client.error("resize_pane", {"pane_id": pane, **arguments})
+    message = await python_client.error("resize_pane", {"pane_id": pane, **arguments})
     shared.assert_nothing_sent_since(mark)
     assert f"`{field}`" in message
     assert shared.state() == before
 
 
 async def test_pane_tools_refuse_a_malformed_pane_id_and_name_an_unknown_one(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     tmux = shared
     mark = tmux.mark()
@@ -269,7 +192,7 @@ async def test_pane_tools_refuse_a_malformed_pane_id_and_name_an_unknown_one(
         ("exit_copy_mode", {"window_id": "%1"}),
         ("enter_copy_mode", {"session_id": "main"}),
     ):
-        message = await client.error(tool, arguments)
+        message = await python_client.error(tool, arguments)
         assert "Invalid argument" in message, (tool, message)
     tmux.assert_nothing_sent_since(mark)
     for tool, arguments in (
@@ -278,10 +201,10 @@ async def test_pane_tools_refuse_a_malformed_pane_id_and_name_an_unknown_one(
         ("enter_copy_mode", {"pane_id": "%999"}),
         ("exit_copy_mode", {"pane_id": "%999"}),
     ):
-        message = await client.error(tool, arguments)
+        message = await python_client.error(tool, arguments)
         assert "%999" in message and socket_label(tmux) in message, (tool, message)
         assert "list_panes" in message
-    message = await client.error("resize_pane", {"session_name": "nope", "width": 10})
+    message = await python_client.error("resize_pane", {"session_name": "nope", "width": 10})
     assert "'nope'" in message and socket_label(tmux) in message
 
 
@@ -289,13 +212,13 @@ async def test_pane_tools_refuse_a_malformed_pane_id_and_name_an_unknown_one(
 
 
 async def test_set_pane_title_sets_each_value_literally_and_runs_nothing(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
     marker = tmp_path / "MARKER"
     window, pane = new_window(shared)
     other = split(shared, pane, "-h")
     for title in [*injected(marker), "##double #", "#[fg=red]style ##[b] a#", ""]:
-        result = await client.ok("set_pane_title", {"pane_id": other, "title": title})
+        result = await python_client.ok("set_pane_title", {"pane_id": other, "title": title})
         assert show(shared, other, "#{pane_title}") == title
         assert result["pane_title"] == title and result["pane_id"] == other
     # Setting a title does not select the pane.
@@ -305,25 +228,25 @@ async def test_set_pane_title_sets_each_value_literally_and_runs_nothing(
 
 
 async def test_set_pane_title_targets_the_active_pane_of_a_session_by_name(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     name = f"titled-{tag()}"
     pane = shared.tmux(
         "new-session", "-d", "-s", name, "-x", "80", "-y", "20", "-P", "-F", "#{pane_id}"
     ).strip()
     title = f"by name {tag()}"
-    result = await client.ok("set_pane_title", {"session_name": name, "title": title})
+    result = await python_client.ok("set_pane_title", {"session_name": name, "title": title})
     assert result["pane_id"] == pane
     assert show(shared, pane, "#{pane_title}") == title
 
 
 @pytest.mark.parametrize("title", ["two\nlines", "tab\there", "escape\x1b[31m", "c1\x85"])
 async def test_set_pane_title_refuses_control_characters_tmux_would_drop(
-    shared: TmuxServer, client: Client, title: str
+    shared: TmuxServer, python_client: Client, title: str
 ) -> None:
     _, pane = new_window(shared)
     shared.tmux("select-pane", "-t", pane, "-T", "kept")
-    message = await client.error("set_pane_title", {"pane_id": pane, "title": title})
+    message = await python_client.error("set_pane_title", {"pane_id": pane, "title": title})
     assert "`title`" in message and "control character" in message
     assert show(shared, pane, "#{pane_title}") == "kept"
 
@@ -332,12 +255,12 @@ async def test_set_pane_title_refuses_control_characters_tmux_would_drop(
 
 
 async def test_swap_pane_exchanges_positions_and_keeps_the_active_pane(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     window, left = new_window(shared)
     right = split(shared, left, "-h")
     before_left, before_right = geometry(shared, left), geometry(shared, right)
-    result = await client.ok("swap_pane", {"source_pane_id": left, "target_pane_id": right})
+    result = await python_client.ok("swap_pane", {"source_pane_id": left, "target_pane_id": right})
     assert geometry(shared, left) == before_right
     assert geometry(shared, right) == before_left
     assert result["pane_id"] == left
@@ -345,25 +268,33 @@ async def test_swap_pane_exchanges_positions_and_keeps_the_active_pane(
     assert shared.active_pane(window) == left
 
 
-async def test_swap_pane_moves_panes_between_windows(shared: TmuxServer, client: Client) -> None:
+async def test_swap_pane_moves_panes_between_windows(
+    shared: TmuxServer, python_client: Client
+) -> None:
     window_a, pane_a = new_window(shared)
     window_b, pane_b = new_window(shared)
-    result = await client.ok("swap_pane", {"source_pane_id": pane_a, "target_pane_id": pane_b})
+    result = await python_client.ok(
+        "swap_pane", {"source_pane_id": pane_a, "target_pane_id": pane_b}
+    )
     assert result["window_id"] == window_b
     assert show(shared, pane_a, "#{window_id}") == window_b
     assert show(shared, pane_b, "#{window_id}") == window_a
 
 
 async def test_swap_pane_with_an_unknown_pane_names_it_and_swaps_nothing(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     _, left = new_window(shared)
     right = split(shared, left, "-h")
     before = shared.state()
-    message = await client.error("swap_pane", {"source_pane_id": left, "target_pane_id": "%999"})
+    message = await python_client.error(
+        "swap_pane", {"source_pane_id": left, "target_pane_id": "%999"}
+    )
     assert "%999" in message and "target_pane_id" in message
     assert socket_label(shared) in message
-    message = await client.error("swap_pane", {"source_pane_id": "%998", "target_pane_id": right})
+    message = await python_client.error(
+        "swap_pane", {"source_pane_id": "%998", "target_pane_id": right}
+    )
     assert "%998" in message and "source_pane_id" in message
     assert shared.state() == before
 
@@ -372,7 +303,7 @@ async def test_swap_pane_with_an_unknown_pane_names_it_and_swaps_nothing(
 
 
 async def test_enter_copy_mode_scrolls_up_and_exit_copy_mode_leaves_it(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     _, pane = new_window(shared, "sh", "-c", "seq 1 200; exec cat")
     deadline = time.monotonic() + DEADLINE
@@ -381,32 +312,34 @@ async def test_enter_copy_mode_scrolls_up_and_exit_copy_mode_leaves_it(
         await anyio.sleep(0.02)
     history = int(show(shared, pane, "#{history_size}"))
 
-    result = await client.ok("enter_copy_mode", {"pane_id": pane, "scroll_up": 10})
+    result = await python_client.ok("enter_copy_mode", {"pane_id": pane, "scroll_up": 10})
     assert result["pane_id"] == pane
     assert show(shared, pane, "#{pane_in_mode} #{pane_mode} #{scroll_position}") == (
         "1 copy-mode 10"
     )
-    await client.ok("enter_copy_mode", {"pane_id": pane, "scroll_up": 5})  # already in it
+    await python_client.ok("enter_copy_mode", {"pane_id": pane, "scroll_up": 5})  # already in it
     assert show(shared, pane, "#{scroll_position}") == "15"
-    await client.ok("enter_copy_mode", {"pane_id": pane, "scroll_up": 10**12})  # stops at top
+    await python_client.ok(
+        "enter_copy_mode", {"pane_id": pane, "scroll_up": 10**12}
+    )  # stops at top
     assert show(shared, pane, "#{scroll_position}") == str(history)
 
-    await client.ok("exit_copy_mode", {"pane_id": pane})
+    await python_client.ok("exit_copy_mode", {"pane_id": pane})
     assert show(shared, pane, "#{pane_in_mode}") == "0"
-    await client.ok("exit_copy_mode", {"pane_id": pane})  # not in a mode: left as it is
+    await python_client.ok("exit_copy_mode", {"pane_id": pane})  # not in a mode: left as it is
     assert show(shared, pane, "#{pane_in_mode}") == "0"
 
-    await client.ok("enter_copy_mode", {"pane_id": pane})
+    await python_client.ok("enter_copy_mode", {"pane_id": pane})
     assert show(shared, pane, "#{pane_in_mode} #{scroll_position}") == "1 0"
-    await client.ok("exit_copy_mode", {"pane_id": pane})
+    await python_client.ok("exit_copy_mode", {"pane_id": pane})
     assert show(shared, pane, "#{pane_in_mode}") == "0"
 
 
 async def test_enter_copy_mode_refuses_a_negative_scroll(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     _, pane = new_window(shared)
-    message = await client.error("enter_copy_mode", {"pane_id": pane, "scroll_up": -1})
+    message = await python_client.error("enter_copy_mode", {"pane_id": pane, "scroll_up": -1})
     assert "`scroll_up`" in message
     assert show(shared, pane, "#{pane_in_mode}") == "0"
 
@@ -415,14 +348,16 @@ async def test_enter_copy_mode_refuses_a_negative_scroll(
 
 
 async def test_wait_for_channel_returns_when_tmux_signals_the_channel(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     channel = f"done-{tag()}"
     before = waiters(shared)
     answered: dict[str, Any] = {}
 
     async def wait() -> None:
-        answered.update(await client.ok("wait_for_channel", {"channel": channel, "timeout": 15}))
+        answered.update(
+            await python_client.ok("wait_for_channel", {"channel": channel, "timeout": 15})
+        )
 
     async with anyio.create_task_group() as group:
         group.start_soon(wait)
@@ -434,27 +369,27 @@ async def test_wait_for_channel_returns_when_tmux_signals_the_channel(
 
 
 async def test_a_signal_sent_before_the_wait_is_kept_for_it(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     channel = f"early-{tag()}"
-    result = await client.ok("signal_channel", {"channel": channel})
+    result = await python_client.ok("signal_channel", {"channel": channel})
     assert channel in result["result"]
-    result = await client.ok("wait_for_channel", {"channel": channel, "timeout": 15})
+    result = await python_client.ok("wait_for_channel", {"channel": channel, "timeout": 15})
     assert channel in result["result"]
 
 
 async def test_signal_channel_wakes_a_waiting_tmux_client(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     channel = f"wake-{tag()}"
     process = tmux_wait(shared, channel)
     await eventually(partial(running, shared, process), "the tmux wait")
-    await client.ok("signal_channel", {"channel": channel})
+    await python_client.ok("signal_channel", {"channel": channel})
     assert await anyio.to_thread.run_sync(finished, process) == 0
 
 
 async def test_channel_names_reach_tmux_literally_and_run_nothing(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
     marker = tmp_path / "MARKER"
     for value in [*injected(marker), "new\nline"]:
@@ -462,25 +397,25 @@ async def test_channel_names_reach_tmux_literally_and_run_nothing(
         # Our signal ends a wait tmux was given the name by argv: the same channel.
         process = tmux_wait(shared, channel)
         await eventually(partial(running, shared, process), "the tmux wait")
-        await client.ok("signal_channel", {"channel": channel})
+        await python_client.ok("signal_channel", {"channel": channel})
         assert await anyio.to_thread.run_sync(finished, process) == 0, repr(channel)
         # And a signal given by argv ends our wait (kept by tmux if it came first).
         await anyio.to_thread.run_sync(
             partial(shared.tmux, "wait-for", "-S", "--", cli_argument(channel))
         )
-        result = await client.ok("wait_for_channel", {"channel": channel, "timeout": 15})
+        result = await python_client.ok("wait_for_channel", {"channel": channel, "timeout": 15})
         assert repr(channel) in result["result"]
     await anyio.sleep(0.2)  # a #() job would have run by now
     assert not marker.exists()
 
 
 async def test_wait_for_channel_times_out_with_an_error_and_leaves_no_process(
-    shared: TmuxServer, client: Client, transport: str
+    shared: TmuxServer, python_client: Client, transport: str
 ) -> None:
     channel = f"never-{tag()}"
     server = mcp_server_pid(shared, transport)
     processes_before, children_before = tmux_processes(shared), children(server)
-    message = await client.error("wait_for_channel", {"channel": channel, "timeout": 0.3})
+    message = await python_client.error("wait_for_channel", {"channel": channel, "timeout": 0.3})
     assert repr(channel) in message and "0.3 s" in message
     assert socket_label(shared) in message
     assert tmux_processes(shared) == processes_before
@@ -488,7 +423,7 @@ async def test_wait_for_channel_times_out_with_an_error_and_leaves_no_process(
 
 
 async def test_a_cancelled_wait_for_channel_leaves_no_process_and_the_server_lives_on(
-    shared: TmuxServer, client: Client, transport: str
+    shared: TmuxServer, python_client: Client, transport: str
 ) -> None:
     channel = f"cancel-{tag()}"
     server = mcp_server_pid(shared, transport)
@@ -500,7 +435,7 @@ async def test_a_cancelled_wait_for_channel_leaves_no_process_and_the_server_liv
     async def wait() -> None:
         with scope:
             arguments = {"channel": channel, "timeout": 15}
-            answered.append(await client.session.call_tool("wait_for_channel", arguments))
+            answered.append(await python_client.session.call_tool("wait_for_channel", arguments))
 
     async with anyio.create_task_group() as group:
         group.start_soon(wait)
@@ -516,8 +451,8 @@ async def test_a_cancelled_wait_for_channel_leaves_no_process_and_the_server_liv
     # Well inside the 15 s the wait would have lasted.
     await eventually(nothing_left, "the wait's process to go", deadline=7.0)
     other = f"after-{tag()}"
-    await client.ok("signal_channel", {"channel": other})
-    await client.ok("wait_for_channel", {"channel": other, "timeout": 5})
+    await python_client.ok("signal_channel", {"channel": other})
+    await python_client.ok("wait_for_channel", {"channel": other, "timeout": 5})
 
 
 async def test_wait_for_channel_clamps_the_timeout_to_the_configured_ceiling(
@@ -542,10 +477,10 @@ async def test_wait_for_channel_clamps_the_timeout_to_the_configured_ceiling(
     ],
 )
 async def test_channel_tools_refuse_empty_names_and_non_positive_timeouts(
-    shared: TmuxServer, client: Client, tool: str, arguments: dict[str, Any], field: str
+    shared: TmuxServer, python_client: Client, tool: str, arguments: dict[str, Any], field: str
 ) -> None:
     processes = tmux_processes(shared)
-    message = await client.error(tool, arguments)
+    message = await python_client.error(tool, arguments)
     assert f"`{field}`" in message
     assert tmux_processes(shared) == processes
 

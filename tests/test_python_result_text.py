@@ -22,12 +22,9 @@ import pytest
 
 from scripts.lab.client import Client, contracts, open_client
 from scripts.lab.tmuxserver import TmuxServer
+from tests.helpers.wire import compact
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-
-def compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def only_text(result: types.CallToolResult) -> str:
@@ -59,8 +56,8 @@ def test_the_wrapped_inspect_tools_are_found_from_the_contracts() -> None:
 
 
 @pytest.mark.parametrize("tool", WRAPPED_INSPECT)
-async def test_a_wrapped_result_is_sent_as_its_value(client: Client, tool: str) -> None:
-    result = await client.session.call_tool(tool, ARGUMENTS.get(tool, {}))
+async def test_a_wrapped_result_is_sent_as_its_value(python_client: Client, tool: str) -> None:
+    result = await python_client.session.call_tool(tool, ARGUMENTS.get(tool, {}))
     text = only_text(result)
     assert result.structured_content is not None
     value = result.structured_content["result"]
@@ -71,7 +68,7 @@ async def test_a_wrapped_result_is_sent_as_its_value(client: Client, tool: str) 
 
 
 async def test_capture_pane_text_is_the_screen_with_real_newlines(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     window = shared.new_window()
     pane = shared.active_pane(window)
@@ -81,7 +78,7 @@ async def test_capture_pane_text_is_the_screen_with_real_newlines(
     )
     deadline = anyio.current_time() + 10
     while True:
-        result = await client.session.call_tool("capture_pane", {"pane_id": pane})
+        result = await python_client.session.call_tool("capture_pane", {"pane_id": pane})
         if "three" in only_text(result).splitlines() or anyio.current_time() > deadline:
             break
         await anyio.sleep(0.05)
@@ -93,12 +90,12 @@ async def test_capture_pane_text_is_the_screen_with_real_newlines(
 
 
 async def test_list_panes_text_is_a_json_array_of_the_panes(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     window = shared.new_window()
     corners = shared.grid(window)
     window_id = shared.tmux("display-message", "-p", "-t", window, "#{window_id}").strip()
-    result = await client.session.call_tool("list_panes", {"window_id": window_id})
+    result = await python_client.session.call_tool("list_panes", {"window_id": window_id})
     text = only_text(result)
     assert text.startswith("[")
     panes = json.loads(text)
@@ -108,14 +105,16 @@ async def test_list_panes_text_is_a_json_array_of_the_panes(
     assert text == compact(panes)
 
 
-async def test_a_result_that_is_not_a_wrapper_is_sent_as_its_compact_json(client: Client) -> None:
-    result = await client.session.call_tool("get_pane_info", {})
+async def test_a_result_that_is_not_a_wrapper_is_sent_as_its_compact_json(
+    python_client: Client,
+) -> None:
+    result = await python_client.session.call_tool("get_pane_info", {})
     assert result.structured_content is not None and "pane_id" in result.structured_content
     assert only_text(result) == compact(result.structured_content)
 
 
 async def test_batch_rows_carry_each_calls_own_text_and_the_batch_its_json(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     pane = shared.active_pane()
     operations = [
@@ -123,7 +122,9 @@ async def test_batch_rows_carry_each_calls_own_text_and_the_batch_its_json(
         {"tool": "list_panes"},
         {"tool": "get_pane_info", "arguments": {"pane_id": pane}},
     ]
-    result = await client.session.call_tool("call_read_tools_batch", {"operations": operations})
+    result = await python_client.session.call_tool(
+        "call_read_tools_batch", {"operations": operations}
+    )
     answer = result.structured_content
     assert answer is not None
     assert only_text(result) == compact(answer)

@@ -13,7 +13,6 @@ import math
 import shlex
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -25,23 +24,18 @@ import pytest
 from scripts.lab.client import Client, error_text, open_client
 from scripts.lab.processes import children
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_transports import eventually, mcp_server_pid, tmux_processes
+from tests.helpers.processes import mcp_server_pid, tmux_processes
+from tests.helpers.waiting import eventually, quiet_cat, until
+from tests.helpers.waiting import joined_screen as screen
+from tests.helpers.waiting import pane_in_main as window
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.transports("control", "subprocess")]
 
 DEADLINE = 20.0  # only there to turn a hang into a failure
 PLUMBING = ("__tcm", "wait-for", "tcm-")
 
 
 # --- fixtures and helpers ---------------------------------------------------------------
-
-
-@pytest.fixture(scope="module", params=["control", "subprocess"])
-async def client(shared: TmuxServer, request: pytest.FixtureRequest) -> AsyncIterator[Client]:
-    """The MCP server over each transport in turn: every test using it runs on both."""
-    env = shared.server_env(TMUX_CONTRACT_MCP_TRANSPORT=request.param)
-    async with open_client(env, "python") as opened:
-        yield opened
 
 
 @pytest.fixture
@@ -62,29 +56,8 @@ def tricky(marker: Path) -> list[str]:
     ]
 
 
-def window(server: TmuxServer, *command: str, history: int | None = None) -> str:
-    """A new window in session main running ``command`` (a shell without one): its pane."""
-    if history is not None:
-        server.tmux("set-option", "-g", "history-limit", str(history))
-    try:
-        return server.tmux(
-            "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:", *command
-        ).strip()
-    finally:
-        if history is not None:
-            server.tmux("set-option", "-g", "history-limit", "2000")
-
-
-def screen(server: TmuxServer, pane: str) -> list[str]:
-    return server.tmux("capture-pane", "-p", "-J", "-t", pane).splitlines()
-
-
 def current_command(server: TmuxServer, pane: str) -> str:
     return server.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}").strip()
-
-
-async def until(check: Callable[[], bool], what: str) -> None:
-    await eventually(check, what, deadline=DEADLINE)
 
 
 async def shell(server: TmuxServer, *, history: int | None = None) -> str:
@@ -97,19 +70,6 @@ async def shell(server: TmuxServer, *, history: int | None = None) -> str:
 def at_prompt(server: TmuxServer, pane: str) -> bool:
     rows = [row.strip() for row in screen(server, pane) if row.strip()]
     return current_command(server, pane) == "sh" and bool(rows) and rows[-1] in ("#", "$")
-
-
-async def quiet_cat(server: TmuxServer, *, into: Path | None = None, vis: bool = False) -> str:
-    """A pane whose program echoes back each line it reads (the terminal's echo off),
-    or writes it to ``into``; ``vis`` turns bracketed paste on and shows control bytes."""
-    sink = f"cat > {shlex.quote(str(into))}" if into is not None else "cat"
-    start = "stty -echo; "
-    if vis:
-        sink = "cat -v"
-        start += "printf '\\033[?2004h'; "
-    pane = window(server, "sh", "-c", f"{start}echo ready; exec {sink}")
-    await until(lambda: "ready" in screen(server, pane), "the pane to be ready")
-    return pane
 
 
 async def shows(server: TmuxServer, pane: str, *lines: str) -> None:
@@ -139,91 +99,109 @@ def no_plumbing(lines: list[str]) -> None:
 # --- send_keys --------------------------------------------------------------------------
 
 
-async def test_send_keys_types_a_line_and_presses_enter(shared: TmuxServer, client: Client) -> None:
+async def test_send_keys_types_a_line_and_presses_enter(
+    shared: TmuxServer, python_client: Client
+) -> None:
     pane = await shell(shared)
-    result = await client.ok("send_keys", {"pane_id": pane, "keys": "echo $((6 * 7))"})
+    result = await python_client.ok("send_keys", {"pane_id": pane, "keys": "echo $((6 * 7))"})
     assert result == {"result": f"Keys sent to pane {pane}"}
     await shows(shared, pane, "42")
 
 
 async def test_without_enter_the_text_waits_on_the_prompt(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     pane = await shell(shared)
-    await client.ok("send_keys", {"pane_id": pane, "keys": "echo not-yet", "enter": False})
+    await python_client.ok("send_keys", {"pane_id": pane, "keys": "echo not-yet", "enter": False})
     await until(lambda: any("echo not-yet" in row for row in screen(shared, pane)), "the text")
     assert "not-yet" not in screen(shared, pane)
     # Empty keys with Enter press only Enter.
-    await client.ok("send_keys", {"pane_id": pane, "keys": ""})
+    await python_client.ok("send_keys", {"pane_id": pane, "keys": ""})
     await shows(shared, pane, "not-yet")
 
 
-async def test_a_key_name_interrupts_a_running_command(shared: TmuxServer, client: Client) -> None:
+async def test_a_key_name_interrupts_a_running_command(
+    shared: TmuxServer, python_client: Client
+) -> None:
     pane = await shell(shared)
-    await client.ok("send_keys", {"pane_id": pane, "keys": "sleep 100"})
+    await python_client.ok("send_keys", {"pane_id": pane, "keys": "sleep 100"})
     await until(lambda: current_command(shared, pane) == "sleep", "sleep to run")
-    await client.ok("send_keys", {"pane_id": pane, "keys": "C-c", "enter": False})
+    await python_client.ok("send_keys", {"pane_id": pane, "keys": "C-c", "enter": False})
     await until(lambda: current_command(shared, pane) == "sh", "sleep to be interrupted")
 
 
-async def test_literal_types_a_key_name_as_text(shared: TmuxServer, client: Client) -> None:
+async def test_literal_types_a_key_name_as_text(shared: TmuxServer, python_client: Client) -> None:
     pane = await quiet_cat(shared)
-    await client.ok("send_keys", {"pane_id": pane, "keys": "Enter", "literal": True})
-    await client.ok("send_keys", {"pane_id": pane, "keys": "C-c is no key name here"})
-    assert await fenced(client, shared, pane) == ["ready", "Enter", "C-c is no key name here"]
+    await python_client.ok("send_keys", {"pane_id": pane, "keys": "Enter", "literal": True})
+    await python_client.ok("send_keys", {"pane_id": pane, "keys": "C-c is no key name here"})
+    assert await fenced(python_client, shared, pane) == [
+        "ready",
+        "Enter",
+        "C-c is no key name here",
+    ]
 
 
-async def test_suppress_history_types_one_leading_space(shared: TmuxServer, client: Client) -> None:
+async def test_suppress_history_types_one_leading_space(
+    shared: TmuxServer, python_client: Client
+) -> None:
     pane = await quiet_cat(shared)
     for literal in (False, True):
         arguments = {"keys": f"spaced-{literal}", "literal": literal, "suppress_history": True}
-        await client.ok("send_keys", {"pane_id": pane, **arguments})
-    assert await fenced(client, shared, pane) == ["ready", " spaced-False", " spaced-True"]
+        await python_client.ok("send_keys", {"pane_id": pane, **arguments})
+    assert await fenced(python_client, shared, pane) == ["ready", " spaced-False", " spaced-True"]
 
 
 async def test_keys_reach_the_pane_as_typed_and_run_nothing(
-    shared: TmuxServer, client: Client, marker: Path
+    shared: TmuxServer, python_client: Client, marker: Path
 ) -> None:
     values = [*tricky(marker), "two\nlines"]
     pane = await quiet_cat(shared)
     for literal in (True, False):
         for value in values:
-            await client.ok("send_keys", {"pane_id": pane, "keys": value, "literal": literal})
+            await python_client.ok(
+                "send_keys", {"pane_id": pane, "keys": value, "literal": literal}
+            )
     typed = [line for value in values for line in value.split("\n")]
-    assert await fenced(client, shared, pane) == ["ready", *typed, *typed]
+    assert await fenced(python_client, shared, pane) == ["ready", *typed, *typed]
 
     # At a shell prompt, without Enter: shown as typed, and neither tmux nor the shell ran it.
     prompt = await shell(shared)
     line = f"#{{session_name}}; #(touch {marker}) $(touch {marker})"
-    await client.ok("send_keys", {"pane_id": prompt, "keys": line, "enter": False})
+    await python_client.ok("send_keys", {"pane_id": prompt, "keys": line, "enter": False})
     await until(lambda: any(row.endswith(line) for row in screen(shared, prompt)), "the line")
     assert not marker.exists()
 
 
-async def test_long_text_is_typed_whole(shared: TmuxServer, client: Client, tmp_path: Path) -> None:
+async def test_long_text_is_typed_whole(
+    shared: TmuxServer, python_client: Client, tmp_path: Path
+) -> None:
     kept = tmp_path / "typed"
     pane = await quiet_cat(shared, into=kept)
     text = "\n".join(f"{n:04d} " + "漢" * 40 for n in range(100))  # ~12 KB: several pieces
     for literal in (True, False):
-        await client.ok("send_keys", {"pane_id": pane, "keys": text, "literal": literal})
+        await python_client.ok("send_keys", {"pane_id": pane, "keys": text, "literal": literal})
     await until(partial(holds, kept, f"{text}\n{text}\n"), "the long text, twice")
 
 
-async def test_send_keys_names_a_bad_or_missing_pane(shared: TmuxServer, client: Client) -> None:
+async def test_send_keys_names_a_bad_or_missing_pane(
+    shared: TmuxServer, python_client: Client
+) -> None:
     mark = shared.mark()
-    message = await client.error("send_keys", {"pane_id": "3", "keys": "x"})
+    message = await python_client.error("send_keys", {"pane_id": "3", "keys": "x"})
     assert "pane_id" in message and "list_panes" in message
-    message = await client.error("send_keys", {"keys": "x", "window_id": "main"})
+    message = await python_client.error("send_keys", {"keys": "x", "window_id": "main"})
     assert "window_id" in message
-    message = await client.error("send_keys", {"pane_id": "%1", "keys": "a\0b", "literal": True})
+    message = await python_client.error(
+        "send_keys", {"pane_id": "%1", "keys": "a\0b", "literal": True}
+    )
     assert "keys" in message and "NUL" in message
     shared.assert_nothing_sent_since(mark)
-    message = await client.error("send_keys", {"pane_id": "%9999", "keys": "x"})
+    message = await python_client.error("send_keys", {"pane_id": "%9999", "keys": "x"})
     assert "%9999" in message and shared.name in message and "list_panes" in message
 
 
 async def test_send_keys_without_a_target_types_into_the_session_active_pane(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     session = f"s-{uuid.uuid4().hex[:6]}"
     pane = shared.tmux(
@@ -231,7 +209,7 @@ async def test_send_keys_without_a_target_types_into_the_session_active_pane(
         "sh", "-c", "stty -echo; echo ready; exec cat",
     ).strip()  # fmt: skip
     await until(lambda: "ready" in screen(shared, pane), "the pane")
-    result = await client.ok("send_keys", {"session_name": session, "keys": "by-session"})
+    result = await python_client.ok("send_keys", {"session_name": session, "keys": "by-session"})
     assert result["result"] == f"Keys sent to pane {pane}"
     await shows(shared, pane, "by-session")
 
@@ -239,7 +217,9 @@ async def test_send_keys_without_a_target_types_into_the_session_active_pane(
 # --- send_keys_batch --------------------------------------------------------------------
 
 
-async def test_a_batch_sends_each_operation_in_order(shared: TmuxServer, client: Client) -> None:
+async def test_a_batch_sends_each_operation_in_order(
+    shared: TmuxServer, python_client: Client
+) -> None:
     first, second = await quiet_cat(shared), await quiet_cat(shared)
     operations = [
         {"pane_id": first, "keys": "one"},
@@ -249,7 +229,7 @@ async def test_a_batch_sends_each_operation_in_order(shared: TmuxServer, client:
         {"pane_id": second, "keys": "Enter", "enter": False},
     ]
     started = time.monotonic()
-    result = await client.ok("send_keys_batch", {"operations": operations})
+    result = await python_client.ok("send_keys_batch", {"operations": operations})
     wall = time.monotonic() - started
     assert [row["index"] for row in result["results"]] == [0, 1, 2, 3, 4]
     assert [row["pane_id"] for row in result["results"]] == [first, second, first, second, second]
@@ -257,12 +237,12 @@ async def test_a_batch_sends_each_operation_in_order(shared: TmuxServer, client:
     # One after another inside the call (each rounded to milliseconds).
     assert sum(row["elapsed_seconds"] for row in result["results"]) <= wall + 0.0005 * 5
     assert (result["succeeded"], result["failed"], result["stopped_at"]) == (5, 0, None)
-    assert await fenced(client, shared, first) == ["ready", "one", "Enter"]
-    assert await fenced(client, shared, second) == ["ready", " two", "three"]
+    assert await fenced(python_client, shared, first) == ["ready", "one", "Enter"]
+    assert await fenced(python_client, shared, second) == ["ready", " two", "three"]
 
 
 async def test_a_failed_operation_stops_the_batch_unless_told_to_continue(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     pane = await quiet_cat(shared)
     operations = [
@@ -270,22 +250,24 @@ async def test_a_failed_operation_stops_the_batch_unless_told_to_continue(
         {"pane_id": "%9999", "keys": "lost"},
         {"pane_id": pane, "keys": "s3"},
     ]
-    stopped = await client.ok("send_keys_batch", {"operations": operations})
+    stopped = await python_client.ok("send_keys_batch", {"operations": operations})
     assert [row["success"] for row in stopped["results"]] == [True, False]
     failure = stopped["results"][1]
     assert failure["pane_id"] == "%9999" and "%9999" in failure["error"]
     assert shared.name in failure["error"]
     assert (stopped["succeeded"], stopped["failed"], stopped["stopped_at"]) == (1, 1, 1)
-    assert await fenced(client, shared, pane) == ["ready", "s1"]
+    assert await fenced(python_client, shared, pane) == ["ready", "s1"]
 
-    going = await client.ok("send_keys_batch", {"operations": operations, "on_error": "continue"})
+    going = await python_client.ok(
+        "send_keys_batch", {"operations": operations, "on_error": "continue"}
+    )
     assert [row["success"] for row in going["results"]] == [True, False, True]
     assert (going["succeeded"], going["failed"], going["stopped_at"]) == (2, 1, None)
-    assert (await fenced(client, shared, pane))[-2:] == ["s1", "s3"]
+    assert (await fenced(python_client, shared, pane))[-2:] == ["s1", "s3"]
 
 
 async def test_a_malformed_operation_refuses_the_whole_batch(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     pane = await quiet_cat(shared)
     good = {"pane_id": pane, "keys": "never"}
@@ -297,25 +279,25 @@ async def test_a_malformed_operation_refuses_the_whole_batch(
     ]
     mark = shared.mark()
     for operations, field in cases:
-        message = await client.error("send_keys_batch", {"operations": operations})
+        message = await python_client.error("send_keys_batch", {"operations": operations})
         assert field in message
-    message = await client.error("send_keys_batch", {"operations": [good], "timeout": 0})
+    message = await python_client.error("send_keys_batch", {"operations": [good], "timeout": 0})
     assert "timeout" in message
     shared.assert_nothing_sent_since(mark)
-    assert await fenced(client, shared, pane) == ["ready"]
+    assert await fenced(python_client, shared, pane) == ["ready"]
 
 
 async def test_a_batch_out_of_time_stops_with_a_timeout_row(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     pane = await quiet_cat(shared)
     operations = [{"pane_id": pane, "keys": f"t{n}"} for n in range(3)]
-    result = await client.ok("send_keys_batch", {"operations": operations, "timeout": 1e-9})
+    result = await python_client.ok("send_keys_batch", {"operations": operations, "timeout": 1e-9})
     assert result["stopped_at"] == 0
     assert result["failed"] == 1 and result["succeeded"] == 0
     assert "timeout" in result["results"][0]["error"]
     # With room enough, all of them run.
-    result = await client.ok("send_keys_batch", {"operations": operations, "timeout": 10})
+    result = await python_client.ok("send_keys_batch", {"operations": operations, "timeout": 10})
     assert result["succeeded"] == 3
 
 
@@ -323,13 +305,15 @@ async def test_a_batch_out_of_time_stops_with_a_timeout_row(
 
 
 async def test_paste_text_delivers_the_text_byte_for_byte(
-    shared: TmuxServer, client: Client, tmp_path: Path, marker: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path, marker: Path
 ) -> None:
     for bracket in (True, False):
         kept = tmp_path / f"pasted-{bracket}"
         pane = await quiet_cat(shared, into=kept)
         text = "\n".join([*tricky(marker), "\ttab", "last line"]) + "\n"
-        result = await client.ok("paste_text", {"pane_id": pane, "text": text, "bracket": bracket})
+        result = await python_client.ok(
+            "paste_text", {"pane_id": pane, "text": text, "bracket": bracket}
+        )
         assert result == {"result": f"Text pasted to pane {pane}"}
         await until(partial(holds, kept, text), "the pasted text")
     assert not marker.exists()
@@ -337,12 +321,12 @@ async def test_paste_text_delivers_the_text_byte_for_byte(
 
 
 async def test_long_text_is_pasted_whole(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
     kept = tmp_path / "long"
     pane = await quiet_cat(shared, into=kept)
     text = "".join(f"{n:05d} " + "é" * 90 + "\n" for n in range(300))  # ~57 KB
-    await client.ok("paste_text", {"pane_id": pane, "text": text})
+    await python_client.ok("paste_text", {"pane_id": pane, "text": text})
     await until(lambda: _read(kept) == text, "the long text")
     assert not shared.lines("list-buffers", "-F", "#{buffer_name}")
 
@@ -367,23 +351,23 @@ async def test_long_text_is_loaded_from_a_path_whose_hashes_tmux_would_expand(
 
 
 async def test_bracketed_paste_wraps_the_text_when_the_program_asks(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     pane = await quiet_cat(shared, vis=True)
-    await client.ok("paste_text", {"pane_id": pane, "text": "bare\n", "bracket": False})
+    await python_client.ok("paste_text", {"pane_id": pane, "text": "bare\n", "bracket": False})
     await shows(shared, pane, "bare")
-    await client.ok("paste_text", {"pane_id": pane, "text": "alpha\nbeta\n"})
+    await python_client.ok("paste_text", {"pane_id": pane, "text": "alpha\nbeta\n"})
     await shows(shared, pane, "^[[200~alpha", "beta")
 
 
-async def test_paste_text_refusals(shared: TmuxServer, client: Client) -> None:
+async def test_paste_text_refusals(shared: TmuxServer, python_client: Client) -> None:
     mark = shared.mark()
-    message = await client.error("paste_text", {"pane_id": "%1", "text": ""})
+    message = await python_client.error("paste_text", {"pane_id": "%1", "text": ""})
     assert "text" in message and "empty" in message
-    message = await client.error("paste_text", {"pane_id": "1", "text": "x"})
+    message = await python_client.error("paste_text", {"pane_id": "1", "text": "x"})
     assert "pane_id" in message
     shared.assert_nothing_sent_since(mark)
-    message = await client.error("paste_text", {"pane_id": "%9999", "text": "x"})
+    message = await python_client.error("paste_text", {"pane_id": "%9999", "text": "x"})
     assert "%9999" in message and shared.name in message
     assert not shared.lines("list-buffers", "-F", "#{buffer_name}")
 
@@ -410,11 +394,11 @@ async def run(client: Client, pane: str, command: str, **extra: Any) -> dict[str
 
 
 async def test_run_command_returns_output_and_exit_status(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     pane = await shell(shared)
     started = time.monotonic()
-    result = await run(client, pane, "echo one; echo two")
+    result = await run(python_client, pane, "echo one; echo two")
     wall = time.monotonic() - started
     assert result["output"] == ["one", "two"]
     assert result["exit_status"] == 0
@@ -424,128 +408,135 @@ async def test_run_command_returns_output_and_exit_status(
     assert result["output_truncated"] is False and result["output_truncated_lines"] == 0
     assert result["elapsed_seconds"] <= wall + 0.0005  # rounded to milliseconds
     # It counts from typing to the end: a command that sleeps takes at least its sleep.
-    assert (await run(client, pane, "sleep 0.3"))["elapsed_seconds"] >= 0.3
-    failed = await run(client, pane, "echo oops >&2; (exit 3)")
+    assert (await run(python_client, pane, "sleep 0.3"))["elapsed_seconds"] >= 0.3
+    failed = await run(python_client, pane, "echo oops >&2; (exit 3)")
     assert (failed["exit_status"], failed["output"]) == (3, ["oops"])
-    assert (await run(client, pane, "true"))["output"] == []
-    assert (await run(client, pane, "printf 'no newline'"))["output"] == ["no newline"]
-    assert (await run(client, pane, "printf 'a\\n\\nb\\n\\n'"))["output"] == ["a", "", "b", ""]
+    assert (await run(python_client, pane, "true"))["output"] == []
+    assert (await run(python_client, pane, "printf 'no newline'"))["output"] == ["no newline"]
+    assert (await run(python_client, pane, "printf 'a\\n\\nb\\n\\n'"))["output"] == [
+        "a",
+        "",
+        "b",
+        "",
+    ]
     # The shell is the pane's own: what the command changes stays.
-    await run(client, pane, "cd /tmp && export TCM_SEEN=kept")
-    assert (await run(client, pane, 'echo "$PWD $TCM_SEEN"'))["output"] == ["/tmp kept"]
+    await run(python_client, pane, "cd /tmp && export TCM_SEEN=kept")
+    assert (await run(python_client, pane, 'echo "$PWD $TCM_SEEN"'))["output"] == ["/tmp kept"]
 
 
 async def test_a_syntax_error_is_a_failed_command_not_a_hang(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     pane = await shell(shared)
     for command in ("if then", "echo 'unterminated"):
-        result = await run(client, pane, command)
+        result = await run(python_client, pane, command)
         assert result["timed_out"] is False
         assert result["exit_status"] not in (None, 0)
-    assert (await run(client, pane, "echo still fine"))["output"] == ["still fine"]
+    assert (await run(python_client, pane, "echo still fine"))["output"] == ["still fine"]
 
 
 async def test_a_command_typed_as_the_shell_starts_comes_back_clean(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     # Typed before the shell prints its first prompt, the line is echoed by the terminal
     # and the prompt follows it, on the row where the output starts.
     pane = window(shared, "sh")
-    assert (await run(client, pane, "echo early"))["output"] == ["early"]
+    assert (await run(python_client, pane, "echo early"))["output"] == ["early"]
 
 
 async def test_a_pane_whose_program_is_still_tmuxs_own_copy_is_waited_for_not_refused(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     # A new pane runs a copy of tmux until it becomes the shell: here that moment is
     # stretched to 0.6 s by a process named "tmux" that then becomes sh.
     pane = window(shared, "bash", "-c", "exec -a tmux bash -c 'sleep 0.6; exec sh'")
     await until(lambda: current_command(shared, pane) == "tmux", "the copy named tmux")
-    assert (await run(client, pane, "echo started"))["output"] == ["started"]
+    assert (await run(python_client, pane, "echo started"))["output"] == ["started"]
 
 
 async def test_the_command_reaches_the_shell_as_written(
-    shared: TmuxServer, client: Client, marker: Path
+    shared: TmuxServer, python_client: Client, marker: Path
 ) -> None:
     pane = await shell(shared)
     values = [*tricky(marker), "two\nlines", "tab\there", "back\\slash!"]
     command = "printf '%s\\n' " + " ".join(shlex.quote(value) for value in values)
-    result = await run(client, pane, command)
+    result = await run(python_client, pane, command)
     expected = [line for value in values for line in value.split("\n")]
     assert result["output"] == [line.expandtabs() for line in expected]  # tabs are cursor moves
     assert result["exit_status"] == 0
     # Several lines, a comment and a heredoc are one command.
     script = "cat <<'EOF'\n#{session_name} $HOME\nEOF\n# a comment; echo no\necho done"
-    result = await run(client, pane, script)
+    result = await run(python_client, pane, script)
     assert result["output"] == ["#{session_name} $HOME", "done"]
     assert not marker.exists()
 
 
 async def test_a_command_that_outlives_its_timeout_is_left_running(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     pane = await shell(shared)
-    result = await run(client, pane, "echo started; sleep 30", timeout=0.5)
+    result = await run(python_client, pane, "echo started; sleep 30", timeout=0.5)
     assert result["timed_out"] is True
     assert result["exit_status"] is None
     assert result["effective_timeout"] == 0.5
     assert result["output"] == ["started"]
     assert current_command(shared, pane) == "sleep"
     # The pane is busy: a second command is refused, naming what runs there.
-    message = await client.error("run_command", {"pane_id": pane, "command": "echo no"})
+    message = await python_client.error("run_command", {"pane_id": pane, "command": "echo no"})
     assert "'sleep'" in message and pane in message and "C-c" in message
-    await client.ok("send_keys", {"pane_id": pane, "keys": "C-c", "enter": False})
+    await python_client.ok("send_keys", {"pane_id": pane, "keys": "C-c", "enter": False})
     await until(lambda: current_command(shared, pane) == "sh", "the interrupt")
-    assert (await run(client, pane, "echo back"))["output"] == ["back"]
+    assert (await run(python_client, pane, "echo back"))["output"] == ["back"]
 
 
-async def test_long_output_comes_back_whole_or_counted(shared: TmuxServer, client: Client) -> None:
+async def test_long_output_comes_back_whole_or_counted(
+    shared: TmuxServer, python_client: Client
+) -> None:
     roomy = await shell(shared, history=20000)
-    whole = await run(client, roomy, "seq 1 10000")
+    whole = await run(python_client, roomy, "seq 1 10000")
     assert whole["output"] == [str(n) for n in range(1, 10001)]
     assert whole["output_truncated"] is False
-    newest = await run(client, roomy, "seq 1 10000", max_lines=100)
+    newest = await run(python_client, roomy, "seq 1 10000", max_lines=100)
     assert newest["output"] == [str(n) for n in range(9901, 10001)]
     assert (newest["output_truncated"], newest["output_truncated_lines"]) == (True, 9900)
 
     # A pane keeping 2,000 lines of history cannot give them all back: the lines that
     # scrolled out are counted.
     small = await shell(shared)
-    cut = await run(client, small, "seq 1 10000")
+    cut = await run(python_client, small, "seq 1 10000")
     dropped = cut["output_truncated_lines"]
     assert cut["output_truncated"] is True and 0 < dropped < 10000
     assert cut["output"] == [str(n) for n in range(dropped + 1, 10001)]
 
 
 async def test_history_stays_clean_in_bash(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
     history = tmp_path / "bash_history"
     pane = window(shared, "env", f"HISTFILE={history}", "bash", "--norc", "--noprofile")
     await until(lambda: current_command(shared, pane) == "bash", "bash")
     tag = uuid.uuid4().hex[:6]
-    await run(client, pane, f"echo secret-{tag}")
-    await run(client, pane, f"echo kept-{tag}", suppress_history=False)
-    listed = await run(client, pane, "history")
+    await run(python_client, pane, f"echo secret-{tag}")
+    await run(python_client, pane, f"echo kept-{tag}", suppress_history=False)
+    listed = await run(python_client, pane, "history")
     assert [line.split(None, 1)[1] for line in listed["output"]] == [f"echo kept-{tag}"]
 
 
 async def test_run_command_refuses_a_pane_not_at_a_shell_prompt(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     busy = await quiet_cat(shared)
-    message = await client.error("run_command", {"pane_id": busy, "command": "echo x"})
+    message = await python_client.error("run_command", {"pane_id": busy, "command": "echo x"})
     assert "'cat'" in message and busy in message and "send_keys" in message
     copying = await shell(shared)
     shared.tmux("copy-mode", "-t", copying)
-    message = await client.error("run_command", {"pane_id": copying, "command": "echo x"})
+    message = await python_client.error("run_command", {"pane_id": copying, "command": "echo x"})
     assert "copy mode" in message and "exit_copy_mode" in message
     shared.tmux("send-keys", "-t", copying, "-X", "cancel")
 
 
 async def test_run_command_refuses_bad_arguments_before_tmux_runs(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     pane = await shell(shared)
     mark = shared.mark()
@@ -557,26 +548,28 @@ async def test_run_command_refuses_bad_arguments_before_tmux_runs(
         ({"session_id": "main", "command": "true"}, "session_id"),
     ]
     for arguments, field in cases:
-        message = await client.error("run_command", arguments)
+        message = await python_client.error("run_command", arguments)
         assert field in message, message
     shared.assert_nothing_sent_since(mark)
-    message = await client.error("run_command", {"pane_id": "%9999", "command": "true"})
+    message = await python_client.error("run_command", {"pane_id": "%9999", "command": "true"})
     assert "%9999" in message and shared.name in message
 
 
 async def test_a_command_that_closes_its_pane_is_reported(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     first = await shell(shared)
     second = shared.tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", first).strip()
     await until(lambda: at_prompt(shared, second), "the shell's prompt")
-    message = await client.error("run_command", {"pane_id": second, "command": "exit"})
+    message = await python_client.error("run_command", {"pane_id": second, "command": "exit"})
     assert second in message and "went away" in message
 
 
-async def test_a_cancelled_run_leaves_no_process_behind(shared: TmuxServer, client: Client) -> None:
+async def test_a_cancelled_run_leaves_no_process_behind(
+    shared: TmuxServer, python_client: Client
+) -> None:
     pane = await shell(shared)
-    await client.ok("list_sessions")  # the transport's own client, if any, is up
+    await python_client.ok("list_sessions")  # the transport's own client, if any, is up
     server = mcp_server_pid(shared)
     processes_before = set(tmux_processes(shared))
     children_before = set(children(server))
@@ -586,7 +579,7 @@ async def test_a_cancelled_run_leaves_no_process_behind(shared: TmuxServer, clie
     async def call() -> None:
         with scope:
             arguments = {"pane_id": pane, "command": "sleep 30", "timeout": 15}
-            answered.append(await client.session.call_tool("run_command", arguments))
+            answered.append(await python_client.session.call_tool("run_command", arguments))
 
     with anyio.fail_after(DEADLINE):
         async with anyio.create_task_group() as group:
@@ -605,13 +598,13 @@ async def test_a_cancelled_run_leaves_no_process_behind(shared: TmuxServer, clie
     await eventually(nothing_left, "the wait-for process and the output client to go", 7.0)
     # The command itself was not the call's to stop: it runs on until interrupted.
     assert current_command(shared, pane) == "sleep"
-    await client.ok("send_keys", {"pane_id": pane, "keys": "C-c", "enter": False})
+    await python_client.ok("send_keys", {"pane_id": pane, "keys": "C-c", "enter": False})
     await until(lambda: current_command(shared, pane) == "sh", "the interrupt")
-    assert (await run(client, pane, "echo again"))["output"] == ["again"]
+    assert (await run(python_client, pane, "echo again"))["output"] == ["again"]
 
 
 async def test_progress_is_notified_while_the_command_runs(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     pane = await shell(shared)
     notes: list[tuple[float, float | None, str | None]] = []
@@ -621,7 +614,7 @@ async def test_progress_is_notified_while_the_command_runs(
 
     arguments = {"pane_id": pane, "command": "sleep 1.3; echo slept", "timeout": 10}
     with anyio.fail_after(DEADLINE):
-        result = await client.session.call_tool(
+        result = await python_client.session.call_tool(
             "run_command", arguments, progress_callback=on_progress
         )
     assert not result.is_error, error_text(result)

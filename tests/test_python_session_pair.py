@@ -11,13 +11,12 @@ refusals change nothing, and the accepted calls only read.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
 
-from scripts.lab.client import Client, contracts, open_client
+from scripts.lab.client import Client, contracts
 from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -111,10 +110,16 @@ def world(shared: TmuxServer) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-async def client(shared: TmuxServer, world: tuple[str, str]) -> AsyncIterator[Client]:
-    async with open_client(shared.server_env(LIBTMUX_TOOLSETS=TOOLSETS)) as opened:
-        await opened.ok("list_sessions")  # the control client attaches before a log is read
-        yield opened
+def python_env(world: tuple[str, str]) -> dict[str, str]:
+    """The tools taking a session, served once ``world``'s sessions are there."""
+    return {"LIBTMUX_TOOLSETS": TOOLSETS}
+
+
+@pytest.fixture(scope="module")
+async def python_client(python_client: Client) -> Client:
+    """The plugin's, once its control client has attached: before a log is read."""
+    await python_client.ok("list_sessions")
+    return python_client
 
 
 def everything(tmux: TmuxServer) -> list[str]:
@@ -129,14 +134,14 @@ def everything(tmux: TmuxServer) -> list[str]:
 
 
 async def test_every_tool_refuses_a_session_id_and_name_naming_two_sessions(
-    shared: TmuxServer, world: tuple[str, str], client: Client
+    shared: TmuxServer, world: tuple[str, str], python_client: Client
 ) -> None:
     main, other = world
     before = everything(shared)
     for tool in PAIRED:
         mark = shared.mark()
         arguments = arguments_for(tool, {"session_id": main, "session_name": "other"})
-        message = await client.error(tool, arguments)
+        message = await python_client.error(tool, arguments)
         for word in ("session_id`", "session_name`", main, "'main'", "'other'", other):
             assert word in message, (tool, word, message)
         assert "Pass only one of them" in message, tool
@@ -146,7 +151,7 @@ async def test_every_tool_refuses_a_session_id_and_name_naming_two_sessions(
 
 
 async def test_a_field_naming_no_session_is_refused_the_same_way(
-    shared: TmuxServer, world: tuple[str, str], client: Client
+    shared: TmuxServer, world: tuple[str, str], python_client: Client
 ) -> None:
     main, _ = world
     before = everything(shared)
@@ -155,27 +160,27 @@ async def test_a_field_naming_no_session_is_refused_the_same_way(
         ({"session_id": main, "session_name": "mai"}, ("'mai' names no session", "'main'")),
     ):
         for tool in ("kill_session", "rename_session", "send_keys_batch"):
-            message = await client.error(tool, arguments_for(tool, targets))
+            message = await python_client.error(tool, arguments_for(tool, targets))
             for word in named:
                 assert word in message, (tool, word, message)
     assert everything(shared) == before
 
 
 async def test_agreeing_session_id_and_name_are_accepted(
-    shared: TmuxServer, world: tuple[str, str], client: Client
+    shared: TmuxServer, world: tuple[str, str], python_client: Client
 ) -> None:
     main, other = world
     pane = shared.tmux("display-message", "-p", "-t", "other", "#{pane_id}").strip()
     both = {"session_id": other, "session_name": "other"}
-    assert (await client.ok("get_session_info", both))["session_name"] == "other"
-    assert (await client.ok("get_pane_info", both))["pane_id"] == pane
-    windows = (await client.ok("list_windows", both))["result"]
+    assert (await python_client.ok("get_session_info", both))["session_name"] == "other"
+    assert (await python_client.ok("get_pane_info", both))["pane_id"] == pane
+    windows = (await python_client.ok("list_windows", both))["result"]
     assert {window["session_id"] for window in windows} == {other}
-    assert (await client.ok("display_message", {**both, "format_string": "#{pane_id}"})) == {
+    assert (await python_client.ok("display_message", {**both, "format_string": "#{pane_id}"})) == {
         "result": pane
     }
     both = {"session_id": main, "session_name": "main"}
-    assert (await client.ok("get_session_info", both))["session_id"] == main
+    assert (await python_client.ok("get_session_info", both))["session_id"] == main
 
 
 TOOLSETS = "inspect,manage,execute,teardown"

@@ -11,47 +11,31 @@ that cannot rule out that it runs in the target.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from scripts.lab.client import COMMAND, Client, open_client
+from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
-from tests.jsonrpc import FifoPeer
-from tmux_contract_mcp.handlers.tmux.transport.formats import literal_format
+from tests.helpers.jsonrpc import FifoPeer, server_in_pane
+from tests.plugin import ALL_TOOLSETS
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-ALL_TOOLSETS = "inspect,manage,execute,teardown"
 TRANSPORTS = ("control", "subprocess")
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.transports(*TRANSPORTS)]
+
 # Commands tmux has an after- hook for (3.3a): kill-window, kill-session, respawn-pane,
 # delete-buffer and clear-history have none, so a refusal also proves the state unchanged.
 # --- fixtures ---------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def shared() -> Iterator[TmuxServer]:
-    """Only hosts the socket directory: each test's own server sits beside it."""
-    server = TmuxServer.start()
-    try:
-        yield server
-    finally:
-        server.kill()
-
-
-@pytest.fixture(scope="module", params=TRANSPORTS)
-async def client(shared: TmuxServer, request: pytest.FixtureRequest) -> AsyncIterator[Client]:
-    env = shared.server_env(
-        LIBTMUX_TOOLSETS=ALL_TOOLSETS, TMUX_CONTRACT_MCP_TRANSPORT=request.param
-    )
-    async with open_client(env, "python") as opened:
-        yield opened
+def python_env() -> dict[str, str]:
+    """Every toolset: teardown is off by default."""
+    return {"LIBTMUX_TOOLSETS": ALL_TOOLSETS}
 
 
 @pytest.fixture
@@ -88,22 +72,6 @@ def new_window(server: TmuxServer, *command: str, target: str = "main:") -> tupl
     )
     window_id, pane_id = out.split()
     return window_id, pane_id
-
-
-def new_session(server: TmuxServer, name: str) -> str:
-    """A detached session; ``name`` is taken literally (tmux expands -s as a format)."""
-    out = server.tmux(
-        "new-session",
-        "-d",
-        "-P",
-        "-F",
-        "#{session_id}",
-        "-s",
-        tmux_literal(literal_format(name)),
-    )
-    session_id = out.strip()
-    assert session_name(server, session_id) == name
-    return session_id
 
 
 def session_name(server: TmuxServer, session_id: str) -> str:
@@ -169,24 +137,24 @@ def tmux_literal(value: str) -> str:
 # --- kill_pane / kill_window / kill_session / kill_server --------------------------------
 
 
-async def test_kill_pane_removes_only_that_pane(client: Client, world: TmuxServer) -> None:
+async def test_kill_pane_removes_only_that_pane(python_client: Client, world: TmuxServer) -> None:
     window_id, pane = new_window(world)
     sibling = world.tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", pane).strip()
     before = pane_ids(world)
-    result = await ok(client, world, "kill_pane", pane_id=pane)
+    result = await ok(python_client, world, "kill_pane", pane_id=pane)
     assert result == {"result": f"Pane killed: {pane}"}
     assert pane_ids(world) == before - {pane}
     assert sibling in pane_ids(world) and window_id in window_ids(world)
 
 
 async def test_kill_window_removes_it_from_every_session_it_is_linked_into(
-    client: Client, world: TmuxServer
+    python_client: Client, world: TmuxServer
 ) -> None:
     window_id, pane = new_window(world)
     world.tmux("split-window", "-d", "-t", pane)
-    new_session(world, "also")
+    world.new_session("also")
     world.tmux("link-window", "-s", window_id, "-t", "also:")
-    result = await ok(client, world, "kill_window", window_id=window_id)
+    result = await ok(python_client, world, "kill_window", window_id=window_id)
     assert result == {"result": f"Window killed: {window_id}"}
     assert window_id not in window_ids(world)
     assert pane not in pane_ids(world)
@@ -194,40 +162,42 @@ async def test_kill_window_removes_it_from_every_session_it_is_linked_into(
 
 
 async def test_kill_session_by_id_or_exact_name_leaves_the_others(
-    client: Client, world: TmuxServer
+    python_client: Client, world: TmuxServer
 ) -> None:
     # "doomed" sorts first: a control client attaches to it, so it kills its own session.
-    doomed = new_session(world, "doomed")
-    other = new_session(world, "other")
+    doomed = world.new_session("doomed").id
+    other = world.new_session("other").id
     main = world.tmux("display-message", "-p", "-t", "main", "#{session_id}").strip()
-    result = await ok(client, world, "kill_session", session_name="doomed")
+    result = await ok(python_client, world, "kill_session", session_name="doomed")
     assert result == {"result": f"Session killed: doomed ({doomed})"}
     assert session_ids(world) == {main, other}
-    result = await ok(client, world, "kill_session", session_id=other)
+    result = await ok(python_client, world, "kill_session", session_id=other)
     assert result == {"result": f"Session killed: other ({other})"}
     assert session_ids(world) == {main}
     # A prefix is not a name; a name and an id must agree; one of them is needed.
     assert "No session named 'mai'" in await error(
-        client, world, "kill_session", session_name="mai"
+        python_client, world, "kill_session", session_name="mai"
     )
-    mismatch = await error(client, world, "kill_session", session_id=main, session_name="nope")
+    mismatch = await error(
+        python_client, world, "kill_session", session_id=main, session_name="nope"
+    )
     assert "session_name" in mismatch and main in mismatch
     mark = world.mark()
-    assert "session_id" in await error(client, world, "kill_session")
+    assert "session_id" in await error(python_client, world, "kill_session")
     world.assert_nothing_sent_since(mark)
     assert session_ids(world) == {main}
-    assert (await ok(client, world, "list_sessions"))["result"][0]["session_id"] == main
+    assert (await ok(python_client, world, "list_sessions"))["result"][0]["session_id"] == main
     # The last session: the server exits with it, and says so afterwards.
-    assert await ok(client, world, "kill_session", session_id=main) == {
+    assert await ok(python_client, world, "kill_session", session_id=main) == {
         "result": f"Session killed: main ({main})"
     }
-    assert "no tmux server is running" in await error(client, world, "list_sessions")
+    assert "no tmux server is running" in await error(python_client, world, "list_sessions")
 
 
 async def test_kill_server_ends_it_and_later_calls_say_no_server(
-    client: Client, world: TmuxServer
+    python_client: Client, world: TmuxServer
 ) -> None:
-    result = await ok(client, world, "kill_server")
+    result = await ok(python_client, world, "kill_server")
     assert result["result"].startswith("Server killed:") and world.name in result["result"]
     assert world.tmux("list-sessions", check=False) == ""
     for tool, arguments in (
@@ -235,7 +205,7 @@ async def test_kill_server_ends_it_and_later_calls_say_no_server(
         ("kill_server", {}),
         ("kill_pane", {"pane_id": "%0"}),
     ):
-        message = await error(client, world, tool, **arguments)
+        message = await error(python_client, world, tool, **arguments)
         assert "no tmux server is running" in message and world.name in message, message
 
 
@@ -243,11 +213,11 @@ async def test_kill_server_ends_it_and_later_calls_say_no_server(
 
 
 async def test_clear_pane_wipes_the_screen_and_the_scrollback(
-    client: Client, world: TmuxServer
+    python_client: Client, world: TmuxServer
 ) -> None:
     window_id, pane = new_window(world, "sh", "-c", "seq 1 300; exec cat")
     until(lambda: int(display(world, pane, "history_size")) > 0, "scrollback")
-    result = await ok(client, world, "clear_pane", pane_id=pane)
+    result = await ok(python_client, world, "clear_pane", pane_id=pane)
     assert result == {"result": f"Pane cleared: {pane}"}
     assert display(world, pane, "history_size") == "0"
     assert world.tmux("capture-pane", "-p", "-t", pane).strip() == ""
@@ -256,7 +226,7 @@ async def test_clear_pane_wipes_the_screen_and_the_scrollback(
     until(lambda: int(display(world, other, "history_size")) > 0, "scrollback")
     world.tmux("kill-pane", "-t", pane)
     target = world.tmux("display-message", "-p", "-t", other, "#{window_id}").strip()
-    assert (await ok(client, world, "clear_pane", window_id=target)) == {
+    assert (await ok(python_client, world, "clear_pane", window_id=target)) == {
         "result": f"Pane cleared: {other}"
     }
     assert display(world, other, "history_size") == "0"
@@ -264,15 +234,15 @@ async def test_clear_pane_wipes_the_screen_and_the_scrollback(
 
 
 async def test_delete_buffer_deletes_only_the_named_buffer(
-    client: Client, world: TmuxServer
+    python_client: Client, world: TmuxServer
 ) -> None:
     world.tmux("set-buffer", "-b", "keep", "one")
     world.tmux("set-buffer", "-b", "gone", "two")
-    assert await ok(client, world, "delete_buffer", buffer_name="gone") == {
+    assert await ok(python_client, world, "delete_buffer", buffer_name="gone") == {
         "result": "Buffer deleted: 'gone'"
     }
     assert buffer_names(world) == ["keep"]
-    message = await error(client, world, "delete_buffer", buffer_name="gone")
+    message = await error(python_client, world, "delete_buffer", buffer_name="gone")
     assert "'gone'" in message and world.name in message and "nothing was deleted" in message
     assert buffer_names(world) == ["keep"]
 
@@ -281,14 +251,14 @@ async def test_delete_buffer_deletes_only_the_named_buffer(
 
 
 async def test_respawn_pane_restarts_in_place_with_command_directory_and_environment(
-    client: Client, world: TmuxServer, tmp_path: Path
+    python_client: Client, world: TmuxServer, tmp_path: Path
 ) -> None:
     window_id, pane = new_window(world)
     world.tmux("split-window", "-d", "-t", pane)
     old_pid = display(world, pane, "pane_pid")
     out = tmp_path / "out"
     result = await ok(
-        client,
+        python_client,
         world,
         "respawn_pane",
         pane_id=pane,
@@ -303,14 +273,16 @@ async def test_respawn_pane_restarts_in_place_with_command_directory_and_environ
     until(lambda: out.exists() and out.read_text() != "", "the respawned command's output")
     assert out.read_text() == f"one|x=y|{tmp_path}"
     # environment as a JSON string; no shell: the pane's command (as last started) again.
-    second = await ok(client, world, "respawn_pane", pane_id=pane, environment='{"A": "two"}')
+    second = await ok(
+        python_client, world, "respawn_pane", pane_id=pane, environment='{"A": "two"}'
+    )
     assert second["pane_pid"] != result["pane_pid"]
     until(lambda: display(world, pane, "pane_current_command") == "sleep", "sleep to restart")
     assert display(world, pane, "pane_start_command").endswith('exec sleep 100"')
 
 
 async def test_respawn_pane_can_keep_shell_history_off_disk(
-    client: Client, world: TmuxServer, tmp_path: Path
+    python_client: Client, world: TmuxServer, tmp_path: Path
 ) -> None:
     _, pane = new_window(world)
     out = tmp_path / "env"
@@ -319,7 +291,7 @@ async def test_respawn_pane_can_keep_shell_history_off_disk(
         f'"$fish_private_mode" "$HISTCONTROL" > {out}; exec sleep 100'
     )
     await ok(
-        client,
+        python_client,
         world,
         "respawn_pane",
         pane_id=pane,
@@ -331,7 +303,7 @@ async def test_respawn_pane_can_keep_shell_history_off_disk(
     assert out.read_text() == "||1|ignoredups:ignorespace"
     pid = display(world, pane, "pane_pid")
     message = await error(
-        client,
+        python_client,
         world,
         "respawn_pane",
         pane_id=pane,
@@ -343,18 +315,20 @@ async def test_respawn_pane_can_keep_shell_history_off_disk(
 
 
 async def test_respawn_pane_without_kill_leaves_a_running_pane_alone(
-    client: Client, world: TmuxServer
+    python_client: Client, world: TmuxServer
 ) -> None:
     _, pane = new_window(world)
     pid = display(world, pane, "pane_pid")
-    message = await error(client, world, "respawn_pane", pane_id=pane, kill=False)
+    message = await error(python_client, world, "respawn_pane", pane_id=pane, kill=False)
     assert pane in message and "kill: true" in message
     assert display(world, pane, "pane_pid") == pid
     # A dead pane kept by remain-on-exit is what kill: false restarts.
     world.tmux("set-option", "-g", "remain-on-exit", "on")
     _, dead = new_window(world, "true")
     until(lambda: display(world, dead, "pane_dead") == "1", "the pane to die")
-    result = await ok(client, world, "respawn_pane", pane_id=dead, kill=False, shell="sleep 100")
+    result = await ok(
+        python_client, world, "respawn_pane", pane_id=dead, kill=False, shell="sleep 100"
+    )
     assert result["pane_id"] == dead
     assert display(world, dead, "pane_dead") == "0"
 
@@ -363,7 +337,7 @@ async def test_respawn_pane_without_kill_leaves_a_running_pane_alone(
 
 
 async def test_malformed_arguments_are_refused_before_tmux_runs(
-    client: Client, world: TmuxServer, tmp_path: Path
+    python_client: Client, world: TmuxServer, tmp_path: Path
 ) -> None:
     _, pane = new_window(world)
     before = snapshot(world)
@@ -390,14 +364,14 @@ async def test_malformed_arguments_are_refused_before_tmux_runs(
         ("delete_buffer", {"buffer_name": "a\0b"}, "buffer_name"),
     ]
     for tool, arguments, field in cases:
-        message = await error(client, world, tool, **arguments)
+        message = await error(python_client, world, tool, **arguments)
         assert f"`{field}`" in message, (tool, arguments, message)
     world.assert_nothing_sent_since(mark)
     assert snapshot(world) == before
 
 
 async def test_unknown_targets_name_the_target_and_the_socket(
-    client: Client, world: TmuxServer
+    python_client: Client, world: TmuxServer
 ) -> None:
     before = snapshot(world)
     cases: list[tuple[str, dict[str, Any], str]] = [
@@ -411,14 +385,14 @@ async def test_unknown_targets_name_the_target_and_the_socket(
         ("delete_buffer", {"buffer_name": "nope"}, "'nope'"),
     ]
     for tool, arguments, target in cases:
-        message = await error(client, world, tool, **arguments)
+        message = await error(python_client, world, tool, **arguments)
         assert target in message and world.name in message, (tool, message)
         assert "list_" in message or "list-buffers" in message, (tool, message)
     assert snapshot(world) == before
 
 
 async def test_user_values_reach_tmux_literally(
-    client: Client, world: TmuxServer, tmp_path: Path
+    python_client: Client, world: TmuxServer, tmp_path: Path
 ) -> None:
     marker = tmp_path / "MARKER"
     values = weird_values(marker)
@@ -428,17 +402,17 @@ async def test_user_values_reach_tmux_literally(
     world.tmux("set-buffer", "-b", "main", "bystander")
     assert buffer_names(world) == sorted([*values, "main"])
     for name in values:
-        assert await ok(client, world, "delete_buffer", buffer_name=name) == {
+        assert await ok(python_client, world, "delete_buffer", buffer_name=name) == {
             "result": f"Buffer deleted: {name!r}"
         }
     assert buffer_names(world) == ["main"]
     # Session names (tmux rewrites a newline in one: that value is left out).
-    sessions = {name: new_session(world, name) for name in values if "\n" not in name}
+    sessions = {name: world.new_session(name).id for name in values if "\n" not in name}
     for name, session_id in sessions.items():
-        assert (await ok(client, world, "clear_pane", session_name=name))["result"].startswith(
-            "Pane cleared: %"
-        )
-        await ok(client, world, "kill_session", session_name=name)
+        assert (await ok(python_client, world, "clear_pane", session_name=name))[
+            "result"
+        ].startswith("Pane cleared: %")
+        await ok(python_client, world, "kill_session", session_name=name)
         assert session_id not in session_ids(world)
     assert set(world.lines("list-sessions", "-F", "#{session_name}")) == {"main"}
     # Start directories, environment values and a command: tmux expands none of them.
@@ -447,7 +421,7 @@ async def test_user_values_reach_tmux_literally(
         directory = tmp_path / "dirs" / name
         directory.mkdir(parents=True)
         await ok(
-            client,
+            python_client,
             world,
             "respawn_pane",
             pane_id=pane,
@@ -459,7 +433,7 @@ async def test_user_values_reach_tmux_literally(
     variables = {f"V{index}": value for index, value in enumerate(values)}
     names = " ".join(f'"${name}"' for name in variables)
     await ok(
-        client,
+        python_client,
         world,
         "respawn_pane",
         pane_id=pane,
@@ -500,27 +474,6 @@ async def test_teardown_tools_are_hidden_unless_the_teardown_toolset_is_on(
 # --- the guard: a server inside a pane ---------------------------------------------------
 
 
-@contextmanager
-def server_in_pane(tmux: TmuxServer, pane: str, **env: str) -> Iterator[FifoPeer]:
-    """Replace ``pane``'s process with the MCP server, talking over two FIFOs.
-
-    stderr stays on the pane's terminal: with no descriptor left on it, tmux would
-    see the pane hang up and send the server SIGHUP.
-    """
-    peer = FifoPeer(Path(tempfile.mkdtemp(dir=tmux.tmpdir)))
-    variables = [
-        arg for name, value in {**tmux.env, **env}.items() for arg in ("-e", f"{name}={value}")
-    ]
-    command = peer.shell_command(f"{COMMAND} --profile python")
-    tmux.tmux("respawn-pane", "-k", "-t", pane, *variables, command)
-    try:
-        peer.connect()
-        peer.initialize()
-        yield peer
-    finally:
-        peer.close()
-
-
 def refused(peer: FifoPeer, tool: str, arguments: dict[str, Any]) -> str:
     result = peer.call(tool, arguments)
     text = " ".join(item["text"] for item in result["content"])
@@ -544,15 +497,15 @@ def test_inside_a_pane_the_guard_refuses_its_own_pane_window_session_and_server(
     home_window = display(tmux, home, "window_id")
     home_session = display(tmux, home, "session_id")
     _, elsewhere = new_window(tmux)
-    linked = new_session(tmux, "linked")
+    linked = tmux.new_session("linked").id
     tmux.tmux("link-window", "-s", home_window, "-t", "linked:")
-    other = new_session(tmux, "other")
+    other = tmux.new_session("other").id
     env = {
         "LIBTMUX_SOCKET": tmux.name,
         "LIBTMUX_TOOLSETS": ALL_TOOLSETS,
         "TMUX_CONTRACT_MCP_TRANSPORT": transport,
     }
-    with server_in_pane(tmux, home, **env) as peer:
+    with server_in_pane(tmux, home, "python", **env) as peer:
         before = snapshot(tmux)
         message = refused(peer, "kill_pane", {"pane_id": home})
         assert home in message and "this MCP server" in message and "another pane" in message
@@ -592,8 +545,8 @@ def test_inside_another_tmux_server_everything_on_the_target_may_be_killed(
     window = display(tmux, target, "window_id")
     tmux.tmux("split-window", "-d", "-t", target)
     new_window(tmux)
-    new_session(tmux, "spare")
-    with server_in_pane(other_tmux, home, **env) as peer:
+    tmux.new_session("spare")
+    with server_in_pane(other_tmux, home, "python", **env) as peer:
         theirs = snapshot(other_tmux)
         assert allowed(peer, "respawn_pane", {"pane_id": target})["is_caller"] is False
         assert allowed(peer, "kill_pane", {"pane_id": target})

@@ -8,8 +8,6 @@ print. Nothing here asserts a duration.
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -20,15 +18,12 @@ import pytest
 from scripts.lab.client import Client, error_text, open_client
 from scripts.lab.processes import children
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_transports import (
-    clients,
-    eventually,
-    mcp_server_pid,
-    tmux_processes,
-    type_line,
-)
+from tests.helpers.processes import mcp_server_pid, tmux_processes
+from tests.helpers.tmux import echoing, type_line
+from tests.helpers.tmux import tmux_clients as clients
+from tests.helpers.waiting import eventually, showing, wait_while, waiting_on
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.transports("control", "subprocess")]
 
 DEADLINE = 20.0  # only there to turn a hang into a failure
 
@@ -36,84 +31,20 @@ DEADLINE = 20.0  # only there to turn a hang into a failure
 # --- fixtures ---------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module", params=["control", "subprocess"])
-async def client(shared: TmuxServer, request: pytest.FixtureRequest) -> AsyncIterator[Client]:
-    """The MCP server over each transport in turn: every test using it runs on both."""
-    env = shared.server_env(TMUX_CONTRACT_MCP_TRANSPORT=request.param)
-    async with open_client(env, "python") as opened:
-        yield opened
-
-
 # --- helpers ----------------------------------------------------------------------------
-
-
-def echoing(*lines: str) -> list[str]:
-    """A pane command: print ``lines``, then echo back each line typed (no tty echo)."""
-    script = 'stty -echo; for l in "$@"; do printf "%s\\n" "$l"; done; exec cat'
-    return ["sh", "-c", script, "sh", *lines]
-
-
-def new_session(server: TmuxServer, *command: str) -> tuple[str, str]:
-    """A session of its own running ``command`` (a shell without one): (name, pane id)."""
-    name = f"w-{uuid.uuid4().hex[:8]}"
-    pane = server.tmux(
-        "new-session", "-d", "-s", name, "-x", "120", "-y", "30", "-P", "-F", "#{pane_id}",
-        *command,
-    ).strip()  # fmt: skip
-    return name, pane
-
-
-def screen(server: TmuxServer, pane: str) -> list[str]:
-    return server.tmux("capture-pane", "-p", "-t", pane).splitlines()
-
-
-async def showing(server: TmuxServer, pane: str, text: str) -> None:
-    await eventually(lambda: any(text in line for line in screen(server, pane)), repr(text))
-
-
-async def waiting_on(server: TmuxServer, session: str) -> None:
-    """Until a wait's output client is attached to ``session`` (no one else attaches there)."""
-    await eventually(lambda: session in {name for _, name in clients(server)}, "the wait")
-
-
-async def wait_while(
-    client: Client,
-    server: TmuxServer,
-    session: str,
-    arguments: dict[str, Any],
-    *lines: str,
-) -> dict[str, Any]:
-    """Call wait_for_text; once it waits, type each of ``lines`` into the pane."""
-    result: dict[str, Any] = {}
-    pane = arguments["pane_id"]
-    # An earlier wait's output client leaves on its own time: until it has, it would pass
-    # for this wait's, and a line typed then would be on the screen before this wait began.
-    await eventually(
-        lambda: session not in {name for _, name in clients(server)}, "an earlier wait to end"
-    )
-
-    async def wait() -> None:
-        result.update(await client.ok("wait_for_text", arguments))
-
-    with anyio.fail_after(DEADLINE):
-        async with anyio.create_task_group() as group:
-            group.start_soon(wait)
-            await waiting_on(server, session)
-            for line in lines:
-                await anyio.to_thread.run_sync(type_line, server, pane, line)
-    return result
 
 
 # --- matching new output ----------------------------------------------------------------
 
 
 async def test_a_line_printed_after_the_call_starts_is_matched(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    session, pane = new_session(shared, *echoing("before"))
+    made = shared.new_session(None, *echoing("before"))
+    session, pane = made.name, made.pane
     await showing(shared, pane, "before")
     arguments = {"pane_id": pane, "patterns": ["nothing-like-it", "MARKER"], "timeout": 15}
-    found = await wait_while(client, shared, session, arguments, "the MARKER-7 line")
+    found = await wait_while(python_client, shared, session, arguments, "the MARKER-7 line")
     assert found["found"] is True
     assert found["outcome"] == "matched"
     assert found["matched_index"] == 1
@@ -127,14 +58,15 @@ async def test_a_line_printed_after_the_call_starts_is_matched(
 
 
 async def test_a_finished_wait_leaves_no_output_client_attached(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     # The answer goes out before the output client has detached (it is closed in the
     # background), but the client still goes once the wait has answered.
-    session, pane = new_session(shared, *echoing("before"))
+    made = shared.new_session(None, *echoing("before"))
+    session, pane = made.name, made.pane
     await showing(shared, pane, "before")
     arguments = {"pane_id": pane, "patterns": ["DONE-MARK"], "timeout": 15}
-    found = await wait_while(client, shared, session, arguments, "DONE-MARK")
+    found = await wait_while(python_client, shared, session, arguments, "DONE-MARK")
     assert found["outcome"] == "matched"
     await eventually(
         lambda: session not in {name for _, name in clients(shared)}, "the output client to go"
@@ -142,12 +74,13 @@ async def test_a_finished_wait_leaves_no_output_client_attached(
 
 
 async def test_text_already_on_screen_does_not_end_the_wait(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    session, pane = new_session(shared, *echoing("OLD-MARK is here"))
+    made = shared.new_session(None, *echoing("OLD-MARK is here"))
+    session, pane = made.name, made.pane
     await showing(shared, pane, "OLD-MARK")
     arguments = {"pane_id": pane, "patterns": ["old-mark"], "timeout": 0.5}
-    timed_out = await client.ok("wait_for_text", arguments)
+    timed_out = await python_client.ok("wait_for_text", arguments)
     assert timed_out["outcome"] == "timeout"
     assert timed_out["found"] is False
     assert timed_out["matched_at_entry"] is True
@@ -157,22 +90,27 @@ async def test_text_already_on_screen_does_not_end_the_wait(
 
     # The same text printed again after the call starts does end it.
     again = await wait_while(
-        client, shared, session, {**arguments, "timeout": 15}, "OLD-MARK once more"
+        python_client, shared, session, {**arguments, "timeout": 15}, "OLD-MARK once more"
     )
     assert again["outcome"] == "matched"
     assert again["matched_at_entry"] is True
     assert again["matched_lines"] == ["OLD-MARK once more"]
 
 
-async def test_a_stop_pattern_ends_the_wait_as_stopped(shared: TmuxServer, client: Client) -> None:
-    session, pane = new_session(shared, *echoing())
+async def test_a_stop_pattern_ends_the_wait_as_stopped(
+    shared: TmuxServer, python_client: Client
+) -> None:
+    made = shared.new_session(None, *echoing())
+    session, pane = made.name, made.pane
     arguments = {
         "pane_id": pane,
         "patterns": ["BUILD OK"],
         "stop": ["warning", "error:"],
         "timeout": 15,
     }
-    stopped = await wait_while(client, shared, session, arguments, "compiling", "Error: boom")
+    stopped = await wait_while(
+        python_client, shared, session, arguments, "compiling", "Error: boom"
+    )
     assert stopped["outcome"] == "stopped"
     assert stopped["found"] is False
     assert stopped["matched_index"] == 1
@@ -180,10 +118,12 @@ async def test_a_stop_pattern_ends_the_wait_as_stopped(shared: TmuxServer, clien
     assert stopped["saw_new_output"] is True
 
 
-async def test_a_wait_with_nothing_printed_times_out(shared: TmuxServer, client: Client) -> None:
-    _, pane = new_session(shared, *echoing("quiet"))
+async def test_a_wait_with_nothing_printed_times_out(
+    shared: TmuxServer, python_client: Client
+) -> None:
+    pane = shared.new_session(None, *echoing("quiet")).pane
     await showing(shared, pane, "quiet")
-    result = await client.ok(
+    result = await python_client.ok(
         "wait_for_text", {"pane_id": pane, "patterns": ["never printed"], "timeout": 0.5}
     )
     assert result["outcome"] == "timeout"
@@ -195,10 +135,13 @@ async def test_a_wait_with_nothing_printed_times_out(shared: TmuxServer, client:
 
 
 async def test_with_no_patterns_any_new_output_ends_the_wait(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    session, pane = new_session(shared, *echoing())
-    result = await wait_while(client, shared, session, {"pane_id": pane, "timeout": 15}, "hello")
+    made = shared.new_session(None, *echoing())
+    session, pane = made.name, made.pane
+    result = await wait_while(
+        python_client, shared, session, {"pane_id": pane, "timeout": 15}, "hello"
+    )
     assert result["outcome"] == "any_output"
     assert result["found"] is True
     assert result["matched_index"] is None
@@ -206,18 +149,19 @@ async def test_with_no_patterns_any_new_output_ends_the_wait(
     assert result["tail"] == ["hello"]
 
 
-async def test_regex_and_match_case(shared: TmuxServer, client: Client) -> None:
-    session, pane = new_session(shared, *echoing())
+async def test_regex_and_match_case(shared: TmuxServer, python_client: Client) -> None:
+    made = shared.new_session(None, *echoing())
+    session, pane = made.name, made.pane
     # Literal by default: the dot is a dot.
     literal = await wait_while(
-        client, shared, session, {"pane_id": pane, "patterns": ["v1.2"], "timeout": 15},
+        python_client, shared, session, {"pane_id": pane, "patterns": ["v1.2"], "timeout": 15},
         "v1x2", "got V1.2",
     )  # fmt: skip
     assert literal["outcome"] == "matched"
     assert literal["matched_lines"] == ["got V1.2"]  # case-insensitive by default
 
     regex = await wait_while(
-        client, shared, session,
+        python_client, shared, session,
         {"pane_id": pane, "patterns": ["^build (ok|fine) in [0-9]+s$"], "regex": True,
          "timeout": 15},
         "build ok in soon", "build fine in 12s",
@@ -226,7 +170,7 @@ async def test_regex_and_match_case(shared: TmuxServer, client: Client) -> None:
     assert regex["matched_lines"] == ["build fine in 12s"]
 
     exact = await wait_while(
-        client, shared, session,
+        python_client, shared, session,
         {"pane_id": pane, "patterns": ["Ready"], "match_case": True, "timeout": 15},
         "ready", "READY", "Ready now",
     )  # fmt: skip
@@ -235,36 +179,39 @@ async def test_regex_and_match_case(shared: TmuxServer, client: Client) -> None:
 
 
 async def test_text_without_a_newline_such_as_a_prompt_is_matched(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    session, pane = new_session(shared)
+    made = shared.new_session()
+    session, pane = made.name, made.pane
     # The command line itself never shows the prompt text (it is spelled in octal).
     command = "printf '\\120ROMPT> '"
     arguments = {"pane_id": pane, "stop": ["prompt>"], "patterns": ["never"], "timeout": 15}
-    stopped = await wait_while(client, shared, session, arguments, command)
+    stopped = await wait_while(python_client, shared, session, arguments, command)
     assert stopped["outcome"] == "stopped"
     assert any(line.startswith("PROMPT>") for line in stopped["matched_lines"]), stopped
 
 
 async def test_a_switch_to_the_alternate_screen_ends_the_wait(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    session, pane = new_session(shared)
+    made = shared.new_session()
+    session, pane = made.name, made.pane
     arguments = {"pane_id": pane, "patterns": ["never"], "timeout": 15}
-    result = await wait_while(client, shared, session, arguments, "printf '\\033[?1049h'")
+    result = await wait_while(python_client, shared, session, arguments, "printf '\\033[?1049h'")
     assert result["outcome"] == "alternate_screen"
     assert result["found"] is False
     assert result["alternate_screen"] is True
 
 
 async def test_on_the_alternate_screen_changed_rows_are_new_output(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     script = "printf '\\033[?1049h'; printf 'FULL SCREEN\\n'; stty -echo; exec cat"
-    session, pane = new_session(shared, "sh", "-c", script)
+    made = shared.new_session(None, "sh", "-c", script)
+    session, pane = made.name, made.pane
     await showing(shared, pane, "FULL SCREEN")
     arguments = {"pane_id": pane, "patterns": ["full screen", "ALT-MARK"], "timeout": 15}
-    result = await wait_while(client, shared, session, arguments, "ALT-MARK")
+    result = await wait_while(python_client, shared, session, arguments, "ALT-MARK")
     assert result["outcome"] == "matched"
     assert result["matched_index"] == 1
     assert result["matched_at_entry"] is True
@@ -273,14 +220,15 @@ async def test_on_the_alternate_screen_changed_rows_are_new_output(
 
 
 async def test_the_pane_defaults_to_the_active_pane_of_the_session_given(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    session, pane = new_session(shared, *echoing())
+    made = shared.new_session(None, *echoing())
+    session, pane = made.name, made.pane
     arguments = {"session_name": session, "patterns": ["by session"], "timeout": 15}
     result: dict[str, Any] = {}
 
     async def wait() -> None:
-        result.update(await client.ok("wait_for_text", arguments))
+        result.update(await python_client.ok("wait_for_text", arguments))
 
     with anyio.fail_after(DEADLINE):
         async with anyio.create_task_group() as group:
@@ -292,14 +240,14 @@ async def test_the_pane_defaults_to_the_active_pane_of_the_session_given(
 
 
 async def test_a_quiet_wait_asks_tmux_nothing_while_it_waits(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    _, pane = new_session(shared, *echoing())
-    await client.ok("list_sessions")  # the transport's own client, if any, is up
+    pane = shared.new_session(None, *echoing()).pane
+    await python_client.ok("list_sessions")  # the transport's own client, if any, is up
     sent = []
     for timeout in (0.2, 2.2):
         mark = shared.mark()
-        result = await client.ok(
+        result = await python_client.ok(
             "wait_for_text", {"pane_id": pane, "patterns": ["never"], "timeout": timeout}
         )
         assert result["outcome"] == "timeout"
@@ -313,7 +261,7 @@ async def test_a_quiet_wait_asks_tmux_nothing_while_it_waits(
 
 
 async def test_the_timeout_is_clamped_to_the_ceiling_and_reported(shared: TmuxServer) -> None:
-    _, pane = new_session(shared, *echoing())
+    pane = shared.new_session(None, *echoing()).pane
     env = shared.server_env(LIBTMUX_MCP_WAIT_MAX_SECONDS="1")
     with anyio.fail_after(DEADLINE):
         async with open_client(env, "python") as clamped:
@@ -331,7 +279,7 @@ async def test_the_timeout_is_clamped_to_the_ceiling_and_reported(shared: TmuxSe
 
 
 async def test_a_ceiling_that_is_not_a_number_is_reported(shared: TmuxServer) -> None:
-    _, pane = new_session(shared, *echoing())
+    pane = shared.new_session(None, *echoing()).pane
     env = shared.server_env(LIBTMUX_MCP_WAIT_MAX_SECONDS="soon")
     with anyio.fail_after(DEADLINE):
         async with open_client(env, "python") as broken:
@@ -339,15 +287,17 @@ async def test_a_ceiling_that_is_not_a_number_is_reported(shared: TmuxServer) ->
     assert "LIBTMUX_MCP_WAIT_MAX_SECONDS" in message and "'soon'" in message
 
 
-async def test_progress_is_notified_while_waiting(shared: TmuxServer, client: Client) -> None:
-    _, pane = new_session(shared, *echoing())
+async def test_progress_is_notified_while_waiting(
+    shared: TmuxServer, python_client: Client
+) -> None:
+    pane = shared.new_session(None, *echoing()).pane
     notes: list[tuple[float, float | None, str | None]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         notes.append((progress, total, message))
 
     with anyio.fail_after(DEADLINE):
-        result = await client.session.call_tool(
+        result = await python_client.session.call_tool(
             "wait_for_text",
             {"pane_id": pane, "patterns": ["never"], "timeout": 2.5},
             progress_callback=on_progress,
@@ -362,10 +312,11 @@ async def test_progress_is_notified_while_waiting(shared: TmuxServer, client: Cl
 
 
 async def test_a_cancelled_wait_leaves_no_client_and_no_process_behind(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    session, pane = new_session(shared, *echoing())
-    await client.ok("list_sessions")  # the transport's own client, if any, is up
+    made = shared.new_session(None, *echoing())
+    session, pane = made.name, made.pane
+    await python_client.ok("list_sessions")  # the transport's own client, if any, is up
     server = mcp_server_pid(shared)
     processes_before = set(tmux_processes(shared))
     children_before = set(children(server))
@@ -375,7 +326,7 @@ async def test_a_cancelled_wait_leaves_no_client_and_no_process_behind(
     async def wait() -> None:
         with scope:
             arguments = {"pane_id": pane, "patterns": ["never"], "timeout": 15}
-            answered.append(await client.session.call_tool("wait_for_text", arguments))
+            answered.append(await python_client.session.call_tool("wait_for_text", arguments))
 
     with anyio.fail_after(DEADLINE):
         async with anyio.create_task_group() as group:
@@ -397,7 +348,7 @@ async def test_a_cancelled_wait_leaves_no_client_and_no_process_behind(
 
     # The server lives on, and a new wait on the same pane still wakes.
     again = await wait_while(
-        client, shared, session, {"pane_id": pane, "patterns": ["still"], "timeout": 15},
+        python_client, shared, session, {"pane_id": pane, "patterns": ["still"], "timeout": 15},
         "still here",
     )  # fmt: skip
     assert again["outcome"] == "matched"
@@ -407,30 +358,32 @@ async def test_a_cancelled_wait_leaves_no_client_and_no_process_behind(
 
 
 async def test_bad_arguments_are_refused_before_tmux_runs(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    _, pane = new_session(shared, *echoing())
+    pane = shared.new_session(None, *echoing()).pane
     mark = shared.mark()
-    message = await client.error(
+    message = await python_client.error(
         "wait_for_text", {"pane_id": pane, "patterns": ["ok", "(unclosed"], "regex": True}
     )
     assert "patterns[1]" in message and "(unclosed" in message and "regular expression" in message
-    message = await client.error(
+    message = await python_client.error(
         "wait_for_text", {"pane_id": pane, "patterns": ["ok"], "stop": ["[z-a]"], "regex": True}
     )
     assert "stop[0]" in message
-    message = await client.error("wait_for_text", {"pane_id": pane, "patterns": [""]})
+    message = await python_client.error("wait_for_text", {"pane_id": pane, "patterns": [""]})
     assert "patterns[0]" in message and "empty" in message
-    message = await client.error("wait_for_text", {"pane_id": "3"})
+    message = await python_client.error("wait_for_text", {"pane_id": "3"})
     assert "pane_id" in message and "list_panes" in message
     shared.assert_nothing_sent_since(mark)
     # Not a regex: the same text is a literal, and fine.
-    result = await client.ok(
+    result = await python_client.ok(
         "wait_for_text", {"pane_id": pane, "patterns": ["(unclosed"], "timeout": 0}
     )
     assert result["outcome"] == "timeout"
 
 
-async def test_a_pane_that_does_not_exist_is_named(shared: TmuxServer, client: Client) -> None:
-    message = await client.error("wait_for_text", {"pane_id": "%9999", "timeout": 1})
+async def test_a_pane_that_does_not_exist_is_named(
+    shared: TmuxServer, python_client: Client
+) -> None:
+    message = await python_client.error("wait_for_text", {"pane_id": "%9999", "timeout": 1})
     assert "%9999" in message and "list_panes" in message

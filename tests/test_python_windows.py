@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +19,9 @@ import pytest
 
 from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TMUX, TmuxServer
+from tests.helpers.tmux import tag
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.transports("control", "subprocess")]
 
 BUFFER_NAME = re.compile(r"^libtmux_mcp_[0-9a-f]{32}_(?P<label>[A-Za-z0-9_.-]+)$")
 PRESETS = ("even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled")
@@ -38,14 +37,10 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("tmpdir")
 
 
-@pytest.fixture(scope="module", params=["control", "subprocess"])
-async def client(
-    shared: TmuxServer, scratch: Path, request: pytest.FixtureRequest
-) -> AsyncIterator[Client]:
-    """The MCP server over each transport in turn: every test runs on both."""
-    env = shared.server_env(TMUX_CONTRACT_MCP_TRANSPORT=request.param, TMPDIR=str(scratch))
-    async with open_client(env, "python") as opened:
-        yield opened
+@pytest.fixture(scope="module")
+def python_env(scratch: Path) -> dict[str, str]:
+    """The server's TMPDIR is ``scratch``."""
+    return {"TMPDIR": str(scratch)}
 
 
 @pytest.fixture
@@ -55,28 +50,6 @@ def counting(shared: TmuxServer) -> TmuxServer:
 
 
 # --- helpers ----------------------------------------------------------------------------
-
-
-def tag() -> str:
-    return uuid.uuid4().hex[:8]
-
-
-def new_session(server: TmuxServer, windows: int = 1) -> tuple[str, str, list[str]]:
-    """A detached session of ``windows`` windows: (name, session id, window ids by index)."""
-    name = f"w-{tag()}"
-    out = server.tmux(
-        "new-session", "-d", "-s", name, "-x", "120", "-y", "40",
-        "-P", "-F", "#{session_id} #{window_id}",
-    )  # fmt: skip
-    session_id, first = out.split()
-    ids = [first]
-    for _ in range(windows - 1):
-        ids.append(
-            server.tmux(
-                "new-window", "-d", "-t", f"{session_id}:", "-P", "-F", "#{window_id}"
-            ).strip()
-        )
-    return name, session_id, ids
 
 
 def windows_of(server: TmuxServer, session_id: str) -> list[dict[str, str]]:
@@ -190,11 +163,12 @@ def tmux_version() -> tuple[int, int]:
 
 
 async def test_rename_session_by_id_keeps_the_id_and_returns_the_stored_name(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    _, session_id, windows = new_session(shared, 2)
+    made = shared.new_session(windows=2, width=120, height=40)
+    session_id, windows = made.id, made.windows
     new = f"w-renamed-{tag()}"
-    result = await client.ok("rename_session", {"session_id": session_id, "new_name": new})
+    result = await python_client.ok("rename_session", {"session_id": session_id, "new_name": new})
     assert result["session_id"] == session_id
     assert result["session_name"] == new
     assert result["window_count"] == 2
@@ -205,23 +179,28 @@ async def test_rename_session_by_id_keeps_the_id_and_returns_the_stored_name(
 
 
 async def test_rename_session_finds_the_session_by_exact_name_only(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    name, session_id, _ = new_session(shared)
-    message = await client.error("rename_session", {"session_name": name[:-1], "new_name": "x"})
+    made = shared.new_session(width=120, height=40)
+    name, session_id = made.name, made.id
+    message = await python_client.error(
+        "rename_session", {"session_name": name[:-1], "new_name": "x"}
+    )
     assert_names(message, repr(name[:-1]), shared.name, "list_sessions")
     assert session_names(shared)[session_id] == name  # tmux's prefix match was not used
-    result = await client.ok("rename_session", {"session_name": name, "new_name": f"{name}-b"})
+    result = await python_client.ok(
+        "rename_session", {"session_name": name, "new_name": f"{name}-b"}
+    )
     assert result["session_id"] == session_id
     assert session_names(shared)[session_id] == f"{name}-b"
 
 
 async def test_rename_session_reports_the_name_tmux_stored_for_colons_dots_and_newlines(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    _, session_id, _ = new_session(shared)
+    session_id = shared.new_session(width=120, height=40).id
     t = tag()
-    result = await client.ok(
+    result = await python_client.ok(
         "rename_session", {"session_id": session_id, "new_name": f"w-{t} a:b.c\nd"}
     )
     stored = session_names(shared)[session_id]
@@ -230,40 +209,43 @@ async def test_rename_session_reports_the_name_tmux_stored_for_colons_dots_and_n
 
 
 async def test_rename_session_to_a_taken_name_is_refused(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    taken, _, _ = new_session(shared)
-    name, session_id, _ = new_session(shared)
-    message = await client.error("rename_session", {"session_id": session_id, "new_name": taken})
+    taken = shared.new_session(width=120, height=40).name
+    made = shared.new_session(width=120, height=40)
+    name, session_id = made.name, made.id
+    message = await python_client.error(
+        "rename_session", {"session_id": session_id, "new_name": taken}
+    )
     assert_names(message, "new_name", repr(taken), shared.name, "list_sessions")
     assert session_names(shared)[session_id] == name
 
 
 async def test_rename_session_refuses_empty_names_and_malformed_ids_before_tmux(
-    counting: TmuxServer, client: Client
+    counting: TmuxServer, python_client: Client
 ) -> None:
-    _, session_id, _ = new_session(counting)
+    session_id = counting.new_session(width=120, height=40).id
     message = await refused_before_tmux(
-        counting, client, "rename_session", {"session_id": session_id, "new_name": ""}
+        counting, python_client, "rename_session", {"session_id": session_id, "new_name": ""}
     )
     assert_names(message, "new_name")
     message = await refused_before_tmux(
-        counting, client, "rename_session", {"session_id": "1", "new_name": "x"}
+        counting, python_client, "rename_session", {"session_id": "1", "new_name": "x"}
     )
     assert_names(message, "session_id", "'1'")
-    message = await client.error("rename_session", {"session_id": "$9999", "new_name": "x"})
+    message = await python_client.error("rename_session", {"session_id": "$9999", "new_name": "x"})
     assert_names(message, "$9999", counting.name, "list_sessions")
 
 
 async def test_rename_session_stores_tricky_names_literally_and_runs_nothing(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
     marker = tmp_path / "marker"
-    _, session_id, _ = new_session(shared)
+    session_id = shared.new_session(width=120, height=40).id
     try:
         for name in tricky(marker):
             arguments = {"session_id": session_id, "new_name": name}
-            result = await client.ok("rename_session", arguments)
+            result = await python_client.ok("rename_session", arguments)
             stored = tmux_stored(name, session=True)
             assert session_names(shared)[session_id] == stored
             assert result["session_name"] == stored
@@ -277,10 +259,11 @@ async def test_rename_session_stores_tricky_names_literally_and_runs_nothing(
 
 
 async def test_rename_window_by_id_and_by_index_and_stops_automatic_rename(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    name, session_id, windows = new_session(shared, 2)
-    result = await client.ok("rename_window", {"window_id": windows[1], "new_name": "logs"})
+    made = shared.new_session(windows=2, width=120, height=40)
+    name, session_id, windows = made.name, made.id, made.windows
+    result = await python_client.ok("rename_window", {"window_id": windows[1], "new_name": "logs"})
     assert result["window_id"] == windows[1]
     assert result["window_name"] == "logs"
     assert result["window_index"] == "1"
@@ -289,22 +272,24 @@ async def test_rename_window_by_id_and_by_index_and_stops_automatic_rename(
     assert result["pane_count"] == 1
     assert window_name(shared, windows[1]) == "logs"
     assert shared.tmux("show-options", "-wv", "-t", windows[1], "automatic-rename").strip() == "off"
-    result = await client.ok(
+    result = await python_client.ok(
         "rename_window", {"session_name": name, "window_index": "0", "new_name": "editor"}
     )
     assert result["window_id"] == windows[0]
     assert window_name(shared, windows[0]) == "editor"
-    result = await client.ok("rename_window", {"window_id": windows[0], "new_name": ""})
+    result = await python_client.ok("rename_window", {"window_id": windows[0], "new_name": ""})
     assert result["window_name"] == window_name(shared, windows[0]) == ""
 
 
 async def test_rename_window_stores_tricky_names_literally_and_runs_nothing(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
     marker = tmp_path / "marker"
-    _, _, windows = new_session(shared)
+    windows = shared.new_session(width=120, height=40).windows
     for name in [*tricky(marker), "line one\nline two"]:
-        result = await client.ok("rename_window", {"window_id": windows[0], "new_name": name})
+        result = await python_client.ok(
+            "rename_window", {"window_id": windows[0], "new_name": name}
+        )
         stored = window_name(shared, windows[0])
         assert stored == tmux_stored(name)
         assert result["window_name"] == stored
@@ -313,22 +298,28 @@ async def test_rename_window_stores_tricky_names_literally_and_runs_nothing(
 
 
 async def test_window_tools_name_unknown_and_malformed_targets(
-    counting: TmuxServer, client: Client
+    counting: TmuxServer, python_client: Client
 ) -> None:
-    name, _, _ = new_session(counting)
+    name = counting.new_session(width=120, height=40).name
     for tool, extra in (
         ("rename_window", {"new_name": "x"}),
         ("select_layout", {"layout": "tiled"}),
         ("resize_window", {"width": 50}),
         ("move_window", {}),
     ):
-        message = await refused_before_tmux(counting, client, tool, {"window_id": "3", **extra})
+        message = await refused_before_tmux(
+            counting, python_client, tool, {"window_id": "3", **extra}
+        )
         assert_names(message, "window_id", "'3'")
-        message = await refused_before_tmux(counting, client, tool, {"window_index": "0", **extra})
+        message = await refused_before_tmux(
+            counting, python_client, tool, {"window_index": "0", **extra}
+        )
         assert_names(message, "window_index", "session")
-        message = await client.error(tool, {"window_id": "@9999", **extra})
+        message = await python_client.error(tool, {"window_id": "@9999", **extra})
         assert_names(message, "@9999", counting.name, "list_windows")
-        message = await client.error(tool, {"session_name": name, "window_index": "7", **extra})
+        message = await python_client.error(
+            tool, {"session_name": name, "window_index": "7", **extra}
+        )
         assert_names(message, "7", name, counting.name, "list_windows")
 
 
@@ -336,25 +327,29 @@ async def test_window_tools_name_unknown_and_malformed_targets(
 
 
 async def test_select_window_by_id_and_by_index_makes_it_current(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    name, session_id, windows = new_session(shared, 3)
-    result = await client.ok("select_window", {"window_id": windows[2]})
+    made = shared.new_session(windows=3, width=120, height=40)
+    name, session_id, windows = made.name, made.id, made.windows
+    result = await python_client.ok("select_window", {"window_id": windows[2]})
     assert result["window_id"] == windows[2]
     assert result["window_active"] == "1"
     assert result["window_index"] == "2"
     assert current_window(shared, session_id) == windows[2]
-    result = await client.ok("select_window", {"session_name": name, "window_index": "1"})
+    result = await python_client.ok("select_window", {"session_name": name, "window_index": "1"})
     assert result["window_id"] == windows[1]
     assert current_window(shared, session_id) == windows[1]
-    result = await client.ok("select_window", {"session_id": session_id, "window_index": "0"})
+    result = await python_client.ok(
+        "select_window", {"session_id": session_id, "window_index": "0"}
+    )
     assert current_window(shared, session_id) == result["window_id"] == windows[0]
 
 
 async def test_select_window_steps_next_previous_and_last_and_wraps(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    name, session_id, windows = new_session(shared, 3)
+    made = shared.new_session(windows=3, width=120, height=40)
+    name, session_id, windows = made.name, made.id, made.windows
     steps = [
         ({"direction": "next", "session_id": session_id}, windows[1]),
         ({"direction": "next", "session_name": name}, windows[2]),
@@ -364,42 +359,48 @@ async def test_select_window_steps_next_previous_and_last_and_wraps(
         ({"direction": "last", "session_id": session_id}, windows[2]),
     ]
     for arguments, expected in steps:
-        result = await client.ok("select_window", arguments)
+        result = await python_client.ok("select_window", arguments)
         assert result["window_id"] == expected, arguments
         assert result["window_active"] == "1"
         assert current_window(shared, session_id) == expected
 
 
 async def test_select_window_says_when_there_is_no_window_to_step_to(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    name, session_id, _ = new_session(shared)
+    made = shared.new_session(width=120, height=40)
+    name, session_id = made.name, made.id
     for direction in ("next", "previous", "last"):
-        message = await client.error(
+        message = await python_client.error(
             "select_window", {"direction": direction, "session_id": session_id}
         )
         assert_names(message, f"no {direction} window", repr(name), session_id, shared.name)
 
 
 async def test_select_window_needs_one_kind_of_target_and_refuses_bad_ones_before_tmux(
-    counting: TmuxServer, client: Client
+    counting: TmuxServer, python_client: Client
 ) -> None:
-    _, session_id, windows = new_session(counting, 2)
-    message = await refused_before_tmux(counting, client, "select_window", {})
+    made = counting.new_session(windows=2, width=120, height=40)
+    session_id, windows = made.id, made.windows
+    message = await refused_before_tmux(counting, python_client, "select_window", {})
     assert_names(message, "window_id", "window_index", "direction")
     message = await refused_before_tmux(
-        counting, client, "select_window", {"direction": "next", "window_id": windows[1]}
+        counting, python_client, "select_window", {"direction": "next", "window_id": windows[1]}
     )
     assert_names(message, "direction", "window_id")
-    message = await refused_before_tmux(counting, client, "select_window", {"window_id": "1"})
+    message = await refused_before_tmux(
+        counting, python_client, "select_window", {"window_id": "1"}
+    )
     assert_names(message, "window_id", "'1'")
     message = await refused_before_tmux(
-        counting, client, "select_window", {"direction": "next", "session_id": "main"}
+        counting, python_client, "select_window", {"direction": "next", "session_id": "main"}
     )
     assert_names(message, "session_id", "'main'")
-    result = await client.call("select_window", {"direction": "sideways"})
+    result = await python_client.call("select_window", {"direction": "sideways"})
     assert result.is_error  # not in the contract's enum
-    message = await client.error("select_window", {"direction": "next", "session_name": "w-nope"})
+    message = await python_client.error(
+        "select_window", {"direction": "next", "session_name": "w-nope"}
+    )
     assert_names(message, "'w-nope'", counting.name, "list_sessions")
     assert current_window(counting, session_id) == windows[0]
 
@@ -409,43 +410,44 @@ async def test_select_window_needs_one_kind_of_target_and_refuses_bad_ones_befor
 
 def three_panes(server: TmuxServer) -> tuple[str, str]:
     """A fresh session whose window has three panes: (session id, window id)."""
-    _, session_id, windows = new_session(server)
+    made = server.new_session(width=120, height=40)
+    session_id, windows = made.id, made.windows
     server.tmux("split-window", "-d", "-t", windows[0])
     server.tmux("split-window", "-d", "-h", "-t", windows[0])
     return session_id, windows[0]
 
 
 async def test_select_layout_applies_each_preset_and_unambiguous_prefixes(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     _, window_id = three_panes(shared)
     for preset in PRESETS:
-        result = await client.ok("select_layout", {"window_id": window_id, "layout": preset})
+        result = await python_client.ok("select_layout", {"window_id": window_id, "layout": preset})
         layout = show(shared, window_id, "#{window_layout}")
         assert result["window_layout"] == layout
         assert result["pane_count"] == 3
         shared.tmux("select-layout", "-t", window_id, preset)
         assert show(shared, window_id, "#{window_layout}") == layout  # what tmux makes of it
     shared.tmux("select-layout", "-t", window_id, "even-vertical")
-    result = await client.ok("select_layout", {"window_id": window_id, "layout": "ti"})
+    result = await python_client.ok("select_layout", {"window_id": window_id, "layout": "ti"})
     shared.tmux("select-layout", "-t", window_id, "tiled")
     assert result["window_layout"] == show(shared, window_id, "#{window_layout}")
 
 
 async def test_select_layout_restores_a_saved_layout_string(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     _, window_id = three_panes(shared)
     shared.tmux("resize-pane", "-t", show(shared, window_id, "#{pane_id}"), "-x", "30")
-    saved = (await client.ok("get_window_info", {"window_id": window_id}))["window_layout"]
-    await client.ok("select_layout", {"window_id": window_id, "layout": "even-horizontal"})
+    saved = (await python_client.ok("get_window_info", {"window_id": window_id}))["window_layout"]
+    await python_client.ok("select_layout", {"window_id": window_id, "layout": "even-horizontal"})
     assert show(shared, window_id, "#{window_layout}") != saved
-    result = await client.ok("select_layout", {"window_id": window_id, "layout": saved})
+    result = await python_client.ok("select_layout", {"window_id": window_id, "layout": saved})
     assert result["window_layout"] == saved == show(shared, window_id, "#{window_layout}")
 
 
 async def test_select_layout_refuses_what_is_not_a_layout_and_tmux_survives(
-    counting: TmuxServer, client: Client, tmp_path: Path
+    counting: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
     """tmux 3.3a crashes on `select-layout main` (ambiguous) or `select-layout ""`:
     such names never reach it."""
@@ -466,18 +468,20 @@ async def test_select_layout_refuses_what_is_not_a_layout_and_tmux_survives(
     ]
     for layout in shape_refused:
         message = await refused_before_tmux(
-            counting, client, "select_layout", {"window_id": window_id, "layout": layout}
+            counting, python_client, "select_layout", {"window_id": window_id, "layout": layout}
         )
         assert_names(message, "layout")
     name_refused = ["main", "e", "x", "bogus", "tiledx"]
     if tmux_version() < (3, 4):
         name_refused += ["main-vertical-mirrored", "main-horizontal-mirrored"]
     for layout in name_refused:
-        message = await client.error("select_layout", {"window_id": window_id, "layout": layout})
+        message = await python_client.error(
+            "select_layout", {"window_id": window_id, "layout": layout}
+        )
         assert_names(message, "layout", repr(layout), "tiled")
     checksum = f"{(int(before[:4], 16) + 1) % 0x10000:04x},{good}"
     message = await refused_before_tmux(
-        counting, client, "select_layout", {"window_id": window_id, "layout": checksum}
+        counting, python_client, "select_layout", {"window_id": window_id, "layout": checksum}
     )
     assert_names(message, "layout", "checksum")
     await settle(counting, tmp_path)
@@ -486,13 +490,13 @@ async def test_select_layout_refuses_what_is_not_a_layout_and_tmux_survives(
 
 
 async def test_select_layout_string_of_another_window_shape_is_refused_by_tmux(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    _, one_pane, _ = new_session(shared)
+    one_pane = shared.new_session(width=120, height=40).id
     _, window_id = three_panes(shared)
     single = show(shared, one_pane, "#{window_layout}")
     before = show(shared, window_id, "#{window_layout}")
-    message = await client.error("select_layout", {"window_id": window_id, "layout": single})
+    message = await python_client.error("select_layout", {"window_id": window_id, "layout": single})
     assert_names(message, "layout", window_id, shared.name)
     assert show(shared, window_id, "#{window_layout}") == before
 
@@ -501,27 +505,30 @@ async def test_select_layout_string_of_another_window_shape_is_refused_by_tmux(
 
 
 async def test_resize_window_sets_the_size_and_keeps_it_manual(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    name, _, windows = new_session(shared)
+    made = shared.new_session(width=120, height=40)
+    name, windows = made.name, made.windows
     shared.tmux("split-window", "-d", "-t", windows[0])
-    result = await client.ok("resize_window", {"window_id": windows[0], "width": 90, "height": 25})
+    result = await python_client.ok(
+        "resize_window", {"window_id": windows[0], "width": 90, "height": 25}
+    )
     assert (result["window_width"], result["window_height"]) == ("90", "25")
     assert show(shared, windows[0], "#{window_width}x#{window_height}") == "90x25"
     assert shared.tmux("show-options", "-wv", "-t", windows[0], "window-size").strip() == "manual"
-    result = await client.ok(
+    result = await python_client.ok(
         "resize_window", {"session_name": name, "window_index": "0", "width": 70}
     )
     assert (result["window_width"], result["window_height"]) == ("70", "25")
-    result = await client.ok("resize_window", {"window_id": windows[0], "height": 12})
+    result = await python_client.ok("resize_window", {"window_id": windows[0], "height": 12})
     assert show(shared, windows[0], "#{window_width}x#{window_height}") == "70x12"
     assert result["window_layout"] == show(shared, windows[0], "#{window_layout}")
 
 
 async def test_resize_window_refuses_missing_and_out_of_range_sizes_before_tmux(
-    counting: TmuxServer, client: Client
+    counting: TmuxServer, python_client: Client
 ) -> None:
-    _, _, windows = new_session(counting)
+    windows = counting.new_session(width=120, height=40).windows
     for arguments, field in (
         ({}, "width"),
         ({"width": 0}, "width"),
@@ -530,7 +537,7 @@ async def test_resize_window_refuses_missing_and_out_of_range_sizes_before_tmux(
         ({"width": 80, "height": 100000}, "height"),
     ):
         message = await refused_before_tmux(
-            counting, client, "resize_window", {"window_id": windows[0], **arguments}
+            counting, python_client, "resize_window", {"window_id": windows[0], **arguments}
         )
         assert_names(message, field)
     assert show(counting, windows[0], "#{window_width}x#{window_height}") == "120x40"
@@ -539,9 +546,14 @@ async def test_resize_window_refuses_missing_and_out_of_range_sizes_before_tmux(
 # --- move_window ------------------------------------------------------------------------
 
 
-async def test_move_window_to_an_index_of_its_session(shared: TmuxServer, client: Client) -> None:
-    name, session_id, windows = new_session(shared, 2)
-    result = await client.ok("move_window", {"window_id": windows[0], "destination_index": "5"})
+async def test_move_window_to_an_index_of_its_session(
+    shared: TmuxServer, python_client: Client
+) -> None:
+    made = shared.new_session(windows=2, width=120, height=40)
+    name, session_id, windows = made.name, made.id, made.windows
+    result = await python_client.ok(
+        "move_window", {"window_id": windows[0], "destination_index": "5"}
+    )
     assert result["window_id"] == windows[0]
     assert result["window_index"] == "5"
     assert result["session_id"] == session_id
@@ -550,24 +562,26 @@ async def test_move_window_to_an_index_of_its_session(shared: TmuxServer, client
         (windows[1], "1"),
         (windows[0], "5"),
     ]
-    result = await client.ok("move_window", {"session_name": name, "window_index": "5"})
+    result = await python_client.ok("move_window", {"session_name": name, "window_index": "5"})
     assert result["window_index"] == "0"  # the first free index
     assert windows_of(shared, session_id)[0]["id"] == windows[0]
 
 
 async def test_move_window_into_another_session_by_name_and_by_id(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    _, source, windows = new_session(shared, 3)
-    target_name, target, target_windows = new_session(shared)
-    result = await client.ok(
+    made = shared.new_session(windows=3, width=120, height=40)
+    source, windows = made.id, made.windows
+    made = shared.new_session(width=120, height=40)
+    target_name, target, target_windows = made.name, made.id, made.windows
+    result = await python_client.ok(
         "move_window", {"window_id": windows[1], "destination_session": target_name}
     )
     assert (result["session_id"], result["session_name"]) == (target, target_name)
     assert result["window_index"] == "1"
     assert [row["id"] for row in windows_of(shared, target)] == [target_windows[0], windows[1]]
     assert [row["id"] for row in windows_of(shared, source)] == [windows[0], windows[2]]
-    result = await client.ok(
+    result = await python_client.ok(
         "move_window",
         {"session_id": source, "window_index": "2", "destination_session": target,
          "destination_index": "7"},
@@ -577,11 +591,12 @@ async def test_move_window_into_another_session_by_name_and_by_id(
 
 
 async def test_move_window_of_a_session_last_window_ends_that_session(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    _, source, windows = new_session(shared)
-    _, target, _ = new_session(shared)
-    result = await client.ok(
+    made = shared.new_session(width=120, height=40)
+    source, windows = made.id, made.windows
+    target = shared.new_session(width=120, height=40).id
+    result = await python_client.ok(
         "move_window", {"window_id": windows[0], "destination_session": target}
     )
     assert result["session_id"] == target
@@ -589,31 +604,40 @@ async def test_move_window_of_a_session_last_window_ends_that_session(
 
 
 async def test_move_window_to_its_own_place_changes_nothing(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    _, session_id, windows = new_session(shared, 2)
+    made = shared.new_session(windows=2, width=120, height=40)
+    session_id, windows = made.id, made.windows
     before = windows_of(shared, session_id)
-    result = await client.ok("move_window", {"window_id": windows[1], "destination_index": "1"})
+    result = await python_client.ok(
+        "move_window", {"window_id": windows[1], "destination_index": "1"}
+    )
     assert (result["window_id"], result["window_index"]) == (windows[1], "1")
     assert windows_of(shared, session_id) == before
 
 
 async def test_move_window_refuses_taken_indexes_unknown_sessions_and_bad_indexes(
-    counting: TmuxServer, client: Client, tmp_path: Path
+    counting: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
-    _, session_id, windows = new_session(counting, 2)
+    made = counting.new_session(windows=2, width=120, height=40)
+    session_id, windows = made.id, made.windows
     before = windows_of(counting, session_id)
-    message = await client.error("move_window", {"window_id": windows[0], "destination_index": "1"})
+    message = await python_client.error(
+        "move_window", {"window_id": windows[0], "destination_index": "1"}
+    )
     assert_names(message, "destination_index", "'1'", session_id, counting.name, "list_windows")
     marker = tmp_path / "marker"
     for destination in ["w-nope", "$9999", "#{session_name}", f"#(touch {marker})", "main;x"]:
-        message = await client.error(
+        message = await python_client.error(
             "move_window", {"window_id": windows[0], "destination_session": destination}
         )
         assert_names(message, "destination_session", repr(destination), counting.name)
     for index in ("-1", "a", "1;", "#{window_index}", " 1", "1\n"):
         message = await refused_before_tmux(
-            counting, client, "move_window", {"window_id": windows[0], "destination_index": index}
+            counting,
+            python_client,
+            "move_window",
+            {"window_id": windows[0], "destination_index": index},
         )
         assert_names(message, "destination_index")
     await settle(counting, tmp_path)
@@ -622,20 +646,23 @@ async def test_move_window_refuses_taken_indexes_unknown_sessions_and_bad_indexe
 
 
 async def test_move_window_finds_destination_sessions_with_tricky_names_by_exact_name(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
     marker = tmp_path / "marker"
-    _, source, windows = new_session(shared, 2)
-    _, target, _ = new_session(shared)
+    made = shared.new_session(windows=2, width=120, height=40)
+    source, windows = made.id, made.windows
+    target = shared.new_session(width=120, height=40).id
     for given in tricky(marker)[:4]:
         name = tmux_stored(given, session=True)  # the name to find it by afterwards
-        await client.ok("rename_session", {"session_id": target, "new_name": given})
-        result = await client.ok(
+        await python_client.ok("rename_session", {"session_id": target, "new_name": given})
+        result = await python_client.ok(
             "move_window", {"window_id": windows[1], "destination_session": name}
         )
         assert result["session_id"] == target
         assert result["session_name"] == name
-        await client.ok("move_window", {"window_id": windows[1], "destination_session": source})
+        await python_client.ok(
+            "move_window", {"window_id": windows[1], "destination_session": source}
+        )
     await settle(shared, tmp_path)
     assert not marker.exists()
 
@@ -644,7 +671,7 @@ async def test_move_window_finds_destination_sessions_with_tricky_names_by_exact
 
 
 async def test_load_buffer_stores_the_content_byte_for_byte(
-    shared: TmuxServer, client: Client, tmp_path: Path, scratch: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path, scratch: Path
 ) -> None:
     marker = tmp_path / "marker"
     contents = [
@@ -659,10 +686,10 @@ async def test_load_buffer_stores_the_content_byte_for_byte(
         "".join(f"line {i} {'x' * 60}\n" for i in range(2000)),  # ~140 KB
     ]
     for content in contents:
-        result = await client.ok("load_buffer", {"content": content})
+        result = await python_client.ok("load_buffer", {"content": content})
         assert BUFFER_NAME.match(result["buffer_name"])
         assert buffer_content(shared, result["buffer_name"]) == content.encode()
-        shown = await client.ok(
+        shown = await python_client.ok(
             "show_buffer", {"buffer_name": result["buffer_name"], "max_lines": None}
         )
         assert shown["content"] == content
@@ -672,38 +699,38 @@ async def test_load_buffer_stores_the_content_byte_for_byte(
 
 
 async def test_load_buffer_makes_a_new_labelled_buffer_every_call(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
-    first = await client.ok("load_buffer", {"content": "a", "logical_name": "clip"})
-    second = await client.ok("load_buffer", {"content": "b", "logical_name": "clip"})
+    first = await python_client.ok("load_buffer", {"content": "a", "logical_name": "clip"})
+    second = await python_client.ok("load_buffer", {"content": "b", "logical_name": "clip"})
     assert first["logical_name"] == second["logical_name"] == "clip"
     assert first["buffer_name"] != second["buffer_name"]
     for result, content in ((first, b"a"), (second, b"b")):
         found = BUFFER_NAME.match(result["buffer_name"])
         assert found and found["label"] == "clip"
         assert buffer_content(shared, result["buffer_name"]) == content
-    unnamed = await client.ok("load_buffer", {"content": "c"})
+    unnamed = await python_client.ok("load_buffer", {"content": "c"})
     assert unnamed["logical_name"] is None
     assert unnamed["buffer_name"].endswith("_buf")
-    empty = await client.ok("load_buffer", {"content": "d", "logical_name": ""})
+    empty = await python_client.ok("load_buffer", {"content": "d", "logical_name": ""})
     assert empty["logical_name"] == ""
     assert empty["buffer_name"].endswith("_buf")
     label = "A-z_0.9" + "x" * 57
-    assert (await client.ok("load_buffer", {"content": "e", "logical_name": label}))[
+    assert (await python_client.ok("load_buffer", {"content": "e", "logical_name": label}))[
         "buffer_name"
     ].endswith(f"_{label}")
 
 
 async def test_load_buffer_refuses_bad_logical_names_before_tmux(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
     before = shared.lines("list-buffers", "-F", "#{buffer_name}")
     labels = ("has space", "a;b", "#{session_name}", "$(x)", "x/y", "é", "x" * 65, "a\nb", "clip\n")
     mark = shared.mark()
     for label in labels:
-        message = await client.error("load_buffer", {"content": "x", "logical_name": label})
+        message = await python_client.error("load_buffer", {"content": "x", "logical_name": label})
         assert_names(message, "logical_name")
-    message = await client.error("load_buffer", {"content": ""})
+    message = await python_client.error("load_buffer", {"content": ""})
     assert_names(message, "content", "empty")
     shared.assert_nothing_sent_since(mark)
     assert shared.lines("list-buffers", "-F", "#{buffer_name}") == before

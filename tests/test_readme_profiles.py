@@ -9,25 +9,10 @@ from pathlib import Path
 import pytest
 
 from codegen.skeleton import load_skeleton, skeleton_path
+from tests.helpers.readme import section, table_rows
 from tmux_contract_mcp.profiles import PROFILES, load_profile
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 SOURCES = Path(__file__).resolve().parent.parent
-
-
-def section(title: str, level: str = "##") -> str:
-    """The text under a heading, up to the next heading of the same or a higher level."""
-    match = re.search(
-        rf"^{level} {re.escape(title)}\n(.*?)(?=^#{{1,{len(level)}}} |\Z)", README, re.M | re.S
-    )
-    assert match, f"no '{level} {title}' section in README.md"
-    return match.group(1)
-
-
-def table_rows(text: str) -> list[list[str]]:
-    """The cells of each body row of the first table in ``text``."""
-    lines = [line for line in text.splitlines() if line.startswith("|")]
-    return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[2:]]
 
 
 def toolset_counts(profile: str) -> Counter[str]:

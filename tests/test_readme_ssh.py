@@ -15,8 +15,8 @@ import pytest
 from scripts.lab.client import open_client
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_readme_profiles import README, section, table_rows
-from tests.test_ssh import remote_env
+from tests.helpers.readme import README, section, table_rows
+from tests.helpers.ssh import remote_env
 from tmux_contract_mcp.cli import parser
 from tmux_contract_mcp.handlers.tmux.transport.ssh import parse_target
 from tmux_contract_mcp.handlers.tmux.transport.version import MINIMUM_TEXT

@@ -70,8 +70,10 @@ async def error_of(client: Client, uri: str) -> types.ErrorData:
 # --- listing ------------------------------------------------------------------------------
 
 
-async def test_templates_list_advertises_each_resource_contract_exactly(client: Client) -> None:
-    listed = await client.session.list_resource_templates()
+async def test_templates_list_advertises_each_resource_contract_exactly(
+    python_client: Client,
+) -> None:
+    listed = await python_client.session.list_resource_templates()
     wire = {
         t.name: t.model_dump(mode="json", by_alias=True, exclude_none=True)
         for t in listed.resource_templates
@@ -79,55 +81,57 @@ async def test_templates_list_advertises_each_resource_contract_exactly(client: 
     expected = {name: r.advertised for name, r in resource_contracts("python").items()}
     assert wire == expected
     assert len(wire) == 6
-    assert (await client.session.list_resources()).resources == []
+    assert (await python_client.session.list_resources()).resources == []
 
 
 # --- every resource, as its tool answers ------------------------------------------------------
 
 
-async def test_sessions_resource_is_list_sessions_result(client: Client) -> None:
-    read = await client.read("tmux://sessions", "get_sessions")
-    tool = await client.ok("list_sessions")
+async def test_sessions_resource_is_list_sessions_result(python_client: Client) -> None:
+    read = await python_client.read("tmux://sessions", "get_sessions")
+    tool = await python_client.ok("list_sessions")
     assert read == tool["result"]
     assert {row["session_name"] for row in read} == {"main", SPACED}
 
 
-async def test_session_resource_is_get_session_info_plus_its_windows(client: Client) -> None:
-    read = await client.read("tmux://sessions/work%20space", "get_session")
-    info = await client.ok("get_session_info", {"session_name": SPACED})
-    windows = await client.ok("list_windows", {"session_name": SPACED})
+async def test_session_resource_is_get_session_info_plus_its_windows(python_client: Client) -> None:
+    read = await python_client.read("tmux://sessions/work%20space", "get_session")
+    info = await python_client.ok("get_session_info", {"session_name": SPACED})
+    windows = await python_client.ok("list_windows", {"session_name": SPACED})
     assert read == {**info, "windows": windows["result"]}
     assert len(read["windows"]) == 2
 
 
-async def test_session_windows_resource_is_list_windows_result(client: Client) -> None:
-    read = await client.read("tmux://sessions/work%20space/windows", "get_session_windows")
-    windows = await client.ok("list_windows", {"session_name": SPACED})
+async def test_session_windows_resource_is_list_windows_result(python_client: Client) -> None:
+    read = await python_client.read("tmux://sessions/work%20space/windows", "get_session_windows")
+    windows = await python_client.ok("list_windows", {"session_name": SPACED})
     assert read == windows["result"]
     assert [row["window_index"] for row in read] == ["0", "1"]
 
 
-async def test_window_resource_is_get_window_info_plus_its_panes(client: Client) -> None:
-    read = await client.read("tmux://sessions/work%20space/windows/1", "get_window")
-    info = await client.ok("get_window_info", {"session_name": SPACED, "window_index": "1"})
-    panes = await client.ok("list_panes", {"window_id": info["window_id"]})
+async def test_window_resource_is_get_window_info_plus_its_panes(python_client: Client) -> None:
+    read = await python_client.read("tmux://sessions/work%20space/windows/1", "get_window")
+    info = await python_client.ok("get_window_info", {"session_name": SPACED, "window_index": "1"})
+    panes = await python_client.ok("list_panes", {"window_id": info["window_id"]})
     assert read == {**info, "panes": panes["result"]}
     assert len(read["panes"]) == 2
 
 
-async def test_pane_resource_is_get_pane_info_result(client: Client, shared: TmuxServer) -> None:
+async def test_pane_resource_is_get_pane_info_result(
+    python_client: Client, shared: TmuxServer
+) -> None:
     for pane in pane_ids(shared):
-        read = await client.read(f"tmux://panes/{pane}", "get_pane")
-        assert read == await client.ok("get_pane_info", {"pane_id": pane})
+        read = await python_client.read(f"tmux://panes/{pane}", "get_pane")
+        assert read == await python_client.ok("get_pane_info", {"pane_id": pane})
         assert read["pane_id"] == pane
 
 
 async def test_pane_content_resource_is_the_visible_screen(
-    client: Client, shared: TmuxServer
+    python_client: Client, shared: TmuxServer
 ) -> None:
     pane = shared.active_pane("main:0")
-    text = await client.read(f"tmux://panes/{pane}/content", "get_pane_content")
-    screen = await client.ok("capture_pane", {"pane_id": pane, "max_lines": None})
+    text = await python_client.read(f"tmux://panes/{pane}/content", "get_pane_content")
+    screen = await python_client.ok("capture_pane", {"pane_id": pane, "max_lines": None})
     assert text == screen["result"]
     assert MARKER in text
     assert text == shared.tmux("capture-pane", "-p", "-t", pane).rstrip("\n")
@@ -147,21 +151,21 @@ async def test_every_template_was_read_with_real_ids() -> None:
 
 
 async def test_socket_name_query_reads_another_tmux_server(
-    client: Client, shared: TmuxServer
+    python_client: Client, shared: TmuxServer
 ) -> None:
     other = TmuxServer.start(beside=shared)
     try:
         other.tmux("rename-session", "-t", "main", "elsewhere")
-        read = await client.read(f"tmux://sessions?socket_name={other.name}", "get_sessions")
+        read = await python_client.read(f"tmux://sessions?socket_name={other.name}", "get_sessions")
         assert [row["session_name"] for row in read] == ["elsewhere"]
-        tool = await client.ok("list_sessions", {"socket_name": other.name})
+        tool = await python_client.ok("list_sessions", {"socket_name": other.name})
         assert read == tool["result"]
     finally:
         other.kill()
 
 
 async def test_a_pane_id_reads_the_same_bare_or_percent_encoded(
-    client: Client, shared: TmuxServer
+    python_client: Client, shared: TmuxServer
 ) -> None:
     """``%12`` is also a valid escape (byte 0x12); a bare id still names the pane."""
     pane = shared.active_pane("main:0")
@@ -169,8 +173,8 @@ async def test_a_pane_id_reads_the_same_bare_or_percent_encoded(
         pane = shared.tmux("new-window", "-d", "-P", "-F", "#{pane_id}").strip()
     settle(shared, pane)
     encoded = "%25" + pane[1:]
-    bare = await client.read(f"tmux://panes/{pane}", "get_pane")
-    escaped = await client.read(f"tmux://panes/{encoded}", "get_pane")
+    bare = await python_client.read(f"tmux://panes/{pane}", "get_pane")
+    escaped = await python_client.read(f"tmux://panes/{encoded}", "get_pane")
     assert bare == escaped
     assert bare["pane_id"] == pane
 
@@ -189,9 +193,9 @@ async def test_a_pane_id_reads_the_same_bare_or_percent_encoded(
     ],
 )
 async def test_a_missing_target_is_resource_not_found_naming_it_and_the_socket(
-    client: Client, shared: TmuxServer, uri: str, named: str
+    python_client: Client, shared: TmuxServer, uri: str, named: str
 ) -> None:
-    error = await error_of(client, uri)
+    error = await error_of(python_client, uri)
     assert error.code == types.INVALID_PARAMS
     assert error.message.startswith("Resource not found")
     assert named in error.message
@@ -199,17 +203,19 @@ async def test_a_missing_target_is_resource_not_found_naming_it_and_the_socket(
     assert error.data == {"uri": uri}
 
 
-async def test_a_socket_without_a_server_is_resource_not_found_naming_it(client: Client) -> None:
-    error = await error_of(client, "tmux://sessions?socket_name=nobody-here")
+async def test_a_socket_without_a_server_is_resource_not_found_naming_it(
+    python_client: Client,
+) -> None:
+    error = await error_of(python_client, "tmux://sessions?socket_name=nobody-here")
     assert error.code == types.INVALID_PARAMS
     assert error.message.startswith("Resource not found")
     assert "nobody-here" in error.message
 
 
 async def test_a_uri_no_template_matches_is_resource_not_found_listing_the_templates(
-    client: Client,
+    python_client: Client,
 ) -> None:
-    error = await error_of(client, "tmux://panes/%1/contents")
+    error = await error_of(python_client, "tmux://panes/%1/contents")
     assert error.code == types.INVALID_PARAMS
     assert error.message.startswith("Resource not found")
     assert "tmux://panes/%1/contents" in error.message
@@ -232,14 +238,14 @@ async def test_a_uri_no_template_matches_is_resource_not_found_listing_the_templ
     ],
 )
 async def test_a_bad_variable_is_invalid_params_naming_it_and_runs_nothing(
-    client: Client, shared: TmuxServer, uri: str, variable: str
+    python_client: Client, shared: TmuxServer, uri: str, variable: str
 ) -> None:
     mark = shared.mark()
-    error = await error_of(client, uri)
+    error = await error_of(python_client, uri)
     assert error.code == -32602
     assert f"`{variable}`" in error.message
     shared.assert_nothing_sent_since(mark)
-    await client.read("tmux://sessions", "get_sessions")  # the log does see a real read
+    await python_client.read("tmux://sessions", "get_sessions")  # the log does see a real read
     assert shared.sent_since(mark)
 
 
@@ -265,45 +271,56 @@ def template(uri: str) -> types.ResourceTemplateReference:
 
 
 async def test_pane_id_completes_to_the_live_panes_with_the_typed_prefix(
-    client: Client, shared: TmuxServer
+    python_client: Client, shared: TmuxServer
 ) -> None:
     live = pane_ids(shared)
-    offered = await complete(client, template(PANE_TEMPLATE), "pane_id", "%")
+    offered = await complete(python_client, template(PANE_TEMPLATE), "pane_id", "%")
     assert sorted(offered) == sorted(live)
     assert offered == sorted(live, key=lambda pane: int(pane[1:]))
     first = live[0][:2]
-    narrowed = await complete(client, template(PANE_TEMPLATE), "pane_id", first)
+    narrowed = await complete(python_client, template(PANE_TEMPLATE), "pane_id", first)
     assert narrowed and all(pane.startswith(first) for pane in narrowed)
     assert set(narrowed) == {pane for pane in live if pane.startswith(first)}
 
 
-async def test_session_name_completes_to_live_session_names(client: Client) -> None:
+async def test_session_name_completes_to_live_session_names(python_client: Client) -> None:
     ref = template("tmux://sessions/{session_name}{?socket_name}")
-    assert await complete(client, ref, "session_name", "wo") == [SPACED]
-    assert sorted(await complete(client, ref, "session_name", "")) == sorted(["main", SPACED])
+    assert await complete(python_client, ref, "session_name", "wo") == [SPACED]
+    assert sorted(await complete(python_client, ref, "session_name", "")) == sorted(
+        ["main", SPACED]
+    )
 
 
 async def test_window_index_completes_within_the_session_already_given(
-    client: Client, shared: TmuxServer
+    python_client: Client, shared: TmuxServer
 ) -> None:
     ref = template(WINDOW_TEMPLATE)
-    assert await complete(client, ref, "window_index", "", {"session_name": SPACED}) == ["0", "1"]
-    assert await complete(client, ref, "window_index", "1", {"session_name": SPACED}) == ["1"]
+    assert await complete(python_client, ref, "window_index", "", {"session_name": SPACED}) == [
+        "0",
+        "1",
+    ]
+    assert await complete(python_client, ref, "window_index", "1", {"session_name": SPACED}) == [
+        "1"
+    ]
     main = shared.lines("list-windows", "-t", "=main", "-F", "#{window_index}")
-    assert await complete(client, ref, "window_index", "", {"session_name": "main"}) == main
-    everywhere = await complete(client, ref, "window_index", "")
+    assert await complete(python_client, ref, "window_index", "", {"session_name": "main"}) == main
+    everywhere = await complete(python_client, ref, "window_index", "")
     assert everywhere == sorted(set(main) | {"0", "1"}, key=int)
 
 
-async def test_prompt_pane_id_completes_to_live_panes(client: Client, shared: TmuxServer) -> None:
+async def test_prompt_pane_id_completes_to_live_panes(
+    python_client: Client, shared: TmuxServer
+) -> None:
     ref = types.PromptReference(type="ref/prompt", name="run_and_wait")
-    assert sorted(await complete(client, ref, "pane_id", "%")) == sorted(pane_ids(shared))
-    assert await complete(client, ref, "command", "ec") == []  # a free-text argument
+    assert sorted(await complete(python_client, ref, "pane_id", "%")) == sorted(pane_ids(shared))
+    assert await complete(python_client, ref, "command", "ec") == []  # a free-text argument
 
 
-async def test_completion_on_a_socket_without_a_server_offers_nothing(client: Client) -> None:
+async def test_completion_on_a_socket_without_a_server_offers_nothing(
+    python_client: Client,
+) -> None:
     offered = await complete(
-        client, template(PANE_TEMPLATE), "pane_id", "%", {"socket_name": "nobody-here"}
+        python_client, template(PANE_TEMPLATE), "pane_id", "%", {"socket_name": "nobody-here"}
     )
     assert offered == []
 
@@ -316,9 +333,9 @@ async def test_completion_on_a_socket_without_a_server_offers_nothing(client: Cl
     ],
 )
 async def test_completion_for_an_unknown_reference_is_invalid_params(
-    client: Client, ref: Any, named: str
+    python_client: Client, ref: Any, named: str
 ) -> None:
     with pytest.raises(MCPError) as caught:
-        await client.session.complete(ref, {"name": "pane_id", "value": ""})
+        await python_client.session.complete(ref, {"name": "pane_id", "value": ""})
     assert caught.value.error.code == -32602
     assert named in caught.value.error.message

@@ -7,7 +7,6 @@ The nested tools called here: capture_pane, get_tmux_variables, search_panes, sh
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -15,10 +14,11 @@ import pytest
 
 from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
+from tests.helpers.batch import LONG_VALUE as LONG
+from tests.helpers.tmux import printed
+from tests.helpers.wire import compact
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-LONG = "y" * 190
 
 
 @pytest.fixture(scope="module")
@@ -29,23 +29,8 @@ async def without_hooks(shared: TmuxServer) -> AsyncIterator[Client]:
         yield opened
 
 
-def printed(tmux: TmuxServer, script: str) -> str:
-    """A new window's pane that ran ``script`` (then waits on cat); returned once it is done."""
-    channel = f"c{uuid.uuid4().hex[:8]}"
-    pane = tmux.tmux(
-        "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:",
-        f"{script}; tmux wait-for -S {channel}; exec cat",
-    ).strip()  # fmt: skip
-    tmux.tmux("wait-for", channel)
-    return pane
-
-
 async def batch(client: Client, operations: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     return await client.ok("call_read_tools_batch", {"operations": operations, **extra})
-
-
-def compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 async def test_rows_carry_each_nested_call_whole_result_as_a_direct_call_answers(

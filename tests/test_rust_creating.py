@@ -9,47 +9,29 @@ and one judged without tmux to have sent tmux nothing.
 from __future__ import annotations
 
 import json
-import os
-import signal
-import time
-import uuid
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
+from tests.helpers.family import (
+    SIDES,
+    corner,
+    counting_window,
+    end_keeping_the_pane,
+    here,
+    lines_of,
+)
+from tests.helpers.family import tmux_fields as show
+from tests.helpers.family import window_running as new_window
+from tests.helpers.tmux import tag
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 
 # --- helpers ------------------------------------------------------------------------------
-
-
-def tag() -> str:
-    return uuid.uuid4().hex[:8]
-
-
-def show(server: TmuxServer, target: str, *fields: str) -> list[str]:
-    """tmux's own values of ``fields`` for ``target``."""
-    fmt = "\x1f".join(f"#{{{name}}}" for name in fields)
-    return server.tmux("display-message", "-p", "-t", target, fmt).rstrip("\n").split("\x1f")
-
-
-def new_window(server: TmuxServer, *command: str) -> tuple[str, str]:
-    """A detached window in ``main``: (window id, pane id)."""
-    out = server.tmux(
-        "new-window", "-d", "-P", "-F", "#{window_id} #{pane_id}", "-t", "main:", *command
-    )
-    window, pane = out.split()
-    return window, pane
-
-
-def here() -> str:
-    """The MCP server's working directory: it inherits this process's."""
-    return os.path.realpath(os.getcwd())
 
 
 def failure(text: str) -> dict[str, Any]:
@@ -68,26 +50,6 @@ async def refused(shared: TmuxServer, client: Client, tool: str, args: dict[str,
     assert shared.state() == before
     assert sent["kind"] == "invalid_input", sent
     return sent
-
-
-def lines_of(path: Path, count: int, timeout: float = 10.0) -> list[str]:
-    """The file's lines, once it has ``count`` of them."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = path.read_text().splitlines() if path.exists() else []
-        if len(found) >= count or time.monotonic() > deadline:
-            return found
-        time.sleep(0.02)
-
-
-def end_keeping_the_pane(server: TmuxServer, pane: str, timeout: float = 10.0) -> None:
-    """Kill the pane's process, the pane kept open (remain-on-exit) as a dead pane."""
-    server.tmux("set-option", "-p", "-t", pane, "remain-on-exit", "on")
-    os.kill(int(show(server, pane, "pane_pid")[0]), signal.SIGKILL)
-    deadline = time.monotonic() + timeout
-    while show(server, pane, "pane_dead") != ["1"] and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert show(server, pane, "pane_dead") == ["1"]
 
 
 # --- create_session -----------------------------------------------------------------------
@@ -203,20 +165,6 @@ async def test_create_window_unknown_session_is_object_gone_and_changes_nothing(
 
 # --- split_window -------------------------------------------------------------------------
 
-# For each side: how the new pane's (left, top) compares with the split pane's.
-Corner = tuple[int, int]
-SIDES: dict[str, Callable[[Corner, Corner], bool]] = {
-    "below": lambda new, old: new[0] == old[0] and new[1] > old[1],
-    "above": lambda new, old: new[0] == old[0] and new[1] < old[1],
-    "right": lambda new, old: new[0] > old[0] and new[1] == old[1],
-    "left": lambda new, old: new[0] < old[0] and new[1] == old[1],
-}
-
-
-def corner(server: TmuxServer, pane: str) -> tuple[int, int]:
-    left, top = show(server, pane, "pane_left", "pane_top")
-    return int(left), int(top)
-
 
 async def test_split_window_puts_the_new_pane_on_each_side_and_keeps_the_old_one_active(
     shared: TmuxServer, rust_client: Client
@@ -285,14 +233,6 @@ async def test_split_window_unknown_pane_is_object_gone(
 
 
 # --- respawn_pane -------------------------------------------------------------------------
-
-
-def counting_window(server: TmuxServer) -> tuple[str, Path]:
-    """A pane whose command appends a line to a file each time it starts; (pane, file)."""
-    log = server.tmpdir / f"starts-{tag()}"
-    _, pane = new_window(server, "sh", "-c", f"echo started >> {log}; exec cat")
-    assert lines_of(log, 1) == ["started"]
-    return pane, log
 
 
 async def test_respawn_pane_reruns_the_panes_own_command_only_with_kill_first(

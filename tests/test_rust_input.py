@@ -14,114 +14,28 @@ import os
 import pty
 import subprocess
 import time
-import uuid
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
 
 import mcp.types as types
 import pytest
 
 from scripts.lab.client import Client, open_client
-from scripts.lab.sentlog import Sent
 from scripts.lab.tmuxserver import TMUX, TmuxServer
+from tests.helpers.family import echoing_split as split
+from tests.helpers.family import echoing_window as echoing
+from tests.helpers.family import family_envelope as envelope
+from tests.helpers.family import make_dead_pane, until_running, until_screen_has
+from tests.helpers.family import screen_rows as screen
+from tests.helpers.family import typed_nothing as refused
+from tests.helpers.family import window_at_prompt as window
+from tests.helpers.tmux import tag
 from tmux_contract_mcp.handlers.tmux.errors import InputRefused
 from tmux_contract_mcp.handlers.tmux.objects.input import PaneInput, Typing
 from tmux_contract_mcp.handlers.tmux.objects.server import Tmux
 from tmux_contract_mcp.handlers.tmux.policy.ledger import Ledger
-from tmux_contract_mcp.handlers.tmux.transport.kinds import is_read
 from tmux_contract_mcp.handlers.tmux.transport.quoting import pieces
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-
-def tag() -> str:
-    return uuid.uuid4().hex[:8]
-
-
-def window(shared: TmuxServer, *command: str, session: str = "main") -> tuple[str, str]:
-    """A detached window running ``command`` (else the shell, prompt drawn): (window, pane)."""
-    out = shared.tmux(
-        "new-window", "-d", "-P", "-F", "#{window_id} #{pane_id}", "-t", f"{session}:", *command
-    )
-    window_id, pane_id = out.split()
-    if not command:
-        shared.wait_for_prompt(pane_id)
-    return window_id, pane_id
-
-
-ECHOING = "stty -echo; exec cat"  # prints back each line it reads, without the tty's echo
-
-
-def echoing(shared: TmuxServer, session: str = "main") -> tuple[str, str]:
-    """A window whose pane prints back each line it reads (no tty echo): (window, pane)."""
-    window_id, pane = window(shared, "sh", "-c", ECHOING, session=session)
-    until_running(shared, pane, "cat")
-    return window_id, pane
-
-
-def until_running(shared: TmuxServer, pane: str, program: str, timeout: float = 10.0) -> None:
-    """Until ``program`` is the pane's foreground process: what its shell ran before the
-    ``exec`` (``stty -echo``...) is done, so no key typed from now on meets the old settings."""
-    deadline = time.monotonic() + timeout
-    while shared.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}") != (
-        program + "\n"
-    ):
-        assert time.monotonic() < deadline, f"{program} never ran in {pane}"
-        time.sleep(0.01)
-
-
-def split(shared: TmuxServer, target: str) -> str:
-    """A pane split from ``target`` that prints back each line it reads, as ``echoing``'s."""
-    pane = shared.tmux(
-        "split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target, "sh", "-c", ECHOING
-    )[:-1]
-    until_running(shared, pane, "cat")
-    return pane
-
-
-def screen(shared: TmuxServer, pane: str) -> list[str]:
-    return shared.tmux("capture-pane", "-p", "-t", pane).rstrip("\n").split("\n")
-
-
-def until_screen_has(shared: TmuxServer, pane: str, line: str, timeout: float = 10.0) -> list[str]:
-    """The pane's screen once a line of it is ``line`` (the program echoes after tmux wrote)."""
-    deadline = time.monotonic() + timeout
-    while line not in (shown := screen(shared, pane)):
-        assert time.monotonic() < deadline, f"{line!r} never appeared in {pane}: {shown}"
-        time.sleep(0.01)
-    return shown
-
-
-def envelope(text: str) -> dict[str, Any]:
-    value = json.loads(text)
-    assert set(value) == {"message", "data"}, value
-    return dict(value)
-
-
-def only_looks(item: Sent) -> bool:
-    """A read, or the start of a control client (which attaches to read)."""
-    return is_read((item.command,)) or (item.command == "attach-session" and "-C" in item.words)
-
-
-async def refused(
-    shared: TmuxServer, client: Client, tool: str, arguments: dict[str, Any], *, looks: bool = True
-) -> dict[str, Any]:
-    """The call's error envelope, once it is known to have typed nothing: it sent tmux
-    only reads (``looks``) or nothing at all, and every pane's screen stayed as it was."""
-    before = shared.state()
-    screens = {
-        pane: screen(shared, pane) for pane in shared.lines("list-panes", "-a", "-F", "#{pane_id}")
-    }
-    mark = shared.mark()
-    sent = envelope(await client.error(tool, arguments))
-    words = [item for item in shared.sent_since(mark) if item.reaches_a_server]
-    if looks:
-        assert words and all(map(only_looks, words)), [str(i) for i in words]
-    else:
-        assert words == [], [str(i) for i in words]
-    assert shared.state() == before
-    assert {pane: screen(shared, pane) for pane in screens} == screens
-    return sent
 
 
 # --- send_keys ----------------------------------------------------------------------------
@@ -216,18 +130,6 @@ async def test_synchronized_panes_all_receive_send_keys_but_paste_reaches_one(
 @pytest.fixture
 def dead_pane(shared: TmuxServer) -> str:
     return make_dead_pane(shared)
-
-
-def make_dead_pane(shared: TmuxServer) -> str:
-    """A pane whose program has exited, kept by remain-on-exit."""
-    window_id, pane = window(shared, "sh", "-c", "read line")
-    shared.tmux("set-option", "-w", "-t", window_id, "remain-on-exit", "on")
-    shared.tmux("send-keys", "-t", pane, "Enter")  # `read` returns, the program exits
-    deadline = time.monotonic() + 10
-    while shared.tmux("display-message", "-p", "-t", pane, "#{pane_dead}") != "1\n":
-        assert time.monotonic() < deadline, f"{pane} never died"
-        time.sleep(0.01)
-    return pane
 
 
 async def test_a_dead_pane_a_pane_in_copy_mode_and_one_with_input_off_are_refused(

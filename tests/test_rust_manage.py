@@ -19,11 +19,13 @@ import pytest
 
 from scripts.lab.client import Client, error_text
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_error_envelope import envelope
-from tests.test_python_panes import cli_argument, tmux_wait
-from tests.test_swift_manage import refused, waiters
-from tests.test_swift_tools import new_session, new_window, show, tag
-from tests.test_transports import eventually, start_again
+from tests.helpers.family import changed_nothing as refused
+from tests.helpers.family import error_envelope as envelope
+from tests.helpers.family import tmux_fields as show
+from tests.helpers.family import window_running as new_window
+from tests.helpers.processes import channel_waiters as waiters
+from tests.helpers.tmux import cli_argument, start_again, tag, tmux_wait
+from tests.helpers.waiting import eventually
 from tmux_contract_mcp.handlers.tmux.objects.layouts import layout_checksum
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -113,7 +115,7 @@ def pane_as_tmux_sees_it(shared: TmuxServer, pane: str) -> dict[str, Any]:
 async def test_rename_session_takes_the_name_literally_and_answers_tmux_row(
     shared: TmuxServer, rust_client: Client
 ) -> None:
-    session_id, _, _ = new_session(shared, f"rn-{tag()}")
+    session_id = shared.new_session(f"rn-{tag()}").id
     name = f"#{{session_id}} #(touch {shared.tmpdir}/ran) {tag()}"
     row = await rust_client.ok("rename_session", {"session": session_id, "name": name})
     assert row == {"id": session_id, "name": name, "windows": 1, "attached": False}
@@ -128,9 +130,9 @@ async def test_rename_session_takes_the_name_literally_and_answers_tmux_row(
 async def test_rename_session_refusals_name_the_field_and_change_nothing(
     shared: TmuxServer, rust_client: Client
 ) -> None:
-    first, _, _ = new_session(shared, f"one-{tag()}")
+    first = shared.new_session(f"one-{tag()}").id
     taken = f"two-{tag()}"
-    new_session(shared, taken)
+    shared.new_session(taken)
     message = await tmux_refuses(
         shared, rust_client, "rename_session", {"session": first, "name": taken}, "refused"
     )
@@ -153,7 +155,8 @@ async def test_rename_session_refusals_name_the_field_and_change_nothing(
 async def test_rename_window_is_literal_stops_auto_renaming_and_answers_tmux_row(
     shared: TmuxServer, rust_client: Client
 ) -> None:
-    session_id, window, _ = new_session(shared, f"rw-{tag()}")
+    made = shared.new_session(f"rw-{tag()}")
+    session_id, window = made.id, made.window
     name = f"#{{window_id}} #(touch {shared.tmpdir}/ran-w) é"
     row = await rust_client.ok("rename_window", {"window": window, "name": name})
     assert row == window_as_tmux_sees_it(shared, session_id, window)
@@ -180,10 +183,10 @@ async def test_rename_window_is_literal_stops_auto_renaming_and_answers_tmux_row
 async def test_move_window_moves_to_a_free_index_and_refuses_a_taken_one(
     shared: TmuxServer, rust_client: Client
 ) -> None:
-    source, _, _ = new_session(shared, f"mv-{tag()}")
+    source = shared.new_session(f"mv-{tag()}").id
     window, _ = new_window(shared, session=source)
     target_name = f"mvto-{tag()}"
-    target, _, _ = new_session(shared, target_name)
+    target = shared.new_session(target_name).id
     arguments = {"window": window, "destination_session": target_name, "destination_index": 7}
     row = await rust_client.ok("move_window", arguments)
     assert row == window_as_tmux_sees_it(shared, target, window)
@@ -206,14 +209,14 @@ async def test_move_window_moves_to_a_free_index_and_refuses_a_taken_one(
 async def test_resize_pane_moves_one_edge_and_reports_tmux_size(
     shared: TmuxServer, rust_client: Client
 ) -> None:
-    _, _, top = new_session(shared, f"rp-{tag()}")
+    top = shared.new_session(f"rp-{tag()}").pane
     shared.tmux("split-window", "-v", "-t", top)
     (height,) = show(shared, top, "pane_height")
     row = await rust_client.ok("resize_pane", {"pane": top, "direction": "down", "cells": 3})
     width_now, height_now = show(shared, top, "pane_width", "pane_height")
     assert row == {"pane": top, "width": int(width_now), "height": int(height_now)}
     assert int(height_now) == int(height) + 3
-    _, _, alone = new_session(shared, f"rq-{tag()}")
+    alone = shared.new_session(f"rq-{tag()}").pane
     size = show(shared, alone, "pane_width", "pane_height")
     row = await rust_client.ok("resize_pane", {"pane": alone, "direction": "left", "cells": 5})
     assert (
@@ -233,7 +236,8 @@ async def test_resize_pane_moves_one_edge_and_reports_tmux_size(
 async def test_resize_window_sets_the_size_and_tmux_keeps_it_manual(
     shared: TmuxServer, rust_client: Client
 ) -> None:
-    session_id, window, _ = new_session(shared, f"rz-{tag()}")
+    made = shared.new_session(f"rz-{tag()}")
+    session_id, window = made.id, made.window
     row = await rust_client.ok("resize_window", {"window": window, "width": 90, "height": 20})
     assert row == window_as_tmux_sees_it(shared, session_id, window)
     assert show(shared, window, "window_width", "window_height") == ["90", "20"]
@@ -250,7 +254,8 @@ async def test_resize_window_sets_the_size_and_tmux_keeps_it_manual(
 async def test_select_layout_presets_abbreviations_and_saved_strings_as_tmux_applies_them(
     shared: TmuxServer, rust_client: Client
 ) -> None:
-    _, window, pane = new_session(shared, f"ly-{tag()}")
+    made = shared.new_session(f"ly-{tag()}")
+    window, pane = made.window, made.pane
     shared.tmux("split-window", "-t", pane)
     shared.tmux("split-window", "-t", pane)
     assert await rust_client.ok("select_layout", {"window": window, "layout": "ti"}) == {
@@ -278,7 +283,8 @@ async def test_select_layout_presets_abbreviations_and_saved_strings_as_tmux_app
 async def test_select_layout_refuses_words_that_would_crash_tmux_and_the_server_lives(
     shared: TmuxServer, rust_client: Client
 ) -> None:
-    _, window, pane = new_session(shared, f"lz-{tag()}")
+    made = shared.new_session(f"lz-{tag()}")
+    window, pane = made.window, made.pane
     shared.tmux("split-window", "-t", pane)
     # Words need tmux's version to judge; other text is refused unread.
     words = [("main", True), ("mai", True), ("tiledx", True), ("x", True)]
@@ -317,7 +323,8 @@ async def test_select_layout_refuses_words_that_would_crash_tmux_and_the_server_
 async def test_select_window_by_id_next_previous_last_answers_the_active_window(
     shared: TmuxServer, rust_client: Client
 ) -> None:
-    session_id, first, _ = new_session(shared, f"sw-{tag()}")
+    made = shared.new_session(f"sw-{tag()}")
+    session_id, first = made.id, made.window
     second, _ = new_window(shared, session=session_id)
     third, _ = new_window(shared, session=session_id)
 
@@ -334,7 +341,8 @@ async def test_select_window_by_id_next_previous_last_answers_the_active_window(
     assert await select(first, "previous") == third  # wraps back
     assert await select(first, "next") == second  # from the named window, not the current
     assert await select(first, "last") == third  # the window current before
-    lone, only, _ = new_session(shared, f"sl-{tag()}")
+    made = shared.new_session(f"sl-{tag()}")
+    lone, only = made.id, made.window
     message = await tmux_refuses(
         shared, rust_client, "select_window", {"window": only, "direction": "last"}, "refused"
     )
@@ -351,7 +359,7 @@ async def test_select_window_by_id_next_previous_last_answers_the_active_window(
 async def test_set_mouse_enabled_globally_and_per_session_as_tmux_holds_it(
     shared: TmuxServer, rust_client: Client
 ) -> None:
-    session_id, _, _ = new_session(shared, f"ms-{tag()}")
+    session_id = shared.new_session(f"ms-{tag()}").id
     try:
         row = await rust_client.ok("set_mouse_enabled", {"enabled": True})
         assert row == {"name": "mouse", "target": None, "value": "on"}
@@ -378,7 +386,7 @@ async def test_set_mouse_enabled_globally_and_per_session_as_tmux_holds_it(
 async def test_set_pane_title_is_literal_and_refuses_control_characters(
     shared: TmuxServer, rust_client: Client
 ) -> None:
-    _, _, pane = new_session(shared, f"pt-{tag()}")
+    pane = shared.new_session(f"pt-{tag()}").pane
     title = f"#{{pane_id}} #(touch {shared.tmpdir}/ran-t) é ✓"
     row = await rust_client.ok("set_pane_title", {"pane": pane, "title": title})
     assert row == pane_as_tmux_sees_it(shared, pane)
@@ -396,8 +404,10 @@ async def test_set_pane_title_is_literal_and_refuses_control_characters(
 async def test_swap_pane_exchanges_places_and_ids_follow_the_processes(
     shared: TmuxServer, rust_client: Client
 ) -> None:
-    _, window_a, pane_a = new_session(shared, f"spa-{tag()}")
-    _, window_b, pane_b = new_session(shared, f"spb-{tag()}")
+    made = shared.new_session(f"spa-{tag()}")
+    window_a, pane_a = made.window, made.pane
+    made = shared.new_session(f"spb-{tag()}")
+    window_b, pane_b = made.window, made.pane
     (pid_a,) = show(shared, pane_a, "pane_pid")
     row = await rust_client.ok("swap_pane", {"source_pane": pane_a, "target_pane": pane_b})
     assert row == pane_as_tmux_sees_it(shared, pane_a)

@@ -15,6 +15,7 @@ import pytest
 
 from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
+from tests.helpers.tmux import printed
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -27,17 +28,6 @@ async def allowing(shared: TmuxServer) -> AsyncIterator[Client]:
     env = shared.server_env(LIBTMUX_TOOLSETS="inspect", LIBTMUX_ENVIRONMENT_VALUES="TCM_SHOWN")
     async with open_client(env, "rust") as opened:
         yield opened
-
-
-def printed(tmux: TmuxServer, script: str, session: str = "main") -> str:
-    """A new window's pane that ran ``script`` (then waits on cat); returned once it is done."""
-    channel = f"c{uuid.uuid4().hex[:8]}"
-    pane = tmux.tmux(
-        "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", f"{session}:",
-        f"{script}; tmux wait-for -S {channel}; exec cat",
-    ).strip()  # fmt: skip
-    tmux.tmux("wait-for", channel)
-    return pane
 
 
 @pytest.fixture(scope="module")

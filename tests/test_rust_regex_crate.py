@@ -13,7 +13,6 @@ no tmux. ``wait_for_text`` reads its patterns the same way.
 
 from __future__ import annotations
 
-import json
 import string
 from typing import Any, NamedTuple
 
@@ -23,8 +22,9 @@ from pydantic_core import SchemaError, SchemaValidator, core_schema
 
 from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_rust_reading import printed
-from tests.test_rust_running import shell_window
+from tests.helpers.family import family_envelope as envelope
+from tests.helpers.family import shell_window
+from tests.helpers.tmux import printed
 from tmux_contract_mcp.errors import InvalidArgument
 from tmux_contract_mcp.handlers.rust import regex_crate
 
@@ -232,12 +232,6 @@ def test_the_error_text_is_the_crates_with_nothing_before_it() -> None:
 
 
 # --- through the rust profile, against a real pane ----------------------------------------
-
-
-def envelope(text: str) -> dict[str, Any]:
-    value = json.loads(text)
-    assert set(value) == {"message", "data"}, value
-    return dict(value)
 
 
 @pytest.fixture(scope="module")

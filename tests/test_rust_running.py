@@ -7,7 +7,6 @@ and what a command did is checked in the pane's shell itself.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import anyio
@@ -15,31 +14,11 @@ import pytest
 
 from scripts.lab.client import Client, error_text
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_rust_input import make_dead_pane, refused, until_running
+from tests.helpers.family import family_envelope as envelope
+from tests.helpers.family import make_dead_pane, shell_window, until_running
+from tests.helpers.family import typed_nothing as refused
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-
-def envelope(text: str) -> dict[str, Any]:
-    value = json.loads(text)
-    assert set(value) == {"message", "data"}, value
-    return dict(value)
-
-
-def shell_window(shared: TmuxServer, shell: str) -> str:
-    """A new window running ``shell`` at its prompt; its pane id."""
-    window = shared.new_window()
-    pane = shared.tmux("display-message", "-p", "-t", window, "#{pane_id}").strip()
-    if shell != "sh":
-        shared.tmux(
-            "respawn-pane",
-            "-k",
-            "-t",
-            pane,
-            f"env PS1='$ ' {shell} --norc -i" if shell == "bash" else shell,
-        )
-    shared.wait_for_prompt(pane)
-    return pane
 
 
 def command_of(shared: TmuxServer, pane: str) -> str:

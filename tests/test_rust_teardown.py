@@ -9,48 +9,27 @@ that its TMUX and TMUX_PANE are the ones tmux sets there.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
 from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
-from tests.conftest import ALL_TOOLSETS
-from tests.test_caller_identity import server_in_pane
-from tests.test_swift_tools import new_session, new_window, tag, wait_for_line
+from tests.helpers.family import exists, filled_pane
+from tests.helpers.family import family_envelope as envelope
+from tests.helpers.family import teardown_world as world
+from tests.helpers.family import tmux_value as show
+from tests.helpers.family import until_line as wait_for_line
+from tests.helpers.family import window_running as new_window
+from tests.helpers.jsonrpc import server_in_pane
+from tests.helpers.tmux import tag
+from tests.plugin import ALL_TOOLSETS
 from tmux_contract_mcp.handlers.tmux.transport.kinds import is_read
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 
 # --- helpers ----------------------------------------------------------------------------
-
-
-def envelope(text: str) -> dict[str, Any]:
-    """The family's error text: ``{"message", "data": {"kind", "retryable", "stale"}}``."""
-    value = json.loads(text)
-    assert set(value) == {"message", "data"}, value
-    return dict(value)
-
-
-def exists(server: TmuxServer, kind: str, object_id: str) -> bool:
-    listing = {
-        "pane": ("list-panes", "-a", "-F", "#{pane_id}"),
-        "window": ("list-windows", "-a", "-F", "#{window_id}"),
-        "session": ("list-sessions", "-F", "#{session_id}"),
-    }[kind]
-    return object_id in server.lines(*listing)
-
-
-def world(server: TmuxServer) -> list[str]:
-    """Every pane with its process and history size: a refusal changes none of it."""
-    return server.lines(
-        "list-panes",
-        "-a",
-        "-F",
-        "#{session_id} #{window_id} #{pane_id} #{pane_pid} #{history_size}",
-    )
 
 
 async def refused(
@@ -68,18 +47,6 @@ async def refused(
         shared.assert_nothing_sent_since(mark, tool)
     assert world(shared) == before
     return sent
-
-
-def filled_pane(server: TmuxServer, session: str = "main") -> tuple[str, str]:
-    """A window whose one pane has printed 300 numbered lines into its history, then waits;
-    (window id, pane id)."""
-    window_id, pane_id = new_window(server, "seq 1 300; echo filled; exec cat", session=session)
-    wait_for_line(server, pane_id, "filled")
-    return window_id, pane_id
-
-
-def show(server: TmuxServer, target: str, fmt: str) -> str:
-    return server.tmux("display-message", "-p", "-t", target, fmt).strip()
 
 
 # --- kill_pane, kill_window, kill_session -----------------------------------------------
@@ -103,7 +70,7 @@ async def test_kill_window_ends_it_in_every_session_it_is_linked_into(
     shared: TmuxServer, rust_client: Client
 ) -> None:
     window_id, pane_id = new_window(shared, "cat")
-    other, _, _ = new_session(shared, f"link-{tag()}", "cat")
+    other = shared.new_session(f"link-{tag()}", "cat").id
     shared.tmux("link-window", "-d", "-s", window_id, "-t", f"{other}:")
     links = shared.lines("list-windows", "-a", "-F", "#{window_id}")
     assert links.count(window_id) == 2
@@ -118,9 +85,10 @@ async def test_kill_session_by_name_or_id_keeps_windows_linked_elsewhere(
     shared: TmuxServer, rust_client: Client
 ) -> None:
     name = f"gone-{tag()}"
-    session_id, window_id, pane_id = new_session(shared, name, "cat")
+    session_id, window_id, pane_id = shared.new_session(name, "cat").ids
     shared.tmux("link-window", "-d", "-s", window_id, "-t", "main:")
-    second_id, _, second_pane = new_session(shared, f"gone-{tag()}", "cat")
+    made = shared.new_session(f"gone-{tag()}", "cat")
+    second_id, second_pane = made.id, made.pane
     assert await rust_client.ok("kill_session", {"session": name}) == {"id": session_id}
     assert not exists(shared, "session", session_id)
     # The window also linked into main lives on there, with its pane.
@@ -169,7 +137,7 @@ async def test_set_history_limit_reaches_new_panes_only_globally_or_for_one_sess
         assert show(shared, old_pane, "#{history_limit}") == before  # tmux 3.3a: new panes only
 
         name = f"hl-{tag()}"
-        session_id, _, _ = new_session(shared, name, "cat")
+        session_id = shared.new_session(name, "cat").id
         for session in (name, session_id):
             result = await rust_client.ok("set_history_limit", {"limit": 77, "session": session})
             assert result == {"name": "history-limit", "target": session_id, "value": "77"}
@@ -258,7 +226,7 @@ def test_guard_refuses_the_callers_pane_window_and_session_and_kills_the_others(
     window = show(tmux, home, "#{window_id}")
     main = show(tmux, home, "#{session_id}")
     spare_window, spare_pane = filled_pane(tmux)
-    spare_session, _, _ = new_session(tmux, f"spare-{tag()}", "cat")
+    spare_session = tmux.new_session(f"spare-{tag()}", "cat").id
     # Give the caller's own pane a history (respawning keeps it), so a refused clear can be
     # seen to keep it.
     tmux.tmux("send-keys", "-t", home, "seq 1 300; echo filled", "Enter")

@@ -7,27 +7,12 @@ test splits a window of its own into the grid, so what one selects no other test
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
-from tests.conftest import ALL_TOOLSETS, ServerEnv
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-
-@pytest.fixture(scope="module")
-async def client(shared_env: ServerEnv) -> AsyncIterator[Client]:
-    async with open_client(shared_env(), "python") as opened:
-        yield opened
-
-
-@pytest.fixture(scope="module")
-async def rust_client(shared_env: ServerEnv) -> AsyncIterator[Client]:
-    async with open_client(shared_env(LIBTMUX_TOOLSETS=ALL_TOOLSETS), "rust") as opened:
-        yield opened
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.reach("local", "ssh")]
 
 
 # From each corner, the directions that have a pane drawn there, and that pane.
@@ -144,13 +129,15 @@ async def test_python_select_pane_direction_in_a_window_uses_its_active_pane(
     assert tmux.active_pane() == grid["bottom-left"]
 
 
-async def test_python_select_pane_fills_every_field_from_tmux(grid: Grid, client: Client) -> None:
+async def test_python_select_pane_fills_every_field_from_tmux(
+    grid: Grid, python_client: Client
+) -> None:
     fmt = (
         "#{pane_index}|#{pane_current_command}|#{pane_current_path}|#{pane_pid}|#{pane_title}|"
         "#{pane_width}|#{pane_height}|#{pane_tty}|#{pane_left}|#{pane_top}|#{pane_right}|"
         "#{pane_bottom}|#{window_id}|#{session_id}"
     )
-    result = await client.ok("select_pane", {"pane_id": grid["bottom-right"]})
+    result = await python_client.ok("select_pane", {"pane_id": grid["bottom-right"]})
     fields = grid.tmux.tmux("display-message", "-p", "-t", grid["bottom-right"], fmt)
     (index, command, path, pid, title, width, height, tty, left, top, right, bottom, wid, sid) = (
         fields.strip().split("|")
@@ -190,7 +177,7 @@ async def test_select_pane_with_a_null_direction_selects_the_pane_itself(
 
 
 async def test_python_select_pane_with_neither_pane_id_nor_direction_is_refused_running_nothing(
-    grid: Grid, client: Client
+    grid: Grid, python_client: Client
 ) -> None:
     tmux = grid.tmux
     tmux.tmux("select-pane", "-t", grid["bottom-right"])
@@ -198,7 +185,7 @@ async def test_python_select_pane_with_neither_pane_id_nor_direction_is_refused_
     session, index = grid.window.split(":")
     before = tmux.state()
     mark = tmux.mark()
-    assert (await client.ok("list_panes"))["result"]  # the log sees this server's commands
+    assert (await python_client.ok("list_panes"))["result"]  # the log sees this server's commands
     assert tmux.sent_since(mark)
     for arguments in (
         {},
@@ -207,7 +194,7 @@ async def test_python_select_pane_with_neither_pane_id_nor_direction_is_refused_
         {"session_name": session, "window_index": index},
     ):
         mark = tmux.mark()
-        message = await client.error("select_pane", arguments)
+        message = await python_client.error("select_pane", arguments)
         assert "`pane_id`" in message and "`direction`" in message, arguments
         assert "neither was given" in message and "Nothing was run" in message
         tmux.assert_nothing_sent_since(mark, arguments)

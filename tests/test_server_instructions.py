@@ -16,7 +16,7 @@ from codegen.checks import ContractError, check_profile, check_profiles
 from codegen.model import Profile
 from scripts.lab.client import open_client
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_caller_identity import server_in_pane
+from tests.helpers.jsonrpc import server_in_pane
 from tmux_contract_mcp.instructions import render, toolset_facts
 from tmux_contract_mcp.profiles import PROFILES, create_handlers, load_profile
 

@@ -12,7 +12,7 @@ import pytest
 
 from scripts.lab.client import open_client
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_caller_identity import server_in_pane, structured
+from tests.helpers.jsonrpc import server_in_pane, structured
 
 pytestmark = pytest.mark.e2e
 

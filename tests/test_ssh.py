@@ -19,24 +19,15 @@ from scripts.lab import processes
 from scripts.lab.client import COMMAND, Client, open_client
 from scripts.lab.sshd import SshServer, free_port, private_tmpdir, ssh_under
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_python_waiting import echoing, new_session, showing, wait_while
-from tests.test_transports import clients, eventually
+from tests.helpers.ssh import logins, remote_env
+from tests.helpers.tmux import echoing
+from tests.helpers.tmux import tmux_clients as clients
+from tests.helpers.waiting import eventually, showing, wait_while
 from tmux_contract_mcp.handlers.tmux.transport.ssh import BadSshTarget, SshTarget, parse_target
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 TMUX = shutil.which("tmux") or "tmux"
-
-
-def remote_env(tmux: TmuxServer, sshd: SshServer, target: str | None = None) -> dict[str, str]:
-    """What a server under test needs to reach ``tmux`` through ``sshd``."""
-    return {
-        **tmux.env,
-        "LIBTMUX_SOCKET_PATH": tmux.socket_path,
-        "LIBTMUX_TMUX_BIN": TMUX,
-        "TMUX_CONTRACT_MCP_SSH": target or sshd.target,
-        "TMUX_CONTRACT_MCP_SSH_CONFIG": str(sshd.client_config),
-    }
 
 
 @pytest.fixture(scope="module")
@@ -52,15 +43,12 @@ async def remote(shared: TmuxServer, sshd: SshServer) -> AsyncIterator[Client]:
         yield opened
 
 
-def logins(sshd: SshServer) -> int:
-    return (sshd.tmpdir / "sshd.log").read_text().count("Accepted publickey")
-
-
 async def test_the_python_profile_lists_sessions_and_reads_a_pane_through_ssh(
     shared: TmuxServer, sshd: SshServer, remote: Client
 ) -> None:
     before = logins(sshd)
-    session, pane = new_session(shared, *echoing("seen-over-ssh"))
+    made = shared.new_session(None, *echoing("seen-over-ssh"))
+    session, pane = made.name, made.pane
     await showing(shared, pane, "seen-over-ssh")
     listed = await remote.ok("list_sessions")
     assert {"main", session} <= {row["session_name"] for row in listed["result"]}
@@ -92,7 +80,8 @@ async def test_shell_syntax_in_a_value_reaches_the_remote_tmux_as_text(
 async def test_a_wait_ends_on_output_that_arrives_through_ssh(
     shared: TmuxServer, remote: Client
 ) -> None:
-    session, pane = new_session(shared, *echoing("before"))
+    made = shared.new_session(None, *echoing("before"))
+    session, pane = made.name, made.pane
     await showing(shared, pane, "before")
     arguments = {"pane_id": pane, "patterns": ["SSH-MARK"], "timeout": 15}
     found = await wait_while(remote, shared, session, arguments, "the SSH-MARK line")
@@ -192,7 +181,8 @@ async def test_nothing_is_left_running_after_the_server_exits(shared: TmuxServer
 
 
 async def leaves_nothing_running(shared: TmuxServer, sshd: SshServer) -> None:
-    session, pane = new_session(shared, *echoing("before"))
+    made = shared.new_session(None, *echoing("before"))
+    session, pane = made.name, made.pane
     await showing(shared, pane, "before")
     others = set(clients(shared))  # the module client's
     with private_tmpdir() as tmp:  # this server's control directory: no other's is there

@@ -23,10 +23,11 @@ from scripts.lab import processes
 from scripts.lab.client import COMMAND, open_client
 from scripts.lab.sshd import SshServer, free_port, keygen, private_tmpdir, ssh_under
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_python_waiting import echoing, new_session, showing, waiting_on
-from tests.test_ssh import logins, remote_env
-from tests.test_stdio import INITIALIZE, INITIALIZED
-from tests.test_transports import clients, eventually
+from tests.helpers.ssh import logins, remote_env
+from tests.helpers.tmux import echoing
+from tests.helpers.tmux import tmux_clients as clients
+from tests.helpers.waiting import eventually, showing, waiting_on
+from tests.helpers.wire import INITIALIZE, INITIALIZED
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -86,10 +87,12 @@ async def test_a_dropped_connection_ends_the_wait_with_an_error_and_the_next_cal
 ) -> None:
     profile, tool, pane_field, seconds_field = WAITS[which]
     if tool == "run_command":  # a shell to run it
-        session, pane = new_session(shared)
+        made = shared.new_session()
+        session, pane = made.name, made.pane
         shared.wait_for_prompt(pane)
     else:
-        session, pane = new_session(shared, *echoing("before-the-drop"))
+        made = shared.new_session(None, *echoing("before-the-drop"))
+        session, pane = made.name, made.pane
         await showing(shared, pane, "before-the-drop")
     channel = f"never-signalled-{session}"
     arguments: dict[str, Any] = {seconds_field: WAIT}
@@ -247,7 +250,8 @@ async def test_a_signal_mid_wait_stops_the_server_leaving_no_ssh_or_tmux_process
     with ExitStack() as stack:
         sshd = SshServer.start()  # its own: only this server's connections are on it
         stack.callback(sshd.kill)
-        session, pane = new_session(shared, *echoing("before-the-signal"))
+        made = shared.new_session(None, *echoing("before-the-signal"))
+        session, pane = made.name, made.pane
         await showing(shared, pane, "before-the-signal")
         others = set(clients(shared))
         tmp = stack.enter_context(private_tmpdir())

@@ -21,11 +21,14 @@ from scripts.lab.client import Client, error_text, open_client
 from scripts.lab.overssh import remote_env
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
-from tests.conftest import ALL_TOOLSETS
-from tests.test_python_waiting import echoing, new_session, showing, waiting_on
-from tests.test_rust_batch import LONG, compact, printed
-from tests.test_swift_batch import check_answer, long_histories
-from tests.test_transports import clients, type_line
+from tests.helpers.batch import LONG_VALUE as LONG
+from tests.helpers.batch import check_swift_answer as check_answer
+from tests.helpers.batch import long_histories
+from tests.helpers.tmux import echoing, printed, type_line
+from tests.helpers.tmux import tmux_clients as clients
+from tests.helpers.waiting import showing, waiting_on
+from tests.helpers.wire import compact
+from tests.plugin import ALL_TOOLSETS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -97,7 +100,8 @@ async def wait_on_event(
     """wait_for_text on a session of its own; once its output client is attached there,
     hold a moment (a poller would capture the pane again meanwhile) and type ``line``.
     Returns the answer and the tmux commands that captured a pane meanwhile."""
-    session, pane = new_session(shared, *echoing("before"))
+    made = shared.new_session(None, *echoing("before"))
+    session, pane = made.name, made.pane
     await showing(shared, pane, "before")
     key = {"python": "pane_id", "rust": "pane", "swift": "paneId"}[client.profile]
     result: dict[str, Any] = {}
@@ -233,7 +237,8 @@ async def test_the_swift_batch_keeps_its_line_cap_over_ssh(
 async def test_search_panes_finds_a_remote_panes_line_in_every_profile(
     shared: TmuxServer, remote: dict[str, Client]
 ) -> None:
-    session, pane = new_session(shared, *echoing("found-over-ssh 7"))
+    made = shared.new_session(None, *echoing("found-over-ssh 7"))
+    session, pane = made.name, made.pane
     await showing(shared, pane, "found-over-ssh 7")
     python = await remote["python"].ok(
         "search_panes", {"pattern": "found-over-ssh", "session_name": session}

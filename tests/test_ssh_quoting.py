@@ -23,7 +23,7 @@ import pytest
 from scripts.lab.client import Client, open_client
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_ssh import remote_env
+from tests.helpers.ssh import remote_env
 from tmux_contract_mcp.handlers.tmux.transport.process import run_fed
 from tmux_contract_mcp.handlers.tmux.transport.quoting import command_line
 from tmux_contract_mcp.handlers.tmux.transport.ssh import Remote, SshTarget, tmux_invocation

@@ -30,8 +30,9 @@ from scripts.lab.client import COMMAND, Client, open_client
 from scripts.lab.sentlog import LOGGED_TMUX
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_caller_identity import server_in_pane
-from tests.test_transports import eventually
+from tests.helpers.jsonrpc import server_in_pane
+from tests.helpers.waiting import eventually
+from tests.plugin import ALL_TOOLSETS
 from tmux_contract_mcp.handlers.tmux.errors import Refused
 from tmux_contract_mcp.handlers.tmux.objects.server import Tmux
 from tmux_contract_mcp.handlers.tmux.policy.guard import Guard
@@ -43,7 +44,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 TMUX = shutil.which("tmux") or "tmux"
 DEDICATED = "libtmux-mcp"
-ALL_TOOLSETS = "inspect,manage,execute,teardown"
 
 
 @pytest.fixture(scope="module")

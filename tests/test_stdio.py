@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import select
 import subprocess
 import tracemalloc
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import mcp.types as types
 import pytest
@@ -17,26 +16,9 @@ from mcp.shared.message import SessionMessage
 
 from scripts.lab.client import COMMAND
 from scripts.lab.tmuxserver import TmuxServer
+from tests.helpers.wire import INITIALIZE, INITIALIZED, read_line
 from tmux_contract_mcp.profiles import load_profile
 from tmux_contract_mcp.stdio import HEAD_LIMIT, MessageReader
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
-
-
-def read_line(stream: IO[bytes], timeout: float = 30.0) -> bytes:
-    """One line, or a failed test instead of a hang."""
-    ready, _, _ = select.select([stream], [], [], timeout)
-    assert ready, f"no answer within {timeout:g}s"
-    return stream.readline()
 
 
 def conversation(*messages: dict[str, object]) -> str:
@@ -86,9 +68,6 @@ def exchange(tmux: TmuxServer, wire: str, answers: int) -> list[dict[str, Any]]:
     finally:
         server.stdin.close()
         server.wait(timeout=30)
-
-
-INITIALIZED: dict[str, object] = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
 @pytest.mark.e2e

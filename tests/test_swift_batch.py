@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -16,18 +15,21 @@ from typing import Any
 import anyio
 import mcp.types as types
 import pytest
-from anyio.abc import Process
-from jsonschema import Draft202012Validator
 
 from scripts.lab.client import COMMAND, Client, contracts, error_text, open_client
 from scripts.lab.tmuxserver import TmuxServer
+from tests.helpers.batch import HISTORY_LINES, long_histories
+from tests.helpers.batch import check_swift_answer as check_answer
+from tests.helpers.batch import operation as op
+from tests.helpers.batch import swift_failure as failure
+from tests.helpers.tmux import wait_for
+from tests.helpers.wire import HANDSHAKE, PER_REQUEST, RawServer, encoded_size
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 BATCH = "call_read_tools_batch"
 LINE_CAP = 1_000_000  # bytes of one response line, newline included
 ERROR_CAP = 4096  # bytes of one row's error: "a few KB"
-ROW_KEYS = {"index", "tool", "success", "error", "result", "resultTruncated"}
 INSPECT_TOOLS = (
     "capture_pane",
     "capture_since",
@@ -66,16 +68,6 @@ async def gridded_client(gridded: TmuxServer) -> AsyncIterator[Client]:
         yield opened
 
 
-def op(tool: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One operation; ``arguments`` left out entirely when None."""
-    return {"tool": tool} | ({"arguments": arguments} if arguments is not None else {})
-
-
-def encoded_size(value: Any) -> int:
-    """Bytes of ``value`` as compact UTF-8 JSON, the way it travels on the wire."""
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-
-
 def envelope(result: types.CallToolResult) -> dict[str, Any]:
     """A direct call's result in the batch's row shape."""
     assert len(result.content) == 1
@@ -86,40 +78,6 @@ def envelope(result: types.CallToolResult) -> dict[str, Any]:
         "structuredContent": result.structured_content,
         "isError": bool(result.is_error),
     }
-
-
-def failure(message: str) -> dict[str, Any]:
-    return {
-        "content": [{"type": "text", "text": message}],
-        "structuredContent": None,
-        "isError": True,
-    }
-
-
-def check_answer(structured: dict[str, Any], operations: list[dict[str, Any]], text: str) -> None:
-    """What every batch answer must satisfy, whatever ran and whatever was elided."""
-    Draft202012Validator(contracts("swift")[BATCH]["outputSchema"]).validate(structured)
-    rows = structured["results"]
-    assert len(rows) <= len(operations)
-    assert structured["succeeded"] + structured["failed"] == len(rows)
-    assert structured["succeeded"] == sum(1 for row in rows if row["success"])
-    for index, row in enumerate(rows):
-        assert set(row) == ROW_KEYS, row.keys()
-        assert row["index"] == index
-        assert row["tool"] == operations[index]["tool"]
-        assert row["success"] is (row["error"] is None), row
-        assert row["resultTruncated"] is (row["result"] is None), row
-        if row["result"] is not None:
-            assert row["result"]["isError"] is (not row["success"])
-            if not row["success"]:
-                assert row["result"] == failure(row["error"])
-    assert structured["truncated"] is any(row["result"] is None for row in rows)
-    if not structured["truncated"]:
-        assert structured["truncatedBytes"] == 0
-    # The batch's own text is a one-line summary, not the structured value as JSON.
-    assert text.strip() and "\n" not in text, text
-    with pytest.raises(json.JSONDecodeError):
-        json.loads(text)
 
 
 async def batch(
@@ -175,13 +133,6 @@ def every_inspect_tool(tmux: TmuxServer) -> list[dict[str, Any]]:
         op("show_option", {"name": "history-limit"}),
         op("snapshot_pane", {"paneId": pane, "maxLines": 10}),
     ]
-
-
-def wait_for(tmux: TmuxServer, pane: str, text: str, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while text not in tmux.tmux("capture-pane", "-p", "-t", pane):
-        assert time.monotonic() < deadline, f"{text!r} never appeared in {pane}"
-        time.sleep(0.05)
 
 
 def without_cursor(row_result: dict[str, Any]) -> dict[str, Any]:
@@ -414,57 +365,6 @@ async def test_a_batch_whose_every_row_failed_is_still_not_an_error(tmux: TmuxSe
 # --- 5. the 1,000,000-byte line -------------------------------------------------------------
 
 
-HANDSHAKE = "2025-06-18"  # initialize, then plain requests
-PER_REQUEST = "2026-07-28"  # no initialize: every request carries its version in _meta
-
-
-class RawServer:
-    """The server over plain pipes: JSON-RPC written and read as newline-ended bytes."""
-
-    def __init__(self, process: Process, protocol: str) -> None:
-        assert process.stdin is not None and process.stdout is not None
-        self.stdin = process.stdin
-        self.stdout = process.stdout
-        self.protocol = protocol
-        self.buffer = b""
-
-    async def send(self, message: dict[str, Any]) -> None:
-        if self.protocol == PER_REQUEST and "id" in message:
-            message["params"]["_meta"] = {
-                "io.modelcontextprotocol/protocolVersion": PER_REQUEST,
-                "io.modelcontextprotocol/clientInfo": {"name": "tests", "version": "0"},
-                "io.modelcontextprotocol/clientCapabilities": {},
-            }
-        await self.stdin.send(json.dumps(message).encode() + b"\n")
-
-    async def line(self) -> bytes:
-        """The next line exactly as written, newline included."""
-        with anyio.fail_after(60):
-            while b"\n" not in self.buffer:
-                self.buffer += await self.stdout.receive(1 << 20)
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return line + b"\n"
-
-    async def request(
-        self, request_id: str | int, method: str, params: dict[str, Any]
-    ) -> tuple[bytes, dict[str, Any]]:
-        await self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        raw = await self.line()
-        message = json.loads(raw)
-        assert message["id"] == request_id
-        return raw, dict(message)
-
-    async def call(
-        self, request_id: str | int, tool: str, arguments: dict[str, Any]
-    ) -> tuple[bytes, dict[str, Any]]:
-        """A tool call's raw response line and its parsed result."""
-        raw, message = await self.request(
-            request_id, "tools/call", {"name": tool, "arguments": arguments}
-        )
-        assert "result" in message, str(message)[:500]
-        return raw, dict(message["result"])
-
-
 @asynccontextmanager
 async def raw_server(tmux: TmuxServer, protocol: str = HANDSHAKE) -> AsyncIterator[RawServer]:
     command = [COMMAND, "--profile", "swift"]
@@ -488,28 +388,6 @@ async def raw_server(tmux: TmuxServer, protocol: str = HANDSHAKE) -> AsyncIterat
             _, hello = await server.request(0, "server/discover", {})
             assert PER_REQUEST in hello["result"]["supportedVersions"], hello
         yield server
-
-
-HISTORY_LINES = 2000
-HISTORY_WIDTH = 400  # characters; the panes are 200 wide, so every line wraps once
-
-
-def history_line(number: int) -> str:
-    """400 characters, some of them two or three bytes in UTF-8."""
-    return (f"{number:05d}:é€ab" * 40)[:HISTORY_WIDTH]
-
-
-def long_histories(tmux: TmuxServer, count: int = 4) -> list[str]:
-    """``count`` panes, each with 2000 lines of 400 characters in its history."""
-    tmux.tmux("set-option", "-g", "history-limit", "10000")
-    text = tmux.tmpdir / "history.txt"
-    lines = [history_line(n) for n in range(HISTORY_LINES)]
-    text.write_text("\n".join(lines) + "\nDONE\n", encoding="utf-8")
-    new_window = ("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:")
-    panes = [tmux.tmux(*new_window, f"cat {text}; exec sleep 100000").strip() for _ in range(count)]
-    for pane in panes:
-        wait_for(tmux, pane, "DONE")
-    return panes
 
 
 def capture(pane: str, max_lines: int) -> dict[str, Any]:

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import shlex
 import subprocess
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.profiles import load_profile
 
@@ -26,25 +25,24 @@ EXCLUDED = ["search_panes", "show_hooks"]
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 
-@pytest.fixture(scope="module")
-async def client(shared: TmuxServer) -> AsyncIterator[Client]:
-    env = shared.server_env(LIBTMUX_TOOLSETS="inspect", LIBTMUX_EXCLUDE_TOOLS=",".join(EXCLUDED))
-    async with open_client(env, "swift") as opened:
-        yield opened
-
-
 async def capabilities(client: Client) -> dict[str, Any]:
     found = await client.read("tmux://capabilities", "capabilities")
     assert isinstance(found, dict)
     return found
 
 
-async def test_each_row_is_the_listed_tool_with_its_capability_record(client: Client) -> None:
+@pytest.fixture(scope="module")
+def swift_env() -> dict[str, str]:
+    """Only the inspect toolset, two of its tools excluded: the resource reports a selection."""
+    return {"LIBTMUX_TOOLSETS": "inspect", "LIBTMUX_EXCLUDE_TOOLS": ",".join(EXCLUDED)}
+
+
+async def test_each_row_is_the_listed_tool_with_its_capability_record(swift_client: Client) -> None:
     listed = {
         tool.name: tool.model_dump(mode="json", by_alias=True, exclude_none=True)
-        for tool in (await client.session.list_tools()).tools
+        for tool in (await swift_client.session.list_tools()).tools
     }
-    found = await capabilities(client)
+    found = await capabilities(swift_client)
     assert found["effectiveTools"] == sorted(listed)
     inspect = {
         t.entry.name for t in load_profile("swift").tools.values() if t.entry.toolset == "inspect"
@@ -66,8 +64,8 @@ async def test_each_row_is_the_listed_tool_with_its_capability_record(client: Cl
         assert record == tool["_meta"][CAPABILITY]
 
 
-async def test_the_selection_is_what_the_environment_chose(client: Client) -> None:
-    found = await capabilities(client)
+async def test_the_selection_is_what_the_environment_chose(swift_client: Client) -> None:
+    found = await capabilities(swift_client)
     assert found["selection"] == {
         "toolsets": ["inspect"],
         "toolsetsOff": ["execute", "manage", "teardown"],
@@ -77,9 +75,9 @@ async def test_the_selection_is_what_the_environment_chose(client: Client) -> No
 
 
 async def test_the_socket_is_the_running_server_this_process_found(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
-    found = await capabilities(client)
+    found = await capabilities(swift_client)
     reported = shared.tmux("display-message", "-p", "#{socket_path}").strip()
     connection = found["connection"]
     assert connection["resolvedSocketPath"] == reported == shared.socket_path
@@ -107,11 +105,11 @@ async def test_the_socket_is_the_running_server_this_process_found(
 
 
 async def test_the_attach_command_attaches_to_that_server(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     """The command, run as a shell would (without attaching: ``display`` instead of
     ``attach``), reaches the very server the resource names."""
-    command = (await capabilities(client))["connection"]["attachCommand"]
+    command = (await capabilities(swift_client))["connection"]["attachCommand"]
     words = shlex.split(command)
     assert words[-1] == "attach"
     done = subprocess.run(  # the environment the server ran with: its TMUX_TMPDIR, its tmux
@@ -126,10 +124,10 @@ async def test_the_attach_command_attaches_to_that_server(
 
 
 async def test_an_excluded_tool_is_out_of_the_batchs_reach(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     mark = shared.mark()
-    message = await client.error(
+    message = await swift_client.error(
         "call_read_tools_batch",
         {
             "operations": [
@@ -141,4 +139,4 @@ async def test_an_excluded_tool_is_out_of_the_batchs_reach(
     assert message.startswith("Invalid argument `operations[1].tool`: 'search_panes' is not served")
     shared.assert_nothing_sent_since(mark)
     with pytest.raises(MCPError, match="Unknown tool: 'search_panes'"):
-        await client.session.call_tool("search_panes", {"pattern": "x"})
+        await swift_client.session.call_tool("search_panes", {"pattern": "x"})

@@ -16,15 +16,19 @@ import pytest
 
 from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_rust_creating import (
+from tests.helpers.family import (
     SIDES,
     corner,
     counting_window,
     end_keeping_the_pane,
     here,
     lines_of,
+    without_ref,
 )
-from tests.test_swift_tools import new_window, pane_as_tmux_sees_it, show, tag, without_ref
+from tests.helpers.family import swift_pane_row as pane_as_tmux_sees_it
+from tests.helpers.family import tmux_fields as show
+from tests.helpers.family import window_running as new_window
+from tests.helpers.tmux import tag
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

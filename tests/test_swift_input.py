@@ -8,41 +8,18 @@ through the swift wire once.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 
 from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_rust_input import (
-    echoing,
-    make_dead_pane,
-    only_looks,
-    screen,
-    split,
-    until_screen_has,
-)
+from tests.helpers.family import echoing_split as split
+from tests.helpers.family import echoing_window as echoing
+from tests.helpers.family import make_dead_pane, until_screen_has
+from tests.helpers.family import screen_rows as screen
+from tests.helpers.family import typed_nothing_text as refused
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-
-async def refused(
-    shared: TmuxServer, client: Client, tool: str, arguments: dict[str, Any], *, looks: bool = True
-) -> str:
-    """The call's error text, once it is known to have typed nothing."""
-    before = shared.state()
-    panes = shared.lines("list-panes", "-a", "-F", "#{pane_id}")
-    screens = {pane: screen(shared, pane) for pane in panes}
-    mark = shared.mark()
-    message = await client.error(tool, arguments)
-    sent = [item for item in shared.sent_since(mark) if item.reaches_a_server]
-    if looks:
-        assert sent and all(map(only_looks, sent)), [str(i) for i in sent]
-    else:
-        assert sent == [], [str(i) for i in sent]
-    assert shared.state() == before
-    assert {pane: screen(shared, pane) for pane in panes} == screens
-    return message
 
 
 async def ref_of(client: Client, pane: str) -> str:

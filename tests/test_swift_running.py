@@ -11,7 +11,7 @@ import pytest
 
 from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_swift_input import refused
+from tests.helpers.family import typed_nothing_text as refused
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -16,10 +16,14 @@ import pytest
 
 from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
-from tests.conftest import ALL_TOOLSETS
-from tests.test_caller_identity import server_in_pane
-from tests.test_rust_teardown import exists, filled_pane, show, world
-from tests.test_swift_tools import new_session, new_window, tag, wait_for_line
+from tests.helpers.family import exists, filled_pane
+from tests.helpers.family import teardown_world as world
+from tests.helpers.family import tmux_value as show
+from tests.helpers.family import until_line as wait_for_line
+from tests.helpers.family import window_running as new_window
+from tests.helpers.jsonrpc import server_in_pane
+from tests.helpers.tmux import tag
+from tests.plugin import ALL_TOOLSETS
 from tmux_contract_mcp.handlers.tmux.transport.kinds import is_read
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -69,7 +73,7 @@ async def test_kill_window_by_placement_ref_ends_it_in_every_session(
 ) -> None:
     window_id, pane_id = new_window(shared, "cat")
     name = f"link-{tag()}"
-    other, _, _ = new_session(shared, name, "cat")
+    other = shared.new_session(name, "cat").id
     shared.tmux("link-window", "-d", "-s", window_id, "-t", f"{other}:")
     rows = (await swift_client.ok("list_windows", {"session": name}))["windows"]
     (row,) = [row for row in rows if row["id"] == window_id]
@@ -88,13 +92,13 @@ async def test_kill_session_by_name_ref_or_id_keeps_windows_linked_elsewhere(
     shared: TmuxServer, swift_client: Client
 ) -> None:
     name = f"gone-{tag()}"
-    session_id, window_id, pane_id = new_session(shared, name, "cat")
+    session_id, window_id, pane_id = shared.new_session(name, "cat").ids
     shared.tmux("link-window", "-d", "-s", window_id, "-t", "main:")
     result = await swift_client.ok("kill_session", {"session": name})
     assert result == {"deleted": True, "sessionId": session_id}
     assert not exists(shared, "session", session_id)
     assert exists(shared, "window", window_id) and exists(shared, "pane", pane_id)
-    second, _, _ = new_session(shared, f"gone-{tag()}", "cat")
+    second = shared.new_session(f"gone-{tag()}", "cat").id
     ref = (await swift_client.ok("get_session_info", {"session": second}))["session"]["ref"]
     result = await swift_client.ok("kill_session", {"session": ref})
     assert result == {"deleted": True, "sessionId": second}
@@ -191,7 +195,7 @@ def test_guard_refuses_the_callers_pane_and_its_whole_server_unless_forced(
     home, neighbour = grid["top-left"], grid["bottom-right"]
     window = show(tmux, home, "#{window_id}")
     spare_window, spare_pane = filled_pane(tmux)
-    spare_session, _, _ = new_session(tmux, f"spare-{tag()}", "cat")
+    spare_session = tmux.new_session(f"spare-{tag()}", "cat").id
     tmux.tmux("send-keys", "-t", home, "seq 1 300; echo filled", "Enter")
     wait_for_line(tmux, home, "filled")
     with server_in_pane(

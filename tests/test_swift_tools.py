@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import subprocess
 import time
-import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -22,42 +20,21 @@ import pytest
 
 from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TMUX, TmuxServer
+from tests.helpers.family import history_lines as contents
+from tests.helpers.family import swift_pane_row as pane_as_tmux_sees_it
+from tests.helpers.family import tmux_fields as show
+from tests.helpers.family import until_line as wait_for_line
+from tests.helpers.family import window_running as new_window
+from tests.helpers.family import without_ref
+from tests.helpers.tmux import tag
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 CORNERS = ("top-left", "top-right", "bottom-left", "bottom-right")
-PANE_FIELDS = (
-    "pane_index",
-    "pane_width",
-    "pane_height",
-    "pane_active",
-    "pane_current_command",
-    "pane_dead",
-    "pane_in_mode",
-    "pane_synchronized",
-    "pane_current_path",
-    "pane_at_top",
-    "pane_at_bottom",
-    "pane_at_left",
-    "pane_at_right",
-    "window_id",
-)
-
-
 # --- fixtures ---------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-async def client(shared: TmuxServer) -> AsyncIterator[Client]:
-    async with open_client(shared.server_env(), "swift") as opened:
-        yield opened
-
-
 # --- helpers ----------------------------------------------------------------------------
-
-
-def tag() -> str:
-    return uuid.uuid4().hex[:8]
 
 
 def reader(*lines: str) -> list[str]:
@@ -69,35 +46,6 @@ def reader(*lines: str) -> list[str]:
 def numbered(count: int, prefix: str) -> list[str]:
     """A pane command printing ``<prefix>1`` … ``<prefix><count>``, then echoing typed lines."""
     return ["sh", "-c", f"stty -echo; seq 1 {count} | sed 's/^/{prefix}/'; exec cat"]
-
-
-def new_session(server: TmuxServer, name: str, *command: str) -> tuple[str, str, str]:
-    """A detached 200x50 session running ``command``: (session id, window id, pane id)."""
-    out = server.tmux(
-        "new-session",
-        "-d",
-        "-s",
-        name,
-        "-x",
-        "200",
-        "-y",
-        "50",
-        "-P",
-        "-F",
-        "#{session_id} #{window_id} #{pane_id}",
-        *command,
-    )
-    session_id, window_id, pane_id = out.split()
-    return session_id, window_id, pane_id
-
-
-def new_window(server: TmuxServer, *command: str, session: str = "main") -> tuple[str, str]:
-    """A detached window in ``session`` running ``command``: (window id, pane id)."""
-    out = server.tmux(
-        "new-window", "-d", "-P", "-F", "#{window_id} #{pane_id}", "-t", f"{session}:", *command
-    )
-    window_id, pane_id = out.split()
-    return window_id, pane_id
 
 
 def grid(server: TmuxServer, window: str) -> dict[str, str]:
@@ -115,20 +63,6 @@ def grid(server: TmuxServer, window: str) -> dict[str, str]:
     return corners
 
 
-def contents(server: TmuxServer, pane: str) -> list[str]:
-    """Everything the pane holds, history and screen, wrapped lines joined."""
-    return server.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", pane).splitlines()
-
-
-def wait_for_line(server: TmuxServer, pane: str, text: str, timeout: float = 10.0) -> None:
-    """Poll tmux until ``pane`` holds a line equal to ``text``."""
-    deadline = time.monotonic() + timeout
-    while text not in contents(server, pane):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{pane} never showed {text!r}: {contents(server, pane)[-5:]}")
-        time.sleep(0.02)
-
-
 def type_lines(server: TmuxServer, pane: str, *lines: str) -> None:
     """Type ``lines`` into a ``reader`` pane (which prints each back)."""
     for line in lines:
@@ -142,38 +76,6 @@ def feed(server: TmuxServer, pane: str, *lines: str) -> None:
     wait_for_line(server, pane, lines[-1])
 
 
-def show(server: TmuxServer, target: str, *fields: str) -> list[str]:
-    """tmux's own values of ``fields`` for ``target``."""
-    fmt = "\x1f".join(f"#{{{name}}}" for name in fields)
-    return server.tmux("display-message", "-p", "-t", target, fmt).rstrip("\n").split("\x1f")
-
-
-def pane_as_tmux_sees_it(server: TmuxServer, pane: str) -> dict[str, Any]:
-    """The swift pane row (without ``ref``) built from tmux's own values."""
-    values = dict(zip(PANE_FIELDS, show(server, pane, *PANE_FIELDS), strict=True))
-    return {
-        "id": pane,
-        "index": int(values["pane_index"]),
-        "width": int(values["pane_width"]),
-        "height": int(values["pane_height"]),
-        "isActive": values["pane_active"] == "1",
-        "currentCommand": values["pane_current_command"],
-        "isDead": values["pane_dead"] == "1",
-        "modeCount": int(values["pane_in_mode"]),
-        "isSynchronized": values["pane_synchronized"] == "1",
-        "currentPath": values["pane_current_path"],
-        "isAtTop": values["pane_at_top"] == "1",
-        "isAtBottom": values["pane_at_bottom"] == "1",
-        "isAtLeft": values["pane_at_left"] == "1",
-        "isAtRight": values["pane_at_right"] == "1",
-        "windowID": values["window_id"],
-    }
-
-
-def without_ref(row: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in row.items() if key != "ref"}
-
-
 def unique_pane_ids(server: TmuxServer, *scope: str) -> set[str]:
     return set(server.lines("list-panes", *scope, "-F", "#{pane_id}"))
 
@@ -181,187 +83,201 @@ def unique_pane_ids(server: TmuxServer, *scope: str) -> set[str]:
 # --- capture_pane -----------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def swift_env() -> dict[str, str]:
+    """The default toolsets and wait ceiling."""
+    return {}
+
+
 async def test_capture_pane_returns_the_screen_text_with_trailing_blank_rows_trimmed(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     _, pane = new_window(shared, *reader("alpha", "beta", "", "gamma"))
     wait_for_line(shared, pane, "gamma")
-    captured = await client.ok("capture_pane", {"paneId": pane})
+    captured = await swift_client.ok("capture_pane", {"paneId": pane})
     # The blank line between output is kept; the 46 empty rows under it are not.
     assert captured == {"paneId": pane, "lines": ["alpha", "beta", "", "gamma"], "droppedLines": 0}
 
 
 async def test_capture_pane_max_lines_keeps_the_newest_lines_and_counts_the_rest(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     _, pane = new_window(shared, *numbered(50, "line-"))
     wait_for_line(shared, pane, "line-50")
-    everything = await client.ok("capture_pane", {"paneId": pane, "start": -100, "maxLines": 10})
+    everything = await swift_client.ok(
+        "capture_pane", {"paneId": pane, "start": -100, "maxLines": 10}
+    )
     assert everything["lines"] == [f"line-{i}" for i in range(41, 51)]
     assert everything["droppedLines"] == 40
     # The screen only (50 rows, one of them the cursor's): what tmux shows, newest 10 kept.
     visible = shared.tmux("capture-pane", "-p", "-t", pane).rstrip("\n").splitlines()
     while visible and not visible[-1]:
         visible.pop()
-    screen = await client.ok("capture_pane", {"paneId": pane, "maxLines": 10})
+    screen = await swift_client.ok("capture_pane", {"paneId": pane, "maxLines": 10})
     assert screen["lines"] == visible[-10:] == [f"line-{i}" for i in range(41, 51)]
     assert screen["droppedLines"] == len(visible) - 10
 
 
 async def test_capture_pane_negative_start_and_end_reach_into_history(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     _, pane = new_window(shared, *numbered(100, "line-"))
     wait_for_line(shared, pane, "line-100")
     history = int(show(shared, pane, "history_size")[0])
     assert history > 5
     # History line -k is the k-th newest line that scrolled off the top.
-    tail = await client.ok("capture_pane", {"paneId": pane, "start": -5, "end": -1})
+    tail = await swift_client.ok("capture_pane", {"paneId": pane, "start": -5, "end": -1})
     assert tail["lines"] == [f"line-{i}" for i in range(history - 4, history + 1)]
-    oldest = await client.ok("capture_pane", {"paneId": pane, "start": -history, "end": -history})
+    oldest = await swift_client.ok(
+        "capture_pane", {"paneId": pane, "start": -history, "end": -history}
+    )
     assert oldest["lines"] == ["line-1"]
-    top_of_screen = await client.ok("capture_pane", {"paneId": pane, "start": 0, "end": 0})
+    top_of_screen = await swift_client.ok("capture_pane", {"paneId": pane, "start": 0, "end": 0})
     assert top_of_screen["lines"] == [f"line-{history + 1}"]
 
 
 async def test_capture_pane_join_wrapped_joins_a_line_longer_than_the_pane(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     long_line = "0123456789" * 30
     _, pane = new_window(shared, *reader(long_line, "after"))
     wait_for_line(shared, pane, "after")
     width = int(show(shared, pane, "pane_width")[0])
     assert width < len(long_line)
-    wrapped = await client.ok("capture_pane", {"paneId": pane})
+    wrapped = await swift_client.ok("capture_pane", {"paneId": pane})
     assert wrapped["lines"][0] == long_line[:width]
     assert "".join(wrapped["lines"][:-1]) == long_line
-    joined = await client.ok("capture_pane", {"paneId": pane, "joinWrapped": True})
+    joined = await swift_client.ok("capture_pane", {"paneId": pane, "joinWrapped": True})
     assert joined["lines"] == [long_line, "after"]
 
 
 async def test_capture_pane_accepts_a_ref_from_list_panes(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     window, pane = new_window(shared, *reader("by-ref"))
     wait_for_line(shared, pane, "by-ref")
-    listed = await client.ok("list_panes", {"window": window})
+    listed = await swift_client.ok("list_panes", {"window": window})
     [row] = listed["panes"]
     assert row["id"] == pane and row["ref"] != pane
-    by_ref = await client.ok("capture_pane", {"paneId": row["ref"]})
+    by_ref = await swift_client.ok("capture_pane", {"paneId": row["ref"]})
     assert by_ref == {"paneId": pane, "lines": ["by-ref"], "droppedLines": 0}
 
 
 async def test_capture_pane_unknown_pane_names_the_pane_and_the_socket(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
-    message = await client.error("capture_pane", {"paneId": "%999"})
+    message = await swift_client.error("capture_pane", {"paneId": "%999"})
     assert "%999" in message
     assert shared.socket_path in message
 
 
-async def test_capture_pane_malformed_pane_id_names_the_field(client: Client) -> None:
-    message = await client.error("capture_pane", {"paneId": "abc"})
+async def test_capture_pane_malformed_pane_id_names_the_field(swift_client: Client) -> None:
+    message = await swift_client.error("capture_pane", {"paneId": "abc"})
     assert "paneId" in message and "'abc'" in message
 
 
-async def test_capture_pane_forged_ref_is_refused(client: Client) -> None:
-    message = await client.error("capture_pane", {"paneId": "tmr1.p.AAAA.BBBB"})
+async def test_capture_pane_forged_ref_is_refused(swift_client: Client) -> None:
+    message = await swift_client.error("capture_pane", {"paneId": "tmr1.p.AAAA.BBBB"})
     assert "paneId" in message and "tmr1.p.AAAA.BBBB" in message
 
 
 # --- capture_since ----------------------------------------------------------------------
 
 
-async def test_capture_since_continues_from_its_cursor(shared: TmuxServer, client: Client) -> None:
+async def test_capture_since_continues_from_its_cursor(
+    shared: TmuxServer, swift_client: Client
+) -> None:
     _, pane = new_window(shared, *reader("one", "two"))
     wait_for_line(shared, pane, "two")
-    first = await client.ok("capture_since", {"paneId": pane})
+    first = await swift_client.ok("capture_since", {"paneId": pane})
     assert first["lines"] == ["one", "two"]
     assert first["pane"] == pane
     assert (first["linesMissed"], first["restarted"], first["droppedLines"]) == (False, False, 0)
     assert first["cursor"]
-    pane_ref = (await client.ok("get_pane_info", {"paneId": pane}))["pane"]["ref"]
+    pane_ref = (await swift_client.ok("get_pane_info", {"paneId": pane}))["pane"]["ref"]
     assert first["paneRef"] == pane_ref
 
     feed(shared, pane, "three", "four", "five")
-    second = await client.ok("capture_since", {"paneId": pane, "cursor": first["cursor"]})
+    second = await swift_client.ok("capture_since", {"paneId": pane, "cursor": first["cursor"]})
     assert second["lines"] == ["three", "four", "five"]
     assert (second["linesMissed"], second["restarted"], second["droppedLines"]) == (False, False, 0)
 
     started = time.monotonic()
-    third = await client.ok("capture_since", {"paneId": pane, "cursor": second["cursor"]})
+    third = await swift_client.ok("capture_since", {"paneId": pane, "cursor": second["cursor"]})
     assert third["lines"] == []
     assert time.monotonic() - started < 2.0  # no waitMs: nothing to wait for
     # The cursor still points at the same place: later output is found from it.
     feed(shared, pane, "six")
-    fourth = await client.ok("capture_since", {"paneId": pane, "cursor": third["cursor"]})
+    fourth = await swift_client.ok("capture_since", {"paneId": pane, "cursor": third["cursor"]})
     assert fourth["lines"] == ["six"]
 
 
 async def test_capture_since_holds_back_the_row_the_cursor_is_still_on(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     script = "stty -echo; printf 'done\\npartial'; exec cat"
     _, pane = new_window(shared, "sh", "-c", script)
     wait_for_line(shared, pane, "partial")
-    first = await client.ok("capture_since", {"paneId": pane})
+    first = await swift_client.ok("capture_since", {"paneId": pane})
     assert first["lines"] == ["done"]
     type_lines(shared, pane, "-end")
     wait_for_line(shared, pane, "partial-end")
-    second = await client.ok("capture_since", {"paneId": pane, "cursor": first["cursor"]})
+    second = await swift_client.ok("capture_since", {"paneId": pane, "cursor": first["cursor"]})
     assert second["lines"] == ["partial-end"]
 
 
 async def test_capture_since_refuses_a_cursor_of_another_pane(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     _, pane_a = new_window(shared, *reader("a"))
     _, pane_b = new_window(shared, *reader("b"))
     wait_for_line(shared, pane_a, "a")
-    cursor = (await client.ok("capture_since", {"paneId": pane_a}))["cursor"]
-    message = await client.error("capture_since", {"paneId": pane_b, "cursor": cursor})
+    cursor = (await swift_client.ok("capture_since", {"paneId": pane_a}))["cursor"]
+    message = await swift_client.error("capture_since", {"paneId": pane_b, "cursor": cursor})
     assert "cursor" in message
     assert pane_a in message and pane_b in message
 
 
-async def test_capture_since_refuses_a_garbage_cursor(shared: TmuxServer, client: Client) -> None:
+async def test_capture_since_refuses_a_garbage_cursor(
+    shared: TmuxServer, swift_client: Client
+) -> None:
     _, pane = new_window(shared, *reader("x"))
     for garbage in ("garbage", "eyJ2IjoxfQ.AAAAAAAAAAAA", ""):
-        message = await client.error("capture_since", {"paneId": pane, "cursor": garbage})
+        message = await swift_client.error("capture_since", {"paneId": pane, "cursor": garbage})
         assert "cursor" in message, garbage
 
 
 async def test_capture_since_reports_a_respawned_pane_as_restarted(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     _, pane = new_window(shared, *reader("before"))
     wait_for_line(shared, pane, "before")
-    first = await client.ok("capture_since", {"paneId": pane})
+    first = await swift_client.ok("capture_since", {"paneId": pane})
     assert first["lines"] == ["before"]
     shared.tmux("respawn-pane", "-k", "-t", pane, *reader("after"))
     wait_for_line(shared, pane, "after")
-    second = await client.ok("capture_since", {"paneId": pane, "cursor": first["cursor"]})
+    second = await swift_client.ok("capture_since", {"paneId": pane, "cursor": first["cursor"]})
     assert second["restarted"] is True
     assert second["lines"] == ["after"]
     # The new cursor belongs to the new process: continuing from it is not a restart.
     feed(shared, pane, "later")
-    third = await client.ok("capture_since", {"paneId": pane, "cursor": second["cursor"]})
+    third = await swift_client.ok("capture_since", {"paneId": pane, "cursor": second["cursor"]})
     assert third["restarted"] is False
     assert third["lines"] == ["later"]
 
 
 async def test_capture_since_wait_returns_output_printed_during_the_wait(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     _, pane = new_window(shared, *reader("start"))
     wait_for_line(shared, pane, "start")
-    first = await client.ok("capture_since", {"paneId": pane})
+    first = await swift_client.ok("capture_since", {"paneId": pane})
     assert first["lines"] == ["start"]
     waited: dict[str, Any] = {}
 
     async def call() -> None:
         waited.update(
-            await client.ok(
+            await swift_client.ok(
                 "capture_since", {"paneId": pane, "cursor": first["cursor"], "waitMs": 3000}
             )
         )
@@ -376,13 +292,13 @@ async def test_capture_since_wait_returns_output_printed_during_the_wait(
 
 
 async def test_capture_since_wait_without_output_returns_nothing_after_the_wait(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     _, pane = new_window(shared, *reader("quiet"))
     wait_for_line(shared, pane, "quiet")
-    first = await client.ok("capture_since", {"paneId": pane})
+    first = await swift_client.ok("capture_since", {"paneId": pane})
     started = time.monotonic()
-    waited = await client.ok(
+    waited = await swift_client.ok(
         "capture_since", {"paneId": pane, "cursor": first["cursor"], "waitMs": 500}
     )
     elapsed = time.monotonic() - started
@@ -390,20 +306,20 @@ async def test_capture_since_wait_without_output_returns_nothing_after_the_wait(
     assert elapsed >= 0.49  # it did wait
     # Nothing was consumed by the wait: output after it is read from the returned cursor.
     feed(shared, pane, "afterwards")
-    after = await client.ok("capture_since", {"paneId": pane, "cursor": waited["cursor"]})
+    after = await swift_client.ok("capture_since", {"paneId": pane, "cursor": waited["cursor"]})
     assert after["lines"] == ["afterwards"]
 
 
 async def test_capture_since_max_lines_keeps_the_newest_and_counts_the_dropped(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     _, pane = new_window(shared, *numbered(30, "m"))
     wait_for_line(shared, pane, "m30")
-    first = await client.ok("capture_since", {"paneId": pane, "maxLines": 5})
+    first = await swift_client.ok("capture_since", {"paneId": pane, "maxLines": 5})
     assert first["lines"] == ["m26", "m27", "m28", "m29", "m30"]
     assert first["droppedLines"] == 25
     feed(shared, pane, *(f"n{i}" for i in range(1, 7)))
-    second = await client.ok(
+    second = await swift_client.ok(
         "capture_since", {"paneId": pane, "cursor": first["cursor"], "maxLines": 4}
     )
     assert second["lines"] == ["n3", "n4", "n5", "n6"]
@@ -412,21 +328,21 @@ async def test_capture_since_max_lines_keeps_the_newest_and_counts_the_dropped(
 
 
 async def test_capture_since_reports_lines_missed_when_history_overflowed(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     session = f"hl-{tag()}"
-    new_session(shared, session)
+    shared.new_session(session)
     shared.tmux("set-option", "-t", session, "history-limit", "100")
     script = "stty -echo; echo ready; read x; seq 1 1000 | sed 's/^/n/'; exec cat"
     _, pane = new_window(shared, "sh", "-c", script, session=session)
     wait_for_line(shared, pane, "ready")
-    first = await client.ok("capture_since", {"paneId": pane})
+    first = await swift_client.ok("capture_since", {"paneId": pane})
     assert first["lines"] == ["ready"]
     shared.tmux("send-keys", "-t", pane, "Enter")
     wait_for_line(shared, pane, "n1000")
     history, cursor_y = (int(v) for v in show(shared, pane, "history_size", "cursor_y"))
     assert 0 < history <= 100  # tmux drops the oldest rows in chunks
-    after = await client.ok(
+    after = await swift_client.ok(
         "capture_since", {"paneId": pane, "cursor": first["cursor"], "maxLines": 2000}
     )
     assert after["linesMissed"] is True
@@ -441,12 +357,14 @@ async def test_capture_since_reports_lines_missed_when_history_overflowed(
 
 
 async def test_find_pane_by_position_returns_each_corner_of_a_grid(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
-    _, window, _ = new_session(shared, f"grid-{tag()}")
+    window = shared.new_session(f"grid-{tag()}").window
     corners = grid(shared, window)
     for corner in CORNERS:
-        found = await client.ok("find_pane_by_position", {"corner": corner, "windowId": window})
+        found = await swift_client.ok(
+            "find_pane_by_position", {"corner": corner, "windowId": window}
+        )
         pane = found["pane"]
         assert pane["id"] == corners[corner], corner
         assert without_ref(pane) == pane_as_tmux_sees_it(shared, corners[corner])
@@ -454,35 +372,41 @@ async def test_find_pane_by_position_returns_each_corner_of_a_grid(
         assert pane[f"isAt{vertical}"] is True and pane[f"isAt{horizontal}"] is True
 
 
-async def test_find_pane_by_position_takes_a_window_ref(shared: TmuxServer, client: Client) -> None:
+async def test_find_pane_by_position_takes_a_window_ref(
+    shared: TmuxServer, swift_client: Client
+) -> None:
     session = f"grid-{tag()}"
-    _, window, _ = new_session(shared, session)
+    window = shared.new_session(session).window
     corners = grid(shared, window)
-    info = await client.ok("get_window_info", {"windowId": window})
+    info = await swift_client.ok("get_window_info", {"windowId": window})
     for corner in ("top-left", "bottom-right"):
-        found = await client.ok(
+        found = await swift_client.ok(
             "find_pane_by_position", {"corner": corner, "windowId": info["window"]["ref"]}
         )
         assert found["pane"]["id"] == corners[corner]
-    listed = await client.ok("list_windows", {"session": session})
+    listed = await swift_client.ok("list_windows", {"session": session})
     [row] = listed["windows"]
     assert row["windowRef"] == info["window"]["ref"]
 
 
-async def test_find_pane_by_position_unknown_window_is_an_error(client: Client) -> None:
-    message = await client.error(
+async def test_find_pane_by_position_unknown_window_is_an_error(swift_client: Client) -> None:
+    message = await swift_client.error(
         "find_pane_by_position", {"corner": "top-left", "windowId": "@999"}
     )
     assert "@999" in message and "windowId" in message
-    message = await client.error("find_pane_by_position", {"corner": "top-left", "windowId": "w1"})
+    message = await swift_client.error(
+        "find_pane_by_position", {"corner": "top-left", "windowId": "w1"}
+    )
     assert "windowId" in message
 
 
 # --- get_pane_info ----------------------------------------------------------------------
 
 
-async def test_get_pane_info_matches_what_tmux_reports(shared: TmuxServer, client: Client) -> None:
-    _, window, _ = new_session(shared, f"info-{tag()}")
+async def test_get_pane_info_matches_what_tmux_reports(
+    shared: TmuxServer, swift_client: Client
+) -> None:
+    window = shared.new_session(f"info-{tag()}").window
     corners = grid(shared, window)
     pane = corners["bottom-right"]
     shared.tmux("respawn-pane", "-k", "-c", "/tmp", "-t", pane, "sh", "-c", "exec cat")
@@ -498,26 +422,27 @@ async def test_get_pane_info_matches_what_tmux_reports(shared: TmuxServer, clien
     assert expected["currentPath"] == str(Path("/tmp").resolve())
     assert (expected["modeCount"], expected["isSynchronized"]) == (1, True)
     assert (expected["isAtTop"], expected["isAtBottom"]) == (False, True)
-    info = await client.ok("get_pane_info", {"paneId": pane})
+    info = await swift_client.ok("get_pane_info", {"paneId": pane})
     assert without_ref(info["pane"]) == expected
     assert info["pane"]["ref"].startswith("tmr1.")
     # The ref names the same pane and comes back unchanged.
-    again = await client.ok("get_pane_info", {"paneId": info["pane"]["ref"]})
+    again = await swift_client.ok("get_pane_info", {"paneId": info["pane"]["ref"]})
     assert again == info
-    other = await client.ok("get_pane_info", {"paneId": corners["top-left"]})
+    other = await swift_client.ok("get_pane_info", {"paneId": corners["top-left"]})
     assert other["pane"]["ref"] != info["pane"]["ref"]
     assert without_ref(other["pane"]) == pane_as_tmux_sees_it(shared, corners["top-left"])
 
 
-async def test_get_pane_info_of_a_dead_pane(shared: TmuxServer, client: Client) -> None:
-    _, window, pane = new_session(shared, f"dead-{tag()}")
+async def test_get_pane_info_of_a_dead_pane(shared: TmuxServer, swift_client: Client) -> None:
+    made = shared.new_session(f"dead-{tag()}")
+    window, pane = made.window, made.pane
     shared.tmux("set-option", "-w", "-t", window, "remain-on-exit", "on")
     shared.tmux("respawn-pane", "-k", "-t", pane, "true")
     deadline = time.monotonic() + 10
     while show(shared, pane, "pane_dead")[0] != "1":
         assert time.monotonic() < deadline, "the pane never died"
         time.sleep(0.02)
-    info = await client.ok("get_pane_info", {"paneId": pane})
+    info = await swift_client.ok("get_pane_info", {"paneId": pane})
     assert info["pane"]["isDead"] is True
     assert without_ref(info["pane"]) == pane_as_tmux_sees_it(shared, pane)
 
@@ -526,10 +451,10 @@ async def test_get_pane_info_of_a_dead_pane(shared: TmuxServer, client: Client) 
 
 
 async def test_get_server_info_reports_the_running_server(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     version = subprocess.run([TMUX, "-V"], capture_output=True, text=True, check=True).stdout
-    info = await client.ok("get_server_info")
+    info = await swift_client.ok("get_server_info")
     assert info == {
         "running": True,
         "version": version.split()[1],
@@ -551,13 +476,15 @@ async def test_get_server_info_without_a_server_is_not_an_error(shared: TmuxServ
 # --- get_session_info / list_sessions ---------------------------------------------------
 
 
-async def test_get_session_info_by_id_name_and_ref(shared: TmuxServer, client: Client) -> None:
+async def test_get_session_info_by_id_name_and_ref(
+    shared: TmuxServer, swift_client: Client
+) -> None:
     name = f"sess-{tag()}"
-    session_id, _, _ = new_session(shared, name)
+    session_id = shared.new_session(name).id
     new_window(shared, session=name)
     windows, created = show(shared, session_id, "session_windows", "session_created")
     assert windows == "2"
-    by_id = await client.ok("get_session_info", {"session": session_id})
+    by_id = await swift_client.ok("get_session_info", {"session": session_id})
     session = by_id["session"]
     assert without_ref(session) == {
         "id": session_id,
@@ -566,35 +493,35 @@ async def test_get_session_info_by_id_name_and_ref(shared: TmuxServer, client: C
         "isAttached": False,
         "createdAt": int(created),
     }
-    assert await client.ok("get_session_info", {"session": name}) == by_id
-    assert await client.ok("get_session_info", {"session": session["ref"]}) == by_id
+    assert await swift_client.ok("get_session_info", {"session": name}) == by_id
+    assert await swift_client.ok("get_session_info", {"session": session["ref"]}) == by_id
 
 
 async def test_get_session_info_a_name_that_looks_like_an_id_is_still_a_name(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     # "$77" cannot be a session id of this server yet; as a name it is exact.
-    session_id, _, _ = new_session(shared, "$77")
-    found = await client.ok("get_session_info", {"session": "$77"})
+    session_id = shared.new_session("$77").id
+    found = await swift_client.ok("get_session_info", {"session": "$77"})
     assert found["session"]["id"] == session_id
     assert found["session"]["name"] == "$77"
     shared.tmux("kill-session", "-t", session_id)
 
 
 async def test_get_session_info_unknown_session_is_an_error(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
-    message = await client.error("get_session_info", {"session": "no-such-session"})
+    message = await swift_client.error("get_session_info", {"session": "no-such-session"})
     assert "no-such-session" in message and "session" in message
     assert shared.socket_path in message
-    message = await client.error("get_session_info", {"session": "$999"})
+    message = await swift_client.error("get_session_info", {"session": "$999"})
     assert "$999" in message
 
 
 async def test_is_attached_ignores_the_servers_own_control_client(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
-    sessions = (await client.ok("list_sessions"))["sessions"]
+    sessions = (await swift_client.ok("list_sessions"))["sessions"]
     clients = shared.lines("list-clients", "-F", "#{client_pid} #{session_id}")
     # The MCP server's control-mode client is attached to a session of this tmux server.
     assert clients, "expected the MCP server's control client to be attached"
@@ -602,15 +529,15 @@ async def test_is_attached_ignores_the_servers_own_control_client(
     assert attached_to <= {s["id"] for s in sessions}
     for session in sessions:
         assert session["isAttached"] is False, session
-        info = await client.ok("get_session_info", {"session": session["id"]})
+        info = await swift_client.ok("get_session_info", {"session": session["id"]})
         assert info["session"]["isAttached"] is False
 
 
 async def test_is_attached_counts_a_client_of_someone_else(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     name = f"att-{tag()}"
-    session_id, _, _ = new_session(shared, name)
+    session_id = shared.new_session(name).id
     env = {**shared.env}
     outsider = subprocess.Popen(
         [TMUX, "-L", shared.name, "-C", "attach-session", "-t", session_id],
@@ -624,9 +551,9 @@ async def test_is_attached_counts_a_client_of_someone_else(
         while not shared.lines("list-clients", "-t", session_id):
             assert time.monotonic() < deadline, "the outside client never attached"
             time.sleep(0.02)
-        info = await client.ok("get_session_info", {"session": session_id})
+        info = await swift_client.ok("get_session_info", {"session": session_id})
         assert info["session"]["isAttached"] is True
-        listed = {s["id"]: s for s in (await client.ok("list_sessions"))["sessions"]}
+        listed = {s["id"]: s for s in (await swift_client.ok("list_sessions"))["sessions"]}
         assert listed[session_id]["isAttached"] is True
         assert listed[session_id] == info["session"]
     finally:
@@ -637,12 +564,12 @@ async def test_is_attached_counts_a_client_of_someone_else(
     while shared.lines("list-clients", "-t", session_id):
         assert time.monotonic() < deadline, "the outside client never left"
         time.sleep(0.02)
-    info = await client.ok("get_session_info", {"session": session_id})
+    info = await swift_client.ok("get_session_info", {"session": session_id})
     assert info["session"]["isAttached"] is False
 
 
 async def test_list_sessions_matches_tmux_and_sees_a_new_session(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     def tmux_sessions() -> set[tuple[str, str, int]]:
         rows = shared.lines(
@@ -653,12 +580,12 @@ async def test_list_sessions_matches_tmux_and_sees_a_new_session(
     def listed(result: dict[str, Any]) -> set[tuple[str, str, int]]:
         return {(s["id"], s["name"], s["windowCount"]) for s in result["sessions"]}
 
-    before = await client.ok("list_sessions")
+    before = await swift_client.ok("list_sessions")
     assert listed(before) == tmux_sessions()
     name = f"ls-{tag()}"
-    session_id, _, _ = new_session(shared, name)
+    session_id = shared.new_session(name).id
     new_window(shared, session=name)
-    after = await client.ok("list_sessions")
+    after = await swift_client.ok("list_sessions")
     assert listed(after) == tmux_sessions()
     assert (session_id, name, 2) in listed(after)
     assert listed(after) - listed(before) == {(session_id, name, 2)}
@@ -674,14 +601,14 @@ async def test_list_sessions_matches_tmux_and_sees_a_new_session(
 # --- get_tmux_variables -----------------------------------------------------------------
 
 
-async def test_get_tmux_variables_for_a_pane(shared: TmuxServer, client: Client) -> None:
+async def test_get_tmux_variables_for_a_pane(shared: TmuxServer, swift_client: Client) -> None:
     name = f"vars-{tag()}"
-    new_session(shared, name)
+    shared.new_session(name)
     window, pane = new_window(shared, session=name)
     window_index = show(shared, window, "window_index")[0]
     assert window_index != "0"
     names = ["session_name", "pane_id", "window_index", "no_such_variable_tcm"]
-    found = await client.ok("get_tmux_variables", {"names": names, "paneId": pane})
+    found = await swift_client.ok("get_tmux_variables", {"names": names, "paneId": pane})
     assert found == {
         "values": {
             "session_name": name,
@@ -690,34 +617,34 @@ async def test_get_tmux_variables_for_a_pane(shared: TmuxServer, client: Client)
             "no_such_variable_tcm": None,
         }
     }
-    ref = (await client.ok("get_pane_info", {"paneId": pane}))["pane"]["ref"]
-    assert await client.ok("get_tmux_variables", {"names": names, "paneId": ref}) == found
+    ref = (await swift_client.ok("get_pane_info", {"paneId": pane}))["pane"]["ref"]
+    assert await swift_client.ok("get_tmux_variables", {"names": names, "paneId": ref}) == found
 
 
-async def test_get_tmux_variables_without_a_pane(shared: TmuxServer, client: Client) -> None:
+async def test_get_tmux_variables_without_a_pane(shared: TmuxServer, swift_client: Client) -> None:
     version = shared.tmux("display-message", "-p", "#{version}").strip()
-    found = await client.ok("get_tmux_variables", {"names": ["version", "nonexistent_tcm"]})
+    found = await swift_client.ok("get_tmux_variables", {"names": ["version", "nonexistent_tcm"]})
     assert found == {"values": {"version": version, "nonexistent_tcm": None}}
 
 
 async def test_get_tmux_variables_refuses_bad_names_before_running_tmux(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, swift_client: Client, tmp_path: Path
 ) -> None:
     marker = tmp_path / "ran"
     mark = shared.mark()
-    message = await client.error("get_tmux_variables", {"names": []})
+    message = await swift_client.error("get_tmux_variables", {"names": []})
     assert "names" in message
     for bad in (f"#(touch {marker})", "a}b", "pane_id}#(touch x)#{pane_id", "1abc", ""):
-        message = await client.error("get_tmux_variables", {"names": ["session_name", bad]})
+        message = await swift_client.error("get_tmux_variables", {"names": ["session_name", bad]})
         assert "names[1]" in message, bad
-    message = await client.error(
+    message = await swift_client.error(
         "get_tmux_variables", {"names": [f"#(touch {marker})"], "paneId": "%0"}
     )
     assert "names[0]" in message
     shared.assert_nothing_sent_since(mark)
     assert not marker.exists()
     # The log sees a valid call's command.
-    await client.ok("get_tmux_variables", {"names": ["pane_id"], "paneId": "%0"})
+    await swift_client.ok("get_tmux_variables", {"names": ["pane_id"], "paneId": "%0"})
     assert shared.sent_since(mark)
     assert not marker.exists()
 
@@ -726,15 +653,16 @@ async def test_get_tmux_variables_refuses_bad_names_before_running_tmux(
 
 
 async def test_get_window_info_gives_the_window_and_every_placement(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     first, second = f"wa-{tag()}", f"wb-{tag()}"
-    first_id, window, _ = new_session(shared, first)
-    second_id, _, _ = new_session(shared, second)
+    made = shared.new_session(first)
+    first_id, window = made.id, made.window
+    second_id = shared.new_session(second).id
     shared.tmux("rename-window", "-t", window, "shown")
     shared.tmux("split-window", "-t", window)
     width, height = show(shared, window, "window_width", "window_height")
-    alone = await client.ok("get_window_info", {"windowId": window})
+    alone = await swift_client.ok("get_window_info", {"windowId": window})
     assert without_ref(alone["window"]) == {
         "id": window,
         "name": "shown",
@@ -753,7 +681,7 @@ async def test_get_window_info_gives_the_window_and_every_placement(
     ]
 
     shared.tmux("link-window", "-d", "-s", window, "-t", f"{second}:5")
-    linked = await client.ok("get_window_info", {"windowId": window})
+    linked = await swift_client.ok("get_window_info", {"windowId": window})
     assert linked["window"] == alone["window"]
     placements = sorted(
         (without_ref(p) for p in linked["placements"]), key=lambda p: str(p["target"])
@@ -779,38 +707,43 @@ async def test_get_window_info_gives_the_window_and_every_placement(
     )
     refs = [p["ref"] for p in linked["placements"]]
     assert len(set(refs)) == 2 and linked["window"]["ref"] not in refs
-    assert await client.ok("get_window_info", {"windowId": linked["window"]["ref"]}) == linked
+    assert await swift_client.ok("get_window_info", {"windowId": linked["window"]["ref"]}) == linked
 
 
 async def test_a_placement_ref_is_accepted_where_a_window_id_is(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     first, second = f"pla-{tag()}", f"plb-{tag()}"
-    _, window, _ = new_session(shared, first)
-    new_session(shared, second)
+    window = shared.new_session(first).window
+    shared.new_session(second)
     corners = grid(shared, window)
     shared.tmux("link-window", "-d", "-s", window, "-t", f"{second}:2")
-    info = await client.ok("get_window_info", {"windowId": window})
-    occurrences = (await client.ok("list_windows", {"session": second}))["windows"]
+    info = await swift_client.ok("get_window_info", {"windowId": window})
+    occurrences = (await swift_client.ok("list_windows", {"session": second}))["windows"]
     link_refs = [p["ref"] for p in info["placements"]]
     assert {w["linkRef"] for w in occurrences if w["id"] == window} <= set(link_refs)
     for ref in link_refs:
-        assert await client.ok("get_window_info", {"windowId": ref}) == info
-        found = await client.ok("find_pane_by_position", {"corner": "top-right", "windowId": ref})
+        assert await swift_client.ok("get_window_info", {"windowId": ref}) == info
+        found = await swift_client.ok(
+            "find_pane_by_position", {"corner": "top-right", "windowId": ref}
+        )
         assert found["pane"]["id"] == corners["top-right"]
-        listed = await client.ok("list_panes", {"window": ref})
+        listed = await swift_client.ok("list_panes", {"window": ref})
         assert {row["id"] for row in listed["panes"]} == set(corners.values())
 
 
-async def test_get_window_info_unknown_window_is_an_error(client: Client) -> None:
-    message = await client.error("get_window_info", {"windowId": "@999"})
+async def test_get_window_info_unknown_window_is_an_error(swift_client: Client) -> None:
+    message = await swift_client.error("get_window_info", {"windowId": "@999"})
     assert "@999" in message and "windowId" in message
 
 
-async def test_list_windows_gives_one_row_per_placement(shared: TmuxServer, client: Client) -> None:
+async def test_list_windows_gives_one_row_per_placement(
+    shared: TmuxServer, swift_client: Client
+) -> None:
     first, second = f"lwa-{tag()}", f"lwb-{tag()}"
-    first_id, window, _ = new_session(shared, first)
-    second_id, _, _ = new_session(shared, second)
+    made = shared.new_session(first)
+    first_id, window = made.id, made.window
+    second_id = shared.new_session(second).id
     shared.tmux("link-window", "-d", "-s", window, "-t", f"{second}:3")
 
     def tmux_rows(*scope: str) -> list[tuple[str, str, int]]:
@@ -822,12 +755,12 @@ async def test_list_windows_gives_one_row_per_placement(shared: TmuxServer, clie
     def rows(result: dict[str, Any]) -> list[tuple[str, str, int]]:
         return sorted((w["id"], w["sessionID"], w["index"]) for w in result["windows"])
 
-    everything = await client.ok("list_windows")
+    everything = await swift_client.ok("list_windows")
     assert rows(everything) == tmux_rows("-a")
     assert [w for w, _, _ in rows(everything)].count(window) == 2
     for row in everything["windows"]:
         assert row["target"] == f"{row['sessionID']}:{row['index']}"
-    in_second = await client.ok("list_windows", {"session": second})
+    in_second = await swift_client.ok("list_windows", {"session": second})
     assert rows(in_second) == tmux_rows("-t", second_id)
     assert (window, second_id, 3) in rows(in_second)
     linked = next(w for w in in_second["windows"] if w["id"] == window)
@@ -835,27 +768,27 @@ async def test_list_windows_gives_one_row_per_placement(shared: TmuxServer, clie
     assert linked["name"] == name
     assert (linked["paneCount"], linked["width"], linked["height"]) == (1, int(width), int(height))
     assert linked["isActive"] is False
-    in_first = await client.ok("list_windows", {"session": first_id})
+    in_first = await swift_client.ok("list_windows", {"session": first_id})
     assert rows(in_first) == [(window, first_id, 0)]
     assert in_first["windows"][0]["windowRef"] == linked["windowRef"]
     assert in_first["windows"][0]["linkRef"] != linked["linkRef"]
-    session_ref = (await client.ok("get_session_info", {"session": first}))["session"]["ref"]
-    assert await client.ok("list_windows", {"session": session_ref}) == in_first
+    session_ref = (await swift_client.ok("get_session_info", {"session": first}))["session"]["ref"]
+    assert await swift_client.ok("list_windows", {"session": session_ref}) == in_first
 
 
 # --- list_panes -------------------------------------------------------------------------
 
 
 async def test_list_panes_lists_each_pane_once_even_in_a_linked_window(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     first, second = f"lpa-{tag()}", f"lpb-{tag()}"
-    _, window, _ = new_session(shared, first)
-    new_session(shared, second)
+    window = shared.new_session(first).window
+    shared.new_session(second)
     shared.tmux("split-window", "-t", window)
     shared.tmux("link-window", "-d", "-s", window, "-t", f"{second}:4")
     assert len(shared.lines("list-panes", "-a")) > len(unique_pane_ids(shared, "-a"))
-    listed = await client.ok("list_panes")
+    listed = await swift_client.ok("list_panes")
     ids = [row["id"] for row in listed["panes"]]
     assert len(ids) == len(set(ids))
     assert set(ids) == unique_pane_ids(shared, "-a")
@@ -864,14 +797,20 @@ async def test_list_panes_lists_each_pane_once_even_in_a_linked_window(
             assert without_ref(row) == pane_as_tmux_sees_it(shared, row["id"])
 
 
-async def test_list_panes_filters_by_session_and_window(shared: TmuxServer, client: Client) -> None:
+async def test_list_panes_filters_by_session_and_window(
+    shared: TmuxServer, swift_client: Client
+) -> None:
     first, second = f"lfa-{tag()}", f"lfb-{tag()}"
-    first_id, first_window, _ = new_session(shared, first)
+    made = shared.new_session(first)
+    first_id, first_window = made.id, made.window
     shared.tmux("split-window", "-t", first_window)
     other_window, _ = new_window(shared, session=first)
-    second_id, second_window, _ = new_session(shared, second)
-    session_ref = (await client.ok("get_session_info", {"session": first}))["session"]["ref"]
-    window_ref = (await client.ok("get_window_info", {"windowId": first_window}))["window"]["ref"]
+    made = shared.new_session(second)
+    second_id, second_window = made.id, made.window
+    session_ref = (await swift_client.ok("get_session_info", {"session": first}))["session"]["ref"]
+    window_ref = (await swift_client.ok("get_window_info", {"windowId": first_window}))["window"][
+        "ref"
+    ]
 
     def ids(result: dict[str, Any]) -> set[str]:
         return {row["id"] for row in result["panes"]}
@@ -879,27 +818,27 @@ async def test_list_panes_filters_by_session_and_window(shared: TmuxServer, clie
     in_session = unique_pane_ids(shared, "-s", "-t", first_id)
     assert len(in_session) == 3
     for session in (first_id, first, session_ref):
-        assert ids(await client.ok("list_panes", {"session": session})) == in_session, session
+        assert ids(await swift_client.ok("list_panes", {"session": session})) == in_session, session
     in_window = unique_pane_ids(shared, "-t", first_window)
     assert len(in_window) == 2
     for window in (first_window, window_ref):
-        assert ids(await client.ok("list_panes", {"window": window})) == in_window, window
-    both = await client.ok("list_panes", {"session": first, "window": first_window})
+        assert ids(await swift_client.ok("list_panes", {"window": window})) == in_window, window
+    both = await swift_client.ok("list_panes", {"session": first, "window": first_window})
     assert ids(both) == in_window
-    assert ids(await client.ok("list_panes", {"window": other_window})) == unique_pane_ids(
+    assert ids(await swift_client.ok("list_panes", {"window": other_window})) == unique_pane_ids(
         shared, "-t", other_window
     )
-    message = await client.error("list_panes", {"session": second_id, "window": first_window})
+    message = await swift_client.error("list_panes", {"session": second_id, "window": first_window})
     assert "window" in message and first_window in message
-    assert ids(await client.ok("list_panes", {"session": second})) == unique_pane_ids(
+    assert ids(await swift_client.ok("list_panes", {"session": second})) == unique_pane_ids(
         shared, "-t", second_window
     )
 
 
-async def test_list_panes_unknown_session_or_window_is_an_error(client: Client) -> None:
-    message = await client.error("list_panes", {"session": "no-such-session"})
+async def test_list_panes_unknown_session_or_window_is_an_error(swift_client: Client) -> None:
+    message = await swift_client.error("list_panes", {"session": "no-such-session"})
     assert "session" in message and "no-such-session" in message
-    message = await client.error("list_panes", {"window": "@999"})
+    message = await swift_client.error("list_panes", {"window": "@999"})
     assert "window" in message and "@999" in message
 
 
@@ -907,13 +846,13 @@ async def test_list_panes_unknown_session_or_window_is_an_error(client: Client) 
 
 
 async def test_search_panes_finds_a_line_with_its_pane_and_line_number(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     needle = f"needle-{tag()}"
     lines = [f"{needle} early", *(f"pad {i}" for i in range(80)), f"{needle} late"]
     _, pane = new_window(shared, *reader(*lines))
     wait_for_line(shared, pane, f"{needle} late")
-    found = await client.ok("search_panes", {"pattern": needle})
+    found = await swift_client.ok("search_panes", {"pattern": needle})
     assert found["truncated"] is False and found["truncatedBy"] == []
     assert found["panesSearched"] == found["panesAvailable"] == len(unique_pane_ids(shared, "-a"))
     assert [(m["pane"], m["text"]) for m in found["matches"]] == [
@@ -922,74 +861,77 @@ async def test_search_panes_finds_a_line_with_its_pane_and_line_number(
     ]
     early, late = found["matches"]
     assert early["line"] < 0 <= late["line"]  # the first scrolled into history
-    pane_ref = (await client.ok("get_pane_info", {"paneId": pane}))["pane"]["ref"]
+    pane_ref = (await swift_client.ok("get_pane_info", {"paneId": pane}))["pane"]["ref"]
     for match in found["matches"]:
         assert match["paneRef"] == pane_ref
-        exact = await client.ok(
+        exact = await swift_client.ok(
             "capture_pane", {"paneId": pane, "start": match["line"], "end": match["line"]}
         )
         assert exact["lines"] == [match["text"]]
 
 
-async def test_search_panes_regex_mode(shared: TmuxServer, client: Client) -> None:
+async def test_search_panes_regex_mode(shared: TmuxServer, swift_client: Client) -> None:
     needle = f"rx{tag()}"
     _, pane = new_window(shared, *reader(f"{needle}-123-z", f"{needle}-12-z", f"{needle}-abc-z"))
     wait_for_line(shared, pane, f"{needle}-abc-z")
     pattern = needle + r"-[0-9]{3}-z"
-    found = await client.ok("search_panes", {"pattern": pattern, "regex": True})
+    found = await swift_client.ok("search_panes", {"pattern": pattern, "regex": True})
     assert [(m["pane"], m["text"]) for m in found["matches"]] == [(pane, f"{needle}-123-z")]
-    literal = await client.ok("search_panes", {"pattern": pattern, "regex": False})
+    literal = await swift_client.ok("search_panes", {"pattern": pattern, "regex": False})
     assert literal["matches"] == []
-    assert (await client.ok("search_panes", {"pattern": pattern}))["matches"] == []
+    assert (await swift_client.ok("search_panes", {"pattern": pattern}))["matches"] == []
 
 
-async def test_search_panes_invalid_regex_names_the_pattern(client: Client) -> None:
-    message = await client.error("search_panes", {"pattern": "(unclosed", "regex": True})
+async def test_search_panes_invalid_regex_names_the_pattern(swift_client: Client) -> None:
+    message = await swift_client.error("search_panes", {"pattern": "(unclosed", "regex": True})
     assert "pattern" in message and "(unclosed" in message
 
 
-async def test_search_panes_caps_matches_per_pane(shared: TmuxServer, client: Client) -> None:
+async def test_search_panes_caps_matches_per_pane(shared: TmuxServer, swift_client: Client) -> None:
     needle = f"many-{tag()}"
     _, pane = new_window(shared, *reader(*(f"{needle} {i}" for i in range(5))))
     wait_for_line(shared, pane, f"{needle} 4")
-    found = await client.ok("search_panes", {"pattern": needle, "maxMatchesPerPane": 2})
+    found = await swift_client.ok("search_panes", {"pattern": needle, "maxMatchesPerPane": 2})
     assert [m["text"] for m in found["matches"]] == [f"{needle} 0", f"{needle} 1"]
     assert found["truncated"] is True
     assert "maxMatchesPerPane" in found["truncatedBy"]
-    enough = await client.ok("search_panes", {"pattern": needle, "maxMatchesPerPane": 5})
+    enough = await swift_client.ok("search_panes", {"pattern": needle, "maxMatchesPerPane": 5})
     assert len(enough["matches"]) == 5
     assert enough["truncated"] is False and enough["truncatedBy"] == []
 
 
-async def test_search_panes_limited_to_one_session(shared: TmuxServer, client: Client) -> None:
+async def test_search_panes_limited_to_one_session(
+    shared: TmuxServer, swift_client: Client
+) -> None:
     needle = f"both-{tag()}"
     first, second = f"sa-{tag()}", f"sb-{tag()}"
-    first_id, _, first_pane = new_session(shared, first, *reader(needle))
-    _, _, second_pane = new_session(shared, second, *reader(needle))
+    made = shared.new_session(first, *reader(needle))
+    first_id, first_pane = made.id, made.pane
+    second_pane = shared.new_session(second, *reader(needle)).pane
     shared.tmux("split-window", "-t", first_pane)
     wait_for_line(shared, first_pane, needle)
     wait_for_line(shared, second_pane, needle)
-    everywhere = await client.ok("search_panes", {"pattern": needle})
+    everywhere = await swift_client.ok("search_panes", {"pattern": needle})
     assert {m["pane"] for m in everywhere["matches"]} == {first_pane, second_pane}
-    session_ref = (await client.ok("get_session_info", {"session": first}))["session"]["ref"]
+    session_ref = (await swift_client.ok("get_session_info", {"session": first}))["session"]["ref"]
     for session in (first, first_id, session_ref):
-        found = await client.ok("search_panes", {"pattern": needle, "session": session})
+        found = await swift_client.ok("search_panes", {"pattern": needle, "session": session})
         assert [m["pane"] for m in found["matches"]] == [first_pane], session
         assert found["panesAvailable"] == found["panesSearched"] == 2
-    message = await client.error("search_panes", {"pattern": needle, "session": "no-such"})
+    message = await swift_client.error("search_panes", {"pattern": needle, "session": "no-such"})
     assert "session" in message and "no-such" in message
 
 
 async def test_search_panes_a_catastrophic_regex_runs_out_of_time_instead_of_hanging(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     session = f"rx-{tag()}"
     script = "stty -echo; i=0; while [ $i -lt 45 ]; do printf '%0199d\\n' 0 | tr 0 x; i=$((i+1)); done; echo end; exec cat"
-    _, _, pane = new_session(shared, session, "sh", "-c", script)
+    pane = shared.new_session(session, "sh", "-c", script).pane
     wait_for_line(shared, pane, "end")
     assert contents(shared, pane)[0] == "x" * 199
     with anyio.fail_after(20):
-        found = await client.ok(
+        found = await swift_client.ok(
             "search_panes", {"pattern": "(x+x+)+y", "regex": True, "session": session}
         )
     assert found["matches"] == []
@@ -998,16 +940,16 @@ async def test_search_panes_a_catastrophic_regex_runs_out_of_time_instead_of_han
 
 
 async def test_search_panes_pattern_limit_counts_utf8_bytes(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     session = f"big-{tag()}"
-    new_session(shared, session, *reader("nothing to see"))
+    shared.new_session(session, *reader("nothing to see"))
     for pattern in ("q" * 4096, "é" * 1366):
-        found = await client.ok("search_panes", {"pattern": pattern, "session": session})
+        found = await swift_client.ok("search_panes", {"pattern": pattern, "session": session})
         assert found["matches"] == [], len(pattern)
     mark = shared.mark()
     for pattern, size in (("q" * 4097, 4097), ("é" * 2049, 4098), ("€" * 1366, 4098)):
-        message = await client.error("search_panes", {"pattern": pattern, "session": session})
+        message = await swift_client.error("search_panes", {"pattern": pattern, "session": session})
         assert "pattern" in message and str(size) in message and "4096" in message
     shared.assert_nothing_sent_since(mark)
 
@@ -1015,28 +957,30 @@ async def test_search_panes_pattern_limit_counts_utf8_bytes(
 # --- show_environment -------------------------------------------------------------------
 
 
-async def test_show_environment_global_and_per_session(shared: TmuxServer, client: Client) -> None:
+async def test_show_environment_global_and_per_session(
+    shared: TmuxServer, swift_client: Client
+) -> None:
     key = tag().upper()
     name = f"env-{tag()}"
-    session_id, _, _ = new_session(shared, name)
+    session_id = shared.new_session(name).id
     shared.tmux("set-environment", "-g", f"TCM_G_{key}", "global value=with equals")
     shared.tmux("set-environment", "-t", name, f"TCM_S_{key}", "session only")
     shared.tmux("set-environment", "-t", name, f"TCM_GONE_{key}", "soon removed")
     shared.tmux("set-environment", "-t", name, "-r", f"TCM_GONE_{key}")
     shared.tmux("set-environment", "-g", "-r", f"TCM_GGONE_{key}")
 
-    globally = (await client.ok("show_environment"))["environment"]
+    globally = (await swift_client.ok("show_environment"))["environment"]
     assert globally[f"TCM_G_{key}"] == "global value=with equals"
     assert f"TCM_S_{key}" not in globally
     assert globally[f"TCM_GGONE_{key}"] is None
 
-    ref = (await client.ok("get_session_info", {"session": name}))["session"]["ref"]
+    ref = (await swift_client.ok("get_session_info", {"session": name}))["session"]["ref"]
     for session in (name, session_id, ref):
-        scoped = (await client.ok("show_environment", {"session": session}))["environment"]
+        scoped = (await swift_client.ok("show_environment", {"session": session}))["environment"]
         assert scoped[f"TCM_S_{key}"] == "session only", session
         assert f"TCM_GONE_{key}" in scoped and scoped[f"TCM_GONE_{key}"] is None
         assert f"TCM_G_{key}" not in scoped
-    message = await client.error("show_environment", {"session": "no-such-session"})
+    message = await swift_client.error("show_environment", {"session": "no-such-session"})
     assert "session" in message and "no-such-session" in message
 
 
@@ -1052,14 +996,14 @@ def tmux_hook(server: TmuxServer, scope: tuple[str, ...], name: str) -> str:
     raise AssertionError(f"tmux lists no {name}")
 
 
-async def test_show_hooks_global_and_per_session(shared: TmuxServer, client: Client) -> None:
+async def test_show_hooks_global_and_per_session(shared: TmuxServer, swift_client: Client) -> None:
     key = tag()
     name = f"hooks-{tag()}"
-    new_session(shared, name)
+    shared.new_session(name)
     shared.tmux("set-hook", "-g", "session-renamed[3]", f"set-option -g @tcm-{key} 'a b;c'")
     shared.tmux("set-hook", "-t", name, "client-attached", f"set-option -g @tcm-w-{key} 1")
     try:
-        hooks = (await client.ok("show_hooks"))["hooks"]
+        hooks = (await swift_client.ok("show_hooks"))["hooks"]
         command = tmux_hook(shared, ("-g",), "session-renamed[3]")
         assert f"@tcm-{key}" in command
         assert {"name": "session-renamed", "index": 3, "command": command} in hooks
@@ -1067,7 +1011,7 @@ async def test_show_hooks_global_and_per_session(shared: TmuxServer, client: Cli
         # The unset hooks tmux also lists are not reported as set.
         assert all(hook["command"] for hook in hooks)
 
-        scoped = (await client.ok("show_hooks", {"session": name}))["hooks"]
+        scoped = (await swift_client.ok("show_hooks", {"session": name}))["hooks"]
         command = tmux_hook(shared, ("-t", name), "client-attached[0]")
         assert {"name": "client-attached", "index": 0, "command": command} in scoped
         assert f"@tcm-w-{key}" in command
@@ -1078,96 +1022,98 @@ async def test_show_hooks_global_and_per_session(shared: TmuxServer, client: Cli
 # --- show_option ------------------------------------------------------------------------
 
 
-async def test_show_option_reads_a_global_option(shared: TmuxServer, client: Client) -> None:
+async def test_show_option_reads_a_global_option(shared: TmuxServer, swift_client: Client) -> None:
     before = shared.tmux("show-options", "-gv", "history-limit").strip()
     shared.tmux("set-option", "-g", "history-limit", "4321")
     try:
-        found = await client.ok("show_option", {"name": "history-limit"})
+        found = await swift_client.ok("show_option", {"name": "history-limit"})
         assert found == {"options": [{"name": "history-limit", "value": "4321"}]}
-        scoped = await client.ok(
+        scoped = await swift_client.ok(
             "show_option", {"name": "history-limit", "scope": "global_session"}
         )
         assert scoped == found
     finally:
         shared.tmux("set-option", "-g", "history-limit", before)
-    server = await client.ok("show_option", {"name": "escape-time", "scope": "server"})
+    server = await swift_client.ok("show_option", {"name": "escape-time", "scope": "server"})
     escape = shared.tmux("show-options", "-sv", "escape-time").strip()
     assert server == {"options": [{"name": "escape-time", "value": escape}]}
 
 
 async def test_show_option_gives_one_row_per_index_of_an_array_option(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     indexes = [
         line.split(" ", 1)[0] for line in shared.lines("show-options", "-g", "status-format")
     ]
     assert len(indexes) >= 2
-    found = await client.ok("show_option", {"name": "status-format"})
+    found = await swift_client.ok("show_option", {"name": "status-format"})
     assert [o["name"] for o in found["options"]] == indexes
     for option in found["options"]:
         value = shared.tmux("show-options", "-gv", option["name"]).rstrip("\n")
         assert option["value"] == value
         assert "#{" in value
-    one = await client.ok("show_option", {"name": "status-format[1]"})
+    one = await swift_client.ok("show_option", {"name": "status-format[1]"})
     assert one["options"] == [found["options"][1]]
 
 
 async def test_show_option_window_pane_and_session_scopes_with_a_target(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     name = f"opt-{tag()}"
-    session_id, window, pane = new_session(shared, name)
+    session_id, window, pane = shared.new_session(name).ids
     shared.tmux("set-option", "-w", "-t", window, "automatic-rename", "off")
     shared.tmux("set-option", "-p", "-t", pane, "remain-on-exit", "on")
     shared.tmux("set-option", "-t", session_id, "status-left", f"left-{name}")
-    window_ref = (await client.ok("get_window_info", {"windowId": window}))["window"]["ref"]
-    pane_ref = (await client.ok("get_pane_info", {"paneId": pane}))["pane"]["ref"]
-    session_ref = (await client.ok("get_session_info", {"session": name}))["session"]["ref"]
+    window_ref = (await swift_client.ok("get_window_info", {"windowId": window}))["window"]["ref"]
+    pane_ref = (await swift_client.ok("get_pane_info", {"paneId": pane}))["pane"]["ref"]
+    session_ref = (await swift_client.ok("get_session_info", {"session": name}))["session"]["ref"]
     for target in (window, window_ref):
-        found = await client.ok(
+        found = await swift_client.ok(
             "show_option", {"name": "automatic-rename", "scope": "window", "target": target}
         )
         assert found == {"options": [{"name": "automatic-rename", "value": "off"}]}, target
     for target in (pane, pane_ref):
-        found = await client.ok(
+        found = await swift_client.ok(
             "show_option", {"name": "remain-on-exit", "scope": "pane", "target": target}
         )
         assert found == {"options": [{"name": "remain-on-exit", "value": "on"}]}, target
     for target in (session_id, name, session_ref):
-        found = await client.ok(
+        found = await swift_client.ok(
             "show_option", {"name": "status-left", "scope": "session", "target": target}
         )
         assert found == {"options": [{"name": "status-left", "value": f"left-{name}"}]}, target
     # Without a scope, the target's kind decides it.
-    implied = await client.ok("show_option", {"name": "automatic-rename", "target": window})
+    implied = await swift_client.ok("show_option", {"name": "automatic-rename", "target": window})
     assert implied == {"options": [{"name": "automatic-rename", "value": "off"}]}
 
 
-async def test_show_option_errors(shared: TmuxServer, client: Client) -> None:
-    message = await client.error("show_option", {"name": "status-left", "scope": "session"})
+async def test_show_option_errors(shared: TmuxServer, swift_client: Client) -> None:
+    message = await swift_client.error("show_option", {"name": "status-left", "scope": "session"})
     assert "target" in message
-    message = await client.error("show_option", {"name": "no-such-option-tcm"})
+    message = await swift_client.error("show_option", {"name": "no-such-option-tcm"})
     assert "no-such-option-tcm" in message
-    message = await client.error(
+    message = await swift_client.error(
         "show_option", {"name": "status-left", "scope": "window", "target": "@999"}
     )
     assert "target" in message and "@999" in message
-    message = await client.error("show_option", {"name": "status left; kill-server"})
+    message = await swift_client.error("show_option", {"name": "status left; kill-server"})
     assert "name" in message
     assert shared.tmux("list-sessions")  # still running
 
 
-async def test_show_option_an_unset_user_option_is_an_empty_list(client: Client) -> None:
-    found = await client.ok("show_option", {"name": f"@nope-{tag()}"})
+async def test_show_option_an_unset_user_option_is_an_empty_list(swift_client: Client) -> None:
+    found = await swift_client.ok("show_option", {"name": f"@nope-{tag()}"})
     assert found == {"options": []}
 
 
-async def test_show_option_value_comes_back_verbatim(shared: TmuxServer, client: Client) -> None:
+async def test_show_option_value_comes_back_verbatim(
+    shared: TmuxServer, swift_client: Client
+) -> None:
     name = f"@tcm-verbatim-{tag()}"
     value = "a;b #{session_name} \"q\" 's' $HOME \\ ;end"
     shared.tmux("set-option", "-g", name, value)
     assert shared.tmux("show-options", "-gv", name).rstrip("\n") == value
-    found = await client.ok("show_option", {"name": name})
+    found = await swift_client.ok("show_option", {"name": name})
     assert found == {"options": [{"name": name, "value": value}]}
 
 
@@ -1175,22 +1121,22 @@ async def test_show_option_value_comes_back_verbatim(shared: TmuxServer, client:
 
 
 async def test_snapshot_pane_gives_the_pane_row_and_its_capture(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     _, pane = new_window(shared, *numbered(30, "s"))
     wait_for_line(shared, pane, "s30")
-    snapshot = await client.ok("snapshot_pane", {"paneId": pane, "maxLines": 5})
-    info = await client.ok("get_pane_info", {"paneId": pane})
+    snapshot = await swift_client.ok("snapshot_pane", {"paneId": pane, "maxLines": 5})
+    info = await swift_client.ok("get_pane_info", {"paneId": pane})
     assert snapshot["pane"] == info["pane"]
     assert snapshot["capture"] == {
         "paneId": pane,
         "lines": ["s26", "s27", "s28", "s29", "s30"],
         "droppedLines": 25,
     }
-    whole = await client.ok("snapshot_pane", {"paneId": info["pane"]["ref"]})
-    assert whole["capture"] == await client.ok("capture_pane", {"paneId": pane})
+    whole = await swift_client.ok("snapshot_pane", {"paneId": info["pane"]["ref"]})
+    assert whole["capture"] == await swift_client.ok("capture_pane", {"paneId": pane})
     assert whole["capture"]["lines"] == [f"s{i}" for i in range(1, 31)]
-    message = await client.error("snapshot_pane", {"paneId": "%999"})
+    message = await swift_client.error("snapshot_pane", {"paneId": "%999"})
     assert "%999" in message
 
 
@@ -1198,19 +1144,20 @@ async def test_snapshot_pane_gives_the_pane_row_and_its_capture(
 
 
 async def test_refs_and_cursors_of_another_server_process_are_refused(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, swift_client: Client
 ) -> None:
     name = f"refs-{tag()}"
-    _, window, pane = new_session(shared, name, *reader("ref"))
+    made = shared.new_session(name, *reader("ref"))
+    window, pane = made.window, made.pane
     wait_for_line(shared, pane, "ref")
-    pane_ref = (await client.ok("get_pane_info", {"paneId": pane}))["pane"]["ref"]
-    window_ref = (await client.ok("get_window_info", {"windowId": window}))["window"]["ref"]
-    session_ref = (await client.ok("get_session_info", {"session": name}))["session"]["ref"]
-    cursor = (await client.ok("capture_since", {"paneId": pane}))["cursor"]
+    pane_ref = (await swift_client.ok("get_pane_info", {"paneId": pane}))["pane"]["ref"]
+    window_ref = (await swift_client.ok("get_window_info", {"windowId": window}))["window"]["ref"]
+    session_ref = (await swift_client.ok("get_session_info", {"session": name}))["session"]["ref"]
+    cursor = (await swift_client.ok("capture_since", {"paneId": pane}))["cursor"]
     # Within one process, a ref of the wrong kind is refused too.
-    assert "paneId" in await client.error("get_pane_info", {"paneId": window_ref})
-    assert "windowId" in await client.error("get_window_info", {"windowId": pane_ref})
-    assert "session" in await client.error("get_session_info", {"session": pane_ref})
+    assert "paneId" in await swift_client.error("get_pane_info", {"paneId": window_ref})
+    assert "windowId" in await swift_client.error("get_window_info", {"windowId": pane_ref})
+    assert "session" in await swift_client.error("get_session_info", {"session": pane_ref})
 
     async with open_client(shared.server_env(), "swift") as other:
         message = await other.error("get_pane_info", {"paneId": pane_ref})

@@ -112,22 +112,30 @@ async def rust_view(client: Client) -> tuple[Sessions, Windows, Panes]:
 
 
 async def test_the_three_profiles_and_tmux_report_the_same_objects(
-    shared: TmuxServer, state: None, client: Client, swift_client: Client, rust_client: Client
+    shared: TmuxServer,
+    state: None,
+    python_client: Client,
+    swift_client: Client,
+    rust_client: Client,
 ) -> None:
     expected = tmux_view(shared)
     sessions, windows, panes = expected
     assert len(sessions) == 2 and len(panes) == 5
     assert sum(1 for w in windows if w[3] == "shared window") == 2  # one row per link
-    assert await python_view(client) == expected
+    assert await python_view(python_client) == expected
     assert await swift_view(swift_client) == expected
     assert await rust_view(rust_client) == expected
 
 
 async def test_one_pane_and_one_session_are_described_alike(
-    shared: TmuxServer, state: None, client: Client, swift_client: Client, rust_client: Client
+    shared: TmuxServer,
+    state: None,
+    python_client: Client,
+    swift_client: Client,
+    rust_client: Client,
 ) -> None:
     pane = shared.tmux("display-message", "-p", "-t", "second:0.1", "#{pane_id}").strip()
-    python = await client.ok("get_pane_info", {"pane_id": pane})
+    python = await python_client.ok("get_pane_info", {"pane_id": pane})
     swift = (await swift_client.ok("get_pane_info", {"paneId": pane}))["pane"]
     rust = await rust_client.ok("get_pane_info", {"pane": pane})
     assert (python["pane_id"], python["window_id"], python["pane_active"] == "1") == (
@@ -143,7 +151,7 @@ async def test_one_pane_and_one_session_are_described_alike(
     assert rust["command"] == swift["currentCommand"] == python["pane_current_command"]
     session = await rust_client.ok("get_session_info", {"session": "second"})
     swift_session = (await swift_client.ok("get_session_info", {"session": "second"}))["session"]
-    python_session = await client.ok("get_session_info", {"session_name": "second"})
+    python_session = await python_client.ok("get_session_info", {"session_name": "second"})
     assert (session["id"], session["windows"]) == (
         swift_session["id"],
         swift_session["windowCount"],

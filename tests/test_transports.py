@@ -12,9 +12,8 @@ import importlib
 import json
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -24,8 +23,12 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from scripts.lab.client import contracts, error_text, open_client
-from scripts.lab.processes import children, cmdline, environ_of, parent_of, pids
+from scripts.lab.processes import children, parent_of
 from scripts.lab.tmuxserver import TMUX, TmuxServer
+from tests.helpers.processes import mcp_server_pid, tmux_processes
+from tests.helpers.tmux import start_again, type_line
+from tests.helpers.tmux import tmux_clients as clients
+from tests.helpers.waiting import eventually
 from tmux_contract_mcp.handlers.tmux.transport.kinds import TRANSPORTS
 from tmux_contract_mcp.toolspec import ToolEntry
 
@@ -46,43 +49,6 @@ def server_env(tmux: TmuxServer, transport: str) -> dict[str, str]:
     return tmux.server_env(TMUX_CONTRACT_MCP_TRANSPORT=transport)
 
 
-def clients(tmux: TmuxServer) -> list[tuple[int, str]]:
-    """The clients attached to the server: (pid, session name)."""
-    rows = tmux.lines("list-clients", "-F", "#{client_pid} #{session_name}")
-    return [(int(pid), name) for pid, name in (row.split(" ", 1) for row in rows)]
-
-
-async def eventually(check: Callable[[], bool], what: str, deadline: float = DEADLINE) -> None:
-    """Poll ``check`` (run in a thread: it may call tmux) until it holds, or fail."""
-    with anyio.move_on_after(deadline):
-        while not await anyio.to_thread.run_sync(check):
-            await anyio.sleep(0.02)
-        return
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def tmux_processes(tmux: TmuxServer) -> list[int]:
-    """tmux processes whose argv names this server's socket (-L name or -S path)."""
-    found = []
-    for pid in pids():
-        argv = cmdline(pid)
-        if argv and Path(argv[0]).name == "tmux" and any(tmux.name in arg for arg in argv[1:]):
-            found.append(pid)
-    return sorted(found)
-
-
-def mcp_server_pid(tmux: TmuxServer) -> int:
-    """The MCP server process talking to ``tmux`` (found by its command and environment)."""
-    found = []
-    for pid in pids():
-        if not any(arg.endswith("tmux-contract-mcp") for arg in cmdline(pid)):
-            continue
-        if environ_of(pid).get("LIBTMUX_SOCKET") == tmux.name:
-            found.append(pid)
-    assert len(found) == 1, found
-    return found[0]
-
-
 def quiet_pane(tmux: TmuxServer, *lines: str) -> str:
     """A new window whose pane prints ``lines`` and then echoes typed lines (no tty echo)."""
     script = 'stty -echo; for l in "$@"; do printf "%s\\n" "$l"; done; exec cat'
@@ -100,11 +66,6 @@ def wait_for_text(tmux: TmuxServer, pane: str, text: str, timeout: float = DEADL
     while text not in tmux.tmux("capture-pane", "-p", "-t", pane).splitlines():
         assert time.monotonic() < deadline, f"{text!r} never appeared in {pane}"
         time.sleep(0.02)
-
-
-def type_line(tmux: TmuxServer, pane: str, line: str) -> None:
-    tmux.tmux("send-keys", "-t", pane, "-l", "--", line)
-    tmux.tmux("send-keys", "-t", pane, "Enter")
 
 
 def attached_by_name(structured: Any) -> dict[str, bool]:
@@ -775,22 +736,6 @@ async def test_a_cancelled_wait_leaves_no_client_and_no_process_behind(
 
 
 # --- 5. reconnecting after the session or the server went away ---------------------------
-
-
-def start_again(tmux: TmuxServer, session: str) -> None:
-    """A new server on the same socket (the old one may take a moment to let go of it)."""
-    deadline = time.monotonic() + DEADLINE
-    while True:
-        try:
-            tmux.tmux(
-                "-f", "/dev/null", "start-server", ";",
-                "set-option", "-g", "default-shell", "/bin/sh", ";",
-                "new-session", "-d", "-s", session, "-x", "200", "-y", "50",
-            )  # fmt: skip
-            return
-        except RuntimeError:
-            assert time.monotonic() < deadline, "no new server would start on the socket"
-            time.sleep(0.05)
 
 
 async def test_the_control_transport_reconnects_after_its_session_and_its_server_die(

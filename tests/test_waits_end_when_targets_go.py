@@ -27,7 +27,10 @@ import pytest
 from scripts.lab.client import Client, error_text, open_client
 from scripts.lab.processes import cmdline, end_session
 from scripts.lab.tmuxserver import TmuxServer
-from tests.test_transports import clients, eventually, start_again, tmux_processes
+from tests.helpers.processes import tmux_processes
+from tests.helpers.tmux import start_again
+from tests.helpers.tmux import tmux_clients as clients
+from tests.helpers.waiting import eventually
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

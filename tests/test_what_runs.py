@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import shlex
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
 import pytest
 
 from codegen.contract_file import METADATA_KEY
-from scripts.lab.client import Client, contracts, open_client
+from scripts.lab.client import Client, contracts
 from scripts.lab.tmuxserver import TmuxServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -26,9 +25,8 @@ TOOLSETS = {name: c[METADATA_KEY]["toolset"] for name, c in contracts("python").
 
 
 @pytest.fixture(scope="module")
-async def client(shared: TmuxServer) -> AsyncIterator[Client]:
-    async with open_client(shared.server_env(LIBTMUX_TOOLSETS=EVERY_TOOLSET), "python") as opened:
-        yield opened
+def python_env() -> dict[str, str]:
+    return {"LIBTMUX_TOOLSETS": EVERY_TOOLSET}
 
 
 @pytest.fixture
@@ -65,33 +63,35 @@ def test_the_tools_named_here_are_in_the_toolsets_the_readme_gives() -> None:
 
 
 async def test_send_keys_runs_a_line_when_it_presses_enter(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
     pane = await shell_pane(shared)
     first, second = tmp_path / "with-enter", tmp_path / "key-name"
-    await client.ok("send_keys", {"pane_id": pane, "keys": touch(first), "enter": True})
+    await python_client.ok("send_keys", {"pane_id": pane, "keys": touch(first), "enter": True})
     await appears(first)
-    await client.ok("send_keys", {"pane_id": pane, "keys": touch(second), "enter": False})
-    await client.ok("send_keys", {"pane_id": pane, "keys": "Enter", "literal": False})
+    await python_client.ok("send_keys", {"pane_id": pane, "keys": touch(second), "enter": False})
+    await python_client.ok("send_keys", {"pane_id": pane, "keys": "Enter", "literal": False})
     await appears(second)
 
 
 async def test_pasted_text_holding_a_newline_runs_at_a_shell_prompt(
-    shared: TmuxServer, client: Client, marker: Path
+    shared: TmuxServer, python_client: Client, marker: Path
 ) -> None:
     pane = await shell_pane(shared)  # sh does not turn bracketed paste on
-    await client.ok("paste_text", {"pane_id": pane, "text": touch(marker) + "\n"})
+    await python_client.ok("paste_text", {"pane_id": pane, "text": touch(marker) + "\n"})
     await appears(marker)
 
 
 async def test_split_window_and_respawn_pane_run_their_shell_and_respawn_runs_it_again(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
     log = tmp_path / "log"
     command = f"echo ran >> {shlex.quote(str(log))}; exec sleep 60"
-    split = await client.ok("split_window", {"pane_id": shared.active_pane(), "shell": command})
+    split = await python_client.ok(
+        "split_window", {"pane_id": shared.active_pane(), "shell": command}
+    )
     await appears(log)
-    await client.ok("respawn_pane", {"pane_id": split["pane_id"], "kill": True})
+    await python_client.ok("respawn_pane", {"pane_id": split["pane_id"], "kill": True})
     with anyio.fail_after(DEADLINE):
         while log.read_text().count("ran") < 2:
             await anyio.sleep(0.02)
@@ -99,12 +99,12 @@ async def test_split_window_and_respawn_pane_run_their_shell_and_respawn_runs_it
 
 
 async def test_set_option_can_install_a_hook_that_runs_a_shell_command(
-    shared: TmuxServer, client: Client, marker: Path
+    shared: TmuxServer, python_client: Client, marker: Path
 ) -> None:
     hook = {"option": "after-split-window", "value": f"run-shell '{touch(marker)}'"}
-    await client.ok("set_option", {**hook, "global_": True})
+    await python_client.ok("set_option", {**hook, "global_": True})
     try:
-        split = await client.ok("split_window", {"pane_id": shared.active_pane()})
+        split = await python_client.ok("split_window", {"pane_id": shared.active_pane()})
         await appears(marker)
         shared.tmux("kill-pane", "-t", split["pane_id"])
     finally:
@@ -112,12 +112,12 @@ async def test_set_option_can_install_a_hook_that_runs_a_shell_command(
 
 
 async def test_set_option_default_command_is_what_new_panes_run(
-    shared: TmuxServer, client: Client, marker: Path
+    shared: TmuxServer, python_client: Client, marker: Path
 ) -> None:
     option = {"option": "default-command", "value": f"{touch(marker)}; exec sh"}
-    await client.ok("set_option", {**option, "global_": True})
+    await python_client.ok("set_option", {**option, "global_": True})
     try:
-        made = await client.ok("create_window", {"session_name": "main"})
+        made = await python_client.ok("create_window", {"session_name": "main"})
         await appears(marker)
         assert made["window_id"].startswith("@")
     finally:
@@ -125,7 +125,7 @@ async def test_set_option_default_command_is_what_new_panes_run(
 
 
 async def test_set_option_status_left_runs_its_shell_command_for_a_client_drawing_it(
-    shared: TmuxServer, client: Client, marker: Path
+    shared: TmuxServer, python_client: Client, marker: Path
 ) -> None:
     # A real terminal client: another tmux server's pane running `tmux attach`.
     outer = TmuxServer.start(beside=shared)
@@ -139,7 +139,7 @@ async def test_set_option_status_left_runs_its_shell_command_for_a_client_drawin
                 if "control-mode" not in c
             ]:
                 await anyio.sleep(0.05)
-        await client.ok(
+        await python_client.ok(
             "set_option", {"option": "status-left", "value": f"#({touch(marker)})", "global_": True}
         )
         await appears(marker)
@@ -149,16 +149,18 @@ async def test_set_option_status_left_runs_its_shell_command_for_a_client_drawin
 
 
 async def test_set_environment_reaches_the_shells_of_new_panes(
-    shared: TmuxServer, client: Client, tmp_path: Path
+    shared: TmuxServer, python_client: Client, tmp_path: Path
 ) -> None:
     out = tmp_path / "seen"
-    await client.ok(
+    await python_client.ok(
         "set_environment",
         {"name": "TCM_SEEN", "value": "from set_environment", "session_name": "main"},
     )
     try:
         shell = f'printf %s "$TCM_SEEN" > {shlex.quote(str(out))}; exec sleep 60'
-        split = await client.ok("split_window", {"pane_id": shared.active_pane(), "shell": shell})
+        split = await python_client.ok(
+            "split_window", {"pane_id": shared.active_pane(), "shell": shell}
+        )
         await appears(out)
         with anyio.fail_after(DEADLINE):
             while out.read_text() != "from set_environment":
@@ -169,23 +171,23 @@ async def test_set_environment_reaches_the_shells_of_new_panes(
 
 
 async def test_signal_channel_wakes_a_command_waiting_on_the_channel(
-    shared: TmuxServer, client: Client, marker: Path
+    shared: TmuxServer, python_client: Client, marker: Path
 ) -> None:
     channel = f"tcm-go-{time.monotonic_ns()}"
     shared.tmux("run-shell", "-b", f"tmux -L {shared.name} wait-for {channel} && {touch(marker)}")
     await anyio.sleep(0.3)
     assert not marker.exists()
-    await client.ok("signal_channel", {"channel": channel})
+    await python_client.ok("signal_channel", {"channel": channel})
     await appears(marker)
 
 
 async def test_a_hook_the_user_set_runs_when_a_tool_triggers_it(
-    shared: TmuxServer, client: Client, marker: Path
+    shared: TmuxServer, python_client: Client, marker: Path
 ) -> None:
     split = shared.tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:0").strip()
     shared.tmux("set-hook", "-g", "after-select-pane", f"run-shell '{touch(marker)}'")
     try:
-        await client.ok("select_pane", {"pane_id": split})
+        await python_client.ok("select_pane", {"pane_id": split})
         await appears(marker)
     finally:
         shared.tmux("set-hook", "-gu", "after-select-pane")
