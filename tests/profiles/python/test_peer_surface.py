@@ -1,11 +1,11 @@
 """Our resource templates and prompts against libtmux-mcp 0.1.0a22's.
 
-The peer's lists live in tests/peer/libtmux_mcp_surface.json, so this test
+The peer's lists live in tests/profiles/python/peer/libtmux_mcp_surface.json, so this test
 needs no peer installed. That file was written by the comparison script from
 the installed package (names, titles, MIME types, prompt arguments and the
 JSON keys each template answers with; none of its descriptions):
 
-    make compare-peer COMPARE_ARGS='--write-surface tests/peer/libtmux_mcp_surface.json'
+    make compare-peer COMPARE_ARGS='--write-surface tests/profiles/python/peer/libtmux_mcp_surface.json'
 
 which runs libtmux-mcp from build/bench/peer-venv over stdio against a private
 tmux server and reads each JSON template with that server's ids.

@@ -17,10 +17,10 @@ from codegen.checks import ContractError, check_profile, check_tool
 from codegen.contract_file import METADATA_KEY, advertised, dumps_contract, read_contract
 from codegen.model import load_profile
 from codegen.vendor import UPSTREAM, VENDORED, Vendored, extract
+from scripts.lab.client import ROOT
 from tests.helpers.contracts import CONTRACTS, load_tool
 from tmux_contract_mcp.profiles import PROFILES
 
-ROOT = Path(__file__).resolve().parent.parent
 SHARED_SEEDS = ROOT.parent / "shared" / "seeds"
 SKELETON = ROOT.parent / "shared" / "reference" / "python-profile-skeleton.json"
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from codegen.skeleton import load_skeleton, skeleton_path
+from scripts.lab.client import ROOT
 from tests.helpers.readme import section, table_rows
 from tmux_contract_mcp.profiles import PROFILES, load_profile
 
-SOURCES = Path(__file__).resolve().parent.parent
+SOURCES = ROOT
 
 
 def toolset_counts(profile: str) -> Counter[str]:

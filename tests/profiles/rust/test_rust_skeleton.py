@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 
 import pytest
 
 from codegen.skeleton import compare, load_skeleton, skeleton_path
 from scripts import compare_skeleton
+from scripts.lab.client import ROOT
 from tmux_contract_mcp.profiles import load_profile
 
-ROOT = Path(__file__).resolve().parent.parent
 SKELETON_FILE = skeleton_path("rust")
 SHARED_SKELETON = ROOT.parent / "shared" / "reference" / "rust-profile-skeleton.json"
 SKELETON_SHA256 = "9f2b788e13b70f2c53c9c86d54075e3ea7490b3f471cc76d58728d2bf1842d0b"

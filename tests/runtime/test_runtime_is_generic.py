@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from scripts.lab.client import ROOT
 from tmux_contract_mcp.generated import PROFILES
 
-ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = sorted((ROOT / "runtime").glob("*.py"))
 
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from scripts.lab.client import ROOT
 from tmux_contract_mcp.dispatch import ServedRuntime
 from tmux_contract_mcp.handlers.services import ArgumentsRefused, Runtime, ServedTool
 from tmux_contract_mcp.profiles import load_profile
 
-ROOT = Path(__file__).resolve().parent.parent
 HANDLERS = ROOT / "handlers"
 PACKAGE = "tmux_contract_mcp"
 # The runtime's insides: how a call is checked, dispatched, measured and served.

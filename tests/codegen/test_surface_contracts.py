@@ -6,7 +6,6 @@ import copy
 import dataclasses
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,10 +14,10 @@ from codegen.checks import ContractError
 from codegen.contract_file import METADATA_KEY
 from codegen.surface_checks import check_prompt, check_resource
 from codegen.surfaces import Prompt, Resource, load_prompts, load_resources
+from scripts.lab.client import ROOT
 from tests.helpers.contracts import CONTRACTS
 from tmux_contract_mcp.profiles import PROFILES
 
-ROOT = Path(__file__).resolve().parent.parent
 RESOURCES = [r for profile in PROFILES for r in load_resources(CONTRACTS, profile, ROOT)]
 PROMPTS = [p for profile in PROFILES for p in load_prompts(CONTRACTS, profile, ROOT)]
 

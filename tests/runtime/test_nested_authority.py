@@ -15,7 +15,6 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,13 +24,12 @@ from codegen.model import Profile as ContractProfile
 from codegen.model import Tool as ContractTool
 from codegen.model import load_profile as load_contracts
 from codegen.skeleton import load_skeleton, skeleton_path
-from scripts.lab.client import Client, error_text, open_client
+from scripts.lab.client import ROOT, Client, error_text, open_client
 from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.dispatch import ServedRuntime
 from tmux_contract_mcp.generated import PROFILES
 from tmux_contract_mcp.profiles import load_profile
 
-ROOT = Path(__file__).resolve().parent.parent
 BATCH = "call_read_tools_batch"
 CAPABILITY = "com.git-pull.libtmux-mcp/capability"
 POINTER = "/_meta/com.git-pull.libtmux-mcp~1capability/nestedAuthority"

@@ -19,9 +19,9 @@ import pytest
 
 from codegen.contract_file import dumps_contract, read_contract
 from codegen.generate import generate_all
+from scripts.lab.client import ROOT
 from tests.helpers.contracts import CONTRACTS
 
-ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "tmux_contract_mcp"
 
 pytestmark = [

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from codegen.contract_file import METADATA_KEY, read_contract
+from scripts.lab.client import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PYTHON = ROOT / "contracts" / "python"
 SKELETON_RELPATH = "contracts/upstream/python-profile-skeleton.json"
 SKELETON_FILE = ROOT / SKELETON_RELPATH

@@ -30,9 +30,9 @@ from codegen.skeleton import (
     strip_docs,
 )
 from scripts import compare_skeleton
+from scripts.lab.client import ROOT
 from tmux_contract_mcp.profiles import load_profile
 
-ROOT = Path(__file__).resolve().parent.parent
 SKELETON_FILE = skeleton_path("swift")
 SHARED_SKELETON = ROOT.parent / "shared" / "reference" / "swift-profile-skeleton.json"
 SKELETON_SHA256 = "b7ea52889d06b9fbf4bcc8842e1baa7afdd2f988a0657fb2bb97a061ff608312"

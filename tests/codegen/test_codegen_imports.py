@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from scripts.lab.client import ROOT
+
 CODEGEN = sorted((ROOT / "codegen").rglob("*.py"))
 SHARED = "tmux_contract_mcp.contract_rules"
 DYNAMIC = {"import_module", "__import__"}

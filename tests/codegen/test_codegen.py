@@ -27,10 +27,10 @@ from codegen.contract_file import advertised, read_contract
 from codegen.generate import generate_all
 from codegen.model import Tool, load_profile
 from codegen.surfaces import Prompt, Resource
+from scripts.lab.client import ROOT
 from tests.helpers.contracts import CONTRACTS
 from tmux_contract_mcp.profiles import PROFILES
 
-ROOT = Path(__file__).resolve().parent.parent
 UPSTREAM = CONTRACTS / "upstream"
 COMMITTED = ROOT / "generated"
 PACKAGE = "tmux_contract_mcp.generated"
