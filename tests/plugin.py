@@ -40,7 +40,7 @@ from typing import Any
 import anyio
 import pytest
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client, open_client, open_in_process
 from scripts.lab.overssh import remote_env
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
@@ -277,7 +277,7 @@ Opener = Callable[..., AbstractAsyncContextManager[Client]]
 def serve(request: pytest.FixtureRequest) -> Opener:
     """How this module reaches a server under test: the installed command over stdio under
     tests/e2e/, else the same server built in this process (``open_client``'s signature)."""
-    return open_client
+    return open_client if request.path.is_relative_to(E2E) else open_in_process
 
 
 def _reaching(shared_env: ServerEnv, transport: str | None, env: dict[str, str]) -> dict[str, str]:

@@ -188,6 +188,7 @@ class TmuxServer:
         self.tmux("split-window", "-v", "-t", f"{window}.0")
         self.tmux("split-window", "-v", "-t", f"{window}.2")
         self.tmux("select-layout", "-t", window, "tiled")
+        self.settle(window)
         return self.corners(window)
 
     def new_window(self, session: str = "main", current: bool = False) -> str:
@@ -261,6 +262,26 @@ class TmuxServer:
                 return
             assert time.monotonic() < deadline, f"the program of {pane} never started"
             time.sleep(0.01)
+
+    def settle(self, window: str, timeout: float = STARTED) -> None:
+        """Until every pane of ``window`` runs its program and, while tmux names the window
+        after its active pane's command (``automatic-rename``), the name has caught up.
+
+        Until its program starts, a new pane runs a copy of the tmux server (its command
+        reads ``tmux``), and tmux renames a window at most every half second: a window just
+        split would be listed as ``tmux`` for a moment. Gives up quietly after ``timeout``.
+        """
+        for pane in self.lines("list-panes", "-t", window, "-F", "#{pane_id}"):
+            self.until_started(pane, timeout)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            fmt = "#{automatic-rename}|#{pane_current_command}|#{window_name}"
+            renamed, command, name = self.tmux("display-message", "-p", "-t", window, fmt)[
+                :-1
+            ].split("|", 2)
+            if renamed != "1" or name == command:
+                return
+            time.sleep(0.02)
 
     def corners(self, window: str) -> dict[str, str]:
         rows = [

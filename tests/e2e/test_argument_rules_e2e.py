@@ -23,8 +23,6 @@ from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.tmux import wait_for
 from tests.helpers.wire import INITIALIZE, INITIALIZED, read_line
 
-pytestmark = pytest.mark.e2e
-
 RULE = "(rule: text without NUL or lone surrogates)"
 
 

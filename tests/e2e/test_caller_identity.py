@@ -9,7 +9,6 @@ from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.jsonrpc import server_in_pane, structured
 
 
-@pytest.mark.e2e
 def test_python_is_caller_is_true_only_for_the_servers_own_pane(tmux: TmuxServer) -> None:
     grid = tmux.grid()
     home = grid["top-left"]
@@ -21,7 +20,6 @@ def test_python_is_caller_is_true_only_for_the_servers_own_pane(tmux: TmuxServer
         assert found["is_caller"] is True
 
 
-@pytest.mark.e2e
 def test_rust_caller_is_self_only_for_the_servers_own_pane(tmux: TmuxServer) -> None:
     grid = tmux.grid()
     home = grid["bottom-right"]
@@ -31,7 +29,6 @@ def test_rust_caller_is_self_only_for_the_servers_own_pane(tmux: TmuxServer) -> 
             assert result["caller"] == ("self" if pane == home else "other"), corner
 
 
-@pytest.mark.e2e
 def test_same_pane_id_on_another_socket_is_not_the_caller(
     tmux: TmuxServer, other_tmux: TmuxServer
 ) -> None:
@@ -51,7 +48,6 @@ def test_same_pane_id_on_another_socket_is_not_the_caller(
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_outside_tmux_the_caller_is_unknown(tmux: TmuxServer) -> None:
     pane = tmux.active_pane()
     async with open_client(tmux.server_env()) as client:

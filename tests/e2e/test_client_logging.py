@@ -19,7 +19,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 DEADLINE = 20.0  # only there to turn a hang into a failure
 BAD_CALL = ("get_pane_info", {"pane_id": "%9999"})  # logged at info: answered with an error

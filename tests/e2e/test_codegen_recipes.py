@@ -25,7 +25,6 @@ from tests.helpers.contracts import CONTRACTS
 PACKAGE = "tmux_contract_mcp"
 
 pytestmark = [
-    pytest.mark.e2e,  # runs the command (as python -m) over a scratch install
     pytest.mark.timeout(180),  # 3 s a test; each run of the command is allowed 120 s
 ]
 

@@ -32,9 +32,6 @@ from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TMUX
 from tmux_contract_mcp.generated import PROFILES
 
-pytestmark = pytest.mark.e2e
-
-
 SEED = 20261201
 EXAMPLES = 4  # calls per tool (half for a tool that waits on its own clock) ...
 CALLS = 24  # ... and at least this many per profile

@@ -14,8 +14,6 @@ from scripts.demo import main_async
 from scripts.lab.client import ROOT
 from scripts.lab.tmuxserver import TmuxServer
 
-pytestmark = pytest.mark.e2e
-
 TOUR = [
     "list_sessions",
     "list_panes",

@@ -39,7 +39,6 @@ def test_other_processes_are_not_taken_for_the_server(argv: list[str] | str) -> 
     assert not starts_the_server(argv)
 
 
-@pytest.mark.e2e
 def test_an_unmarked_test_that_starts_the_server_fails(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -37,7 +37,7 @@ from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.tmux import start_again
 from tests.helpers.waiting import eventually
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 PROMPTLY = 5.0  # seconds: far below every wait's own timeout, generous for a loaded machine
 HANG = 60.0  # only there to turn a hang into a failure

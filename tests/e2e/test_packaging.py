@@ -250,7 +250,6 @@ def test_the_installed_command_runs_the_wheels_copy_not_the_checkouts(
     assert script.startswith(f"#!{user_venv / 'bin' / 'python'}")
 
 
-@pytest.mark.e2e
 @BUILDING
 @pytest.mark.parametrize("profile", PROFILES)
 def test_the_installed_command_lists_every_tool_of_each_profile(
@@ -267,7 +266,6 @@ def test_the_installed_command_lists_every_tool_of_each_profile(
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 @BUILDING
 async def test_the_installed_command_serves_a_tmux_server(
     user_venv: Path, tmux: TmuxServer

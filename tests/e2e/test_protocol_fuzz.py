@@ -25,8 +25,6 @@ from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.wire import INITIALIZE, INITIALIZED
 from tmux_contract_mcp.stdio import DEPTH_LIMIT, LINE_LIMIT
 
-pytestmark = pytest.mark.e2e
-
 PARSE, INVALID, NO_METHOD, BAD_PARAMS = -32700, -32600, -32601, -32602
 ANY_ID = object()  # an expectation: null, or the id of the message the line was made from
 

@@ -15,7 +15,7 @@ from scripts.lab.client import open_client
 from scripts.lab.tmuxserver import TmuxServer
 from scripts.workflow import TOOLSETS, Workflow, over_ssh, run
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 
 @pytest.mark.parametrize("transport", ["control", "subprocess", "ssh"])

@@ -69,7 +69,6 @@ def test_the_section_names_the_minimum_tmux_the_server_checks_for() -> None:
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_two_entries_for_two_destinations_serve_side_by_side(
     shared: TmuxServer, sshd: SshServer
 ) -> None:
@@ -86,7 +85,6 @@ async def test_two_entries_for_two_destinations_serve_side_by_side(
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_an_unknown_host_key_fails_in_one_line_instead_of_asking(
     shared: TmuxServer, sshd: SshServer, tmp_path: Path
 ) -> None:

@@ -74,7 +74,6 @@ async def capabilities(env: dict[str, str], profile: str) -> tuple[dict[str, Any
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 @pytest.mark.parametrize("profile", FAMILIES)
 async def test_a_server_started_at_startup_turns_teardown_on_and_is_killed_at_exit(
     tmux: TmuxServer, dedicated: TmuxServer, profile: str
@@ -96,7 +95,6 @@ async def test_a_server_started_at_startup_turns_teardown_on_and_is_killed_at_ex
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 @pytest.mark.parametrize("profile", FAMILIES)
 async def test_a_server_already_running_leaves_teardown_off_and_keeps_running(
     tmux: TmuxServer, dedicated: TmuxServer, profile: str
@@ -111,7 +109,6 @@ async def test_a_server_already_running_leaves_teardown_off_and_keeps_running(
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_libtmux_toolsets_still_decides_when_this_process_started_the_server(
     tmux: TmuxServer, dedicated: TmuxServer
 ) -> None:
@@ -125,7 +122,6 @@ async def test_libtmux_toolsets_still_decides_when_this_process_started_the_serv
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_a_chosen_socket_is_only_looked_at(tmux: TmuxServer) -> None:
     absent = TmuxServer(tmux.tmpdir, "nobody-here", env=dict(tmux.env), owns_tmpdir=False)
     found, _ = await capabilities(tmux.server_env(LIBTMUX_SOCKET=absent.name), "rust")
@@ -155,7 +151,6 @@ def test_the_runtime_adds_the_handlers_startup_toolsets_to_the_default_only() ->
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_an_empty_toolsets_value_serves_no_tool_and_exact_names_add_and_exclude(
     tmux: TmuxServer,
 ) -> None:
@@ -173,7 +168,6 @@ async def test_an_empty_toolsets_value_serves_no_tool_and_exact_names_add_and_ex
         assert "list_sessions" not in names
 
 
-@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("setting", "said"),
     [
@@ -208,7 +202,6 @@ def test_a_bad_setting_stops_startup_with_one_line_naming_the_variable(
     tmux.assert_nothing_sent_since(mark)
 
 
-@pytest.mark.e2e
 def test_help_lists_the_rust_variables() -> None:
     done = start_command("rust", {"PATH": "/usr/bin:/bin"}, "--help")
     words = done.stdout

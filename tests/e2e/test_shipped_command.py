@@ -32,7 +32,6 @@ def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
     )
 
 
-@pytest.mark.e2e
 def test_help_offers_the_real_transports_and_nothing_for_benchmarks() -> None:
     done = run("--help")
     assert done.returncode == 0
@@ -47,7 +46,6 @@ def test_the_command_line_reads_the_cores_one_list_of_transports() -> None:
     assert kinds.TRANSPORTS == ("control", "subprocess")
 
 
-@pytest.mark.e2e
 @pytest.mark.parametrize("profile", PROFILES)
 def test_memo_in_the_environment_stops_startup_with_one_line(profile: str) -> None:
     done = run("--profile", profile, env={"TMUX_CONTRACT_MCP_TRANSPORT": "memo"})
@@ -58,7 +56,6 @@ def test_memo_in_the_environment_stops_startup_with_one_line(profile: str) -> No
     ]
 
 
-@pytest.mark.e2e
 def test_memo_on_the_command_line_is_refused() -> None:
     done = run("--profile", "python", "--transport", "memo")
     assert done.returncode != 0

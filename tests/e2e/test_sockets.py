@@ -14,8 +14,6 @@ from scripts.lab.client import open_client
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.jsonrpc import server_in_pane, structured
 
-pytestmark = pytest.mark.e2e
-
 
 def pane_pids(server: TmuxServer) -> dict[str, str]:
     """Pane id -> pane pid. Pids are unique on the machine, pane ids only per server."""

@@ -25,7 +25,7 @@ from tests.helpers.tmux import tmux_clients as clients
 from tests.helpers.waiting import eventually, showing, wait_while
 from tmux_contract_mcp.handlers.tmux.transport.ssh import BadSshTarget, SshTarget, parse_target
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 TMUX = shutil.which("tmux") or "tmux"
 

@@ -29,7 +29,7 @@ from tests.helpers.tmux import tmux_clients as clients
 from tests.helpers.waiting import eventually, showing, waiting_on
 from tests.helpers.wire import INITIALIZE, INITIALIZED
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 WAIT = 60  # a wait's own timeout: the dropped connection must end it long before
 DROP_NOTICED = 5.0  # seconds within which a wait hears its connection went (it takes ~0.02)

@@ -30,7 +30,7 @@ from tests.helpers.waiting import showing, waiting_on
 from tests.helpers.wire import compact
 from tests.plugin import ALL_TOOLSETS
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 DEADLINE = 20.0  # only there to turn a hang into a failure
 LINE_CAP = 1_000_000  # bytes of one response line of a batch, in the rust and swift families

@@ -40,7 +40,7 @@ from tmux_contract_mcp.handlers.tmux.transport.identity import Host
 from tmux_contract_mcp.handlers.tmux.transport.sockets import default_socket
 from tmux_contract_mcp.handlers.tmux.transport.ssh import remote_for
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 TMUX = shutil.which("tmux") or "tmux"
 DEDICATED = "libtmux-mcp"

@@ -32,7 +32,7 @@ from tests.helpers.waiting import eventually
 from tmux_contract_mcp.handlers.tmux.transport.kinds import TRANSPORTS
 from tmux_contract_mcp.toolspec import ToolEntry
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 DEADLINE = 30.0  # only there to turn a hang into a failure
 # What legitimately differs between two server processes answering the same read:

@@ -1,4 +1,4 @@
-"""The swift batch's answers and the panes with long histories the batch tests read."""
+"""What a batch answers (python's rows, swift's envelopes) and the panes with long histories the batch tests read."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from scripts.lab.client import contracts
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.tmux import wait_for
 
-SWIFT_BATCH = "call_read_tools_batch"
+BATCH = SWIFT_BATCH = "call_read_tools_batch"  # the tool of every profile that has one
 
 
 SWIFT_ROW_KEYS = {"index", "tool", "success", "error", "result", "resultTruncated"}
@@ -84,3 +84,63 @@ def long_histories(tmux: TmuxServer, count: int = 4) -> list[str]:
 
 
 LONG_VALUE = "y" * 190
+
+
+ROW_KEYS = {
+    "index",
+    "tool",
+    "success",
+    "error",
+    "content",
+    "structured_content",
+    "meta",
+    "elapsed_seconds",
+}
+
+
+ELIDED_META = {"result_truncated": True}
+
+
+def is_elided(row: dict[str, Any]) -> bool:
+    return bool(row["meta"] == ELIDED_META)
+
+
+def check_python_batch_answer(
+    answer: dict[str, Any], operations: list[dict[str, Any]], wall: float | None = None
+) -> None:
+    """What every accepted batch answer satisfies, whatever ran and whatever was elided.
+
+    ``wall``: the seconds the client waited for the answer, if measured.
+    """
+    Draft202012Validator(contracts("python")[BATCH]["outputSchema"]).validate(answer)
+    rows = answer["results"]
+    if wall is not None:
+        # The rows run one after another inside the call (rounded to microseconds).
+        assert sum(row["elapsed_seconds"] for row in rows) <= wall + 1e-6 * len(rows)
+    assert len(rows) <= len(operations)
+    assert answer["succeeded"] + answer["failed"] == len(rows)
+    assert answer["succeeded"] == sum(1 for row in rows if row["success"])
+    for index, row in enumerate(rows):
+        assert set(row) == ROW_KEYS, sorted(row)
+        assert row["index"] == index
+        assert row["tool"] == operations[index]["tool"]
+        assert row["success"] is (row["error"] is None), row
+        if is_elided(row):
+            assert row["content"] == [] and row["structured_content"] is None, row["index"]
+            continue
+        assert row["meta"] is None  # no tool of the profile answers with a _meta
+        if row["success"]:
+            assert row["structured_content"] is not None
+            assert row["content"] and all(block["type"] == "text" for block in row["content"])
+        else:
+            assert row["error"]
+            assert row["content"] == [{"type": "text", "text": row["error"]}]
+            assert row["structured_content"] is None
+    assert answer["response_truncated"] is any(is_elided(row) for row in rows)
+    if answer["response_truncated"]:
+        assert answer["response_truncated_bytes"] > 0
+    else:
+        assert answer["response_truncated_bytes"] == 0
+    if answer["stopped_at"] is not None:
+        assert answer["stopped_at"] == len(rows) - 1
+        assert rows[-1]["success"] is False

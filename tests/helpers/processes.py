@@ -37,3 +37,13 @@ def tmux_processes(tmux: TmuxServer) -> list[int]:
 def channel_waiters(channel: str) -> list[int]:
     """Pids of the processes waiting on ``channel`` (``tmux wait-for CHANNEL``)."""
     return [pid for pid in pids() if "wait-for" in (argv := cmdline(pid)) and channel in argv]
+
+
+def waiting_clients(tmux: TmuxServer) -> list[int]:
+    """The tmux ``wait-for`` clients of this server that wait (rather than signal)."""
+    found = []
+    for pid in tmux_processes(tmux):
+        argv = cmdline(pid)
+        if "wait-for" in argv and argv[argv.index("wait-for") + 1 :][:1] != ["-S"]:
+            found.append(pid)
+    return found

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+import stat
 import subprocess
 import time
 import uuid
+from pathlib import Path
 
 from scripts.lab.tmuxserver import TMUX, TmuxServer
 
@@ -83,3 +86,27 @@ def tmux_wait(tmux: TmuxServer, channel: str) -> subprocess.Popen[bytes]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
+
+
+REAL_TMUX = shutil.which("tmux")
+
+
+def tmux_answering_version(directory: Path, version_answer: str) -> tuple[Path, Path]:
+    """A tmux binary answering ``-V`` with ``version_answer``; anything else runs the real one."""
+    assert REAL_TMUX is not None
+    log = directory / "fake-tmux.log"
+    script = directory / "fake-tmux"
+    script.write_text(
+        "#!/bin/sh\n"
+        f"printf '%s\\n' \"$*\" >>'{log}'\n"
+        'for arg in "$@"; do\n'
+        f"  if [ \"$arg\" = -V ]; then printf '%s\\n' '{version_answer}'; exit 0; fi\n"
+        "done\n"
+        f"exec '{REAL_TMUX}' \"$@\"\n"
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script, log
+
+
+def socket_label(tmux: TmuxServer) -> str:
+    return tmux.name

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.tmuxserver import TmuxServer
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +149,7 @@ async def test_python_unknown_socket_names_the_socket(python_client: Client) -> 
 
 
 async def test_rust_unknown_socket_names_the_socket(shared: TmuxServer) -> None:
-    async with open_client(shared.server_env(LIBTMUX_SOCKET="nosuch"), "rust") as client:
+    async with open_in_process(shared.server_env(LIBTMUX_SOCKET="nosuch"), "rust") as client:
         message = await client.error("select_pane", {"pane": "%0"})
     assert "nosuch" in message and "no tmux server" in message
 
@@ -188,7 +188,7 @@ async def test_a_hidden_tool_says_which_toolset_holds_it_and_how_to_show_it(
     shared: TmuxServer, profile: str
 ) -> None:
     env = shared.server_env(LIBTMUX_TOOLSETS="inspect")
-    async with open_client(env, profile) as hiding:
+    async with open_in_process(env, profile) as hiding:
         with pytest.raises(MCPError) as caught:
             await hiding.session.call_tool("kill_pane", {})
     message = caught.value.error.message

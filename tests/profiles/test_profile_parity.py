@@ -19,10 +19,10 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.tmuxserver import TmuxServer
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 CORNERS = ("top-left", "top-right", "bottom-left", "bottom-right")
 TAB = "\t"
@@ -348,7 +348,7 @@ LISTINGS = sorted((kind, scope) for kind in SCOPES for scope in SCOPES[kind])
 @pytest.fixture(scope="module", params=READING)
 async def served(request: pytest.FixtureRequest, state: State) -> AsyncIterator[Client]:
     """The server of one profile that reads, for every test of that profile."""
-    async with open_client(state.tmux.server_env(), request.param) as client:
+    async with open_in_process(state.tmux.server_env(), request.param) as client:
         yield client
 
 

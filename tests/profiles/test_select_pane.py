@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.tmuxserver import TmuxServer
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.reach("local", "ssh")]
+pytestmark = [pytest.mark.anyio, pytest.mark.reach("local", "ssh")]
 
 
 # From each corner, the directions that have a pane drawn there, and that pane.
@@ -117,7 +117,7 @@ async def test_python_select_pane_direction_in_a_window_uses_its_active_pane(
     grid = tmux.grid()
     window_id = tmux.tmux("display-message", "-p", "-t", "main:0", "#{window_id}").strip()
     tmux.tmux("select-pane", "-t", grid["top-left"])
-    async with open_client(tmux.server_env()) as client:
+    async with open_in_process(tmux.server_env()) as client:
         by_id = await client.ok("select_pane", {"window_id": window_id, "direction": "right"})
         assert by_id["pane_id"] == grid["top-right"]
         by_index = await client.ok(

@@ -15,7 +15,7 @@ import pytest
 from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 Sessions = list[tuple[str, str, int]]  # id, name, windows
 Windows = list[

@@ -9,7 +9,7 @@ from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.family import error_envelope as envelope
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 
 async def test_rust_refused_arguments_are_invalid_input_not_retryable_not_stale(

@@ -24,7 +24,7 @@ from codegen.model import Profile as ContractProfile
 from codegen.model import Tool as ContractTool
 from codegen.model import load_profile as load_contracts
 from codegen.skeleton import load_skeleton, skeleton_path
-from scripts.lab.client import ROOT, Client, error_text, open_client
+from scripts.lab.client import ROOT, Client, error_text, open_in_process
 from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.dispatch import ServedRuntime
 from tmux_contract_mcp.generated import PROFILES
@@ -143,8 +143,8 @@ async def pair(
     """The profile's server with the default selection and one without capture_pane."""
     profile = str(request.param)
     async with (
-        open_client(shared.server_env(), profile) as default,
-        open_client(shared.server_env(LIBTMUX_EXCLUDE_TOOLS=EXCLUDED), profile) as cut,
+        open_in_process(shared.server_env(), profile) as default,
+        open_in_process(shared.server_env(LIBTMUX_EXCLUDE_TOOLS=EXCLUDED), profile) as cut,
     ):
         yield profile, default, cut
 
@@ -169,7 +169,6 @@ def pane_argument(batch: dict[str, Any]) -> str:
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_with_the_default_selection_the_nested_authority_is_the_skeletons(
     pair: tuple[str, Client, Client],
 ) -> None:
@@ -180,7 +179,6 @@ async def test_with_the_default_selection_the_nested_authority_is_the_skeletons(
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_an_excluded_tool_leaves_the_advertised_nested_authority(
     pair: tuple[str, Client, Client],
 ) -> None:
@@ -196,7 +194,6 @@ async def test_an_excluded_tool_leaves_the_advertised_nested_authority(
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_an_excluded_tool_in_a_batch_never_reaches_tmux(
     shared: TmuxServer, pair: tuple[str, Client, Client]
 ) -> None:

@@ -7,16 +7,14 @@ stated only when the server runs inside tmux.
 
 from __future__ import annotations
 
-import os
 import string
 
 import pytest
 
 from codegen.checks import ContractError, check_profile, check_profiles
 from codegen.model import Profile
-from scripts.lab.client import open_client
+from scripts.lab.client import open_in_process
 from scripts.lab.tmuxserver import TmuxServer
-from tests.helpers.jsonrpc import server_in_pane
 from tmux_contract_mcp.instructions import render, toolset_facts
 from tmux_contract_mcp.profiles import PROFILES, create_handlers, load_profile
 
@@ -42,11 +40,10 @@ def test_a_line_is_left_out_when_a_fact_it_needs_is_missing() -> None:
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_python_instructions_outside_tmux_explain_targets_and_the_toolsets(
     tmux: TmuxServer,
 ) -> None:
-    async with open_client(tmux.server_env()) as client:
+    async with open_in_process(tmux.server_env()) as client:
         assert client.initialized is not None
         text = client.initialized.instructions
     assert text is not None
@@ -59,16 +56,15 @@ async def test_python_instructions_outside_tmux_explain_targets_and_the_toolsets
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_the_toolsets_line_follows_libtmux_toolsets(tmux: TmuxServer) -> None:
     env = tmux.server_env(LIBTMUX_TOOLSETS="teardown,inspect")
-    async with open_client(env) as client:
+    async with open_in_process(env) as client:
         assert client.initialized is not None
         lines = (client.initialized.instructions or "").splitlines()
     assert "Toolsets on: inspect, teardown." in lines
     assert any(line.startswith("Toolsets off: manage, execute ") for line in lines)
     env = tmux.server_env(LIBTMUX_TOOLSETS="inspect,manage,execute,teardown")
-    async with open_client(env) as client:
+    async with open_in_process(env) as client:
         assert client.initialized is not None
         lines = (client.initialized.instructions or "").splitlines()
     assert "Toolsets on: inspect, manage, execute, teardown." in lines
@@ -76,31 +72,14 @@ async def test_the_toolsets_line_follows_libtmux_toolsets(tmux: TmuxServer) -> N
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 @pytest.mark.parametrize("profile", ["rust", "swift"])
 async def test_other_profiles_state_their_own_conventions(tmux: TmuxServer, profile: str) -> None:
-    async with open_client(tmux.server_env(), profile) as client:
+    async with open_in_process(tmux.server_env(), profile) as client:
         assert client.initialized is not None
         text = client.initialized.instructions or ""
     assert "%3" in text and "one tmux server" in text
     assert "socket_name" not in text  # one socket per process: no per-call argument
     assert "inside tmux" not in text
-
-
-@pytest.mark.e2e
-@pytest.mark.parametrize("profile", PROFILES)
-def test_inside_tmux_the_instructions_name_the_callers_pane_and_socket(
-    tmux: TmuxServer, profile: str
-) -> None:
-    home = tmux.active_pane()
-    with server_in_pane(tmux, home, profile, LIBTMUX_SOCKET=tmux.name) as peer:
-        text = str(peer.initialized.get("instructions", ""))
-    caller = [line for line in text.splitlines() if "inside tmux" in line]
-    assert len(caller) == 1, text
-    assert f"pane {home} on socket " in caller[0]
-    socket = caller[0].split(" on socket ", 1)[1].split(" ", 1)[0]
-    assert os.path.realpath(socket) == os.path.realpath(tmux.socket_path)
-    assert "Never kill" in caller[0]
 
 
 MINIMAL = {"default": False, "toolsets": [], "environment": [], "instructions": ["x"]}

@@ -16,7 +16,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from pytest_regressions.file_regression import FileRegressionFixture
 
-from scripts.lab.client import open_client, prompt_contracts, resource_contracts
+from scripts.lab.client import open_in_process, prompt_contracts, resource_contracts
 from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.profiles import (
     PROFILES,
@@ -34,12 +34,11 @@ def dumped(items: list[Any]) -> list[dict[str, Any]]:
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 @pytest.mark.parametrize("profile", SERVED)
 async def test_advertised_resources_and_prompts_equal_the_contracts(
     tmux: TmuxServer, profile: str, file_regression: FileRegressionFixture
 ) -> None:
-    async with open_client(tmux.server_env(), profile) as client:
+    async with open_in_process(tmux.server_env(), profile) as client:
         initialized = client.session.initialize_result
         assert initialized is not None
         capabilities = initialized.capabilities

@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-import itertools
-import os
-import subprocess
-
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from scripts.lab.client import COMMAND, open_client
+from scripts.lab.client import open_in_process
 from scripts.lab.tmuxserver import TmuxServer
+from tests.helpers.contracts import tools_in_toolset as names_in
 from tmux_contract_mcp.profiles import load_profile
 from tmux_contract_mcp.toolsets import ToolsetConfigError, visible
 
 PYTHON = load_profile("python")
 CATALOG = PYTHON.catalog  # each tool's toolset, from its contract's metadata
 TOOLSETS = PYTHON.toolsets  # from contracts/python-profile.json
-
-
-def names_in(toolset: str) -> set[str]:
-    return {name for name, each in CATALOG.items() if each == toolset}
 
 
 def test_by_default_every_toolset_but_teardown_is_shown() -> None:
@@ -62,39 +55,10 @@ def test_an_unknown_name_is_refused_naming_the_variable_and_the_name(
     assert named in str(caught.value)
 
 
-def list_tools(**environ: str) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("LIBTMUX_")}
-    return subprocess.run(
-        [COMMAND, "--profile", "python", "--list-tools"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        env={**env, **environ},
-    )
-
-
-@pytest.mark.e2e
-def test_list_tools_shows_the_chosen_toolsets() -> None:
-    done = list_tools(LIBTMUX_TOOLSETS="inspect", LIBTMUX_EXCLUDE_TOOLS="wait_for_text")
-    assert done.returncode == 0, done.stderr
-    listed = {line.split()[0]: line.split()[1] for line in done.stdout.splitlines()}
-    assert set(listed) == names_in("inspect") - {"wait_for_text"}
-    assert set(listed.values()) == {"inspect"}
-
-
-@pytest.mark.e2e
-def test_an_unknown_name_stops_startup_with_one_line() -> None:
-    done = list_tools(LIBTMUX_TOOLSETS="inspect,everything")
-    assert done.returncode == 2
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "LIBTMUX_TOOLSETS" in lines[0] and "everything" in lines[0]
-
-
-@pytest.mark.e2e
 @pytest.mark.anyio
 async def test_a_hidden_tool_is_not_listed_and_is_answered_as_unknown(tmux: TmuxServer) -> None:
     env = tmux.server_env(LIBTMUX_EXCLUDE_TOOLS="capture_pane")
-    async with open_client(env, "python") as client:
+    async with open_in_process(env, "python") as client:
         listed = {tool.name for tool in (await client.session.list_tools()).tools}
         assert "capture_pane" not in listed and "list_panes" in listed
         with pytest.raises(MCPError) as caught:
@@ -105,20 +69,3 @@ async def test_a_hidden_tool_is_not_listed_and_is_answered_as_unknown(tmux: Tmux
             "call_read_tools_batch", {"operations": [{"tool": "capture_pane"}]}
         )
     assert "operations[0].tool" in message and "capture_pane" in message
-
-
-COMBINATIONS = [
-    ",".join(chosen)
-    for size in range(len(TOOLSETS.names) + 1)
-    for chosen in itertools.combinations(TOOLSETS.names, size)
-]
-
-
-@pytest.mark.e2e
-@pytest.mark.parametrize("toolsets", COMBINATIONS, ids=lambda value: value or "none")
-def test_every_combination_of_toolsets_lists_exactly_their_tools(toolsets: str) -> None:
-    done = list_tools(LIBTMUX_TOOLSETS=toolsets)
-    assert done.returncode == 0, done.stderr
-    listed = {line.split()[0] for line in done.stdout.splitlines()}
-    wanted = set().union(*(names_in(name) for name in toolsets.split(",") if name))
-    assert listed == wanted

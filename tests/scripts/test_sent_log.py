@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from scripts.lab.client import open_client
+from scripts.lab.client import open_in_process
 from scripts.lab.processes import alive, children
 from scripts.lab.sentlog import LOGGED_TMUX, Sent, control_words
 from scripts.lab.tmuxserver import TmuxServer
@@ -45,12 +45,11 @@ def until(check: Callable[[], bool], what: str) -> None:
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_a_read_over_the_control_client_is_seen_as_a_control_line(
     tmux: TmuxServer,
 ) -> None:
     env = tmux.server_env(TMUX_CONTRACT_MCP_TRANSPORT="control")
-    async with open_client(env, "python") as client:
+    async with open_in_process(env, "python") as client:
         mark = tmux.mark()
         await client.ok("list_sessions")
         first = tmux.sent_since(mark)
@@ -68,12 +67,11 @@ async def test_a_read_over_the_control_client_is_seen_as_a_control_line(
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 @pytest.mark.parametrize("transport", ["control", "subprocess"])
 async def test_send_keys_is_seen_over_either_transport(tmux: TmuxServer, transport: str) -> None:
     pane = tmux.active_pane()
     env = tmux.server_env(TMUX_CONTRACT_MCP_TRANSPORT=transport)
-    async with open_client(env, "python") as client:
+    async with open_in_process(env, "python") as client:
         await client.ok("list_sessions")  # the control client, if any, is up
         mark = tmux.mark()
         await client.ok("send_keys", {"pane_id": pane, "keys": "echo seen", "enter": False})
@@ -85,11 +83,10 @@ async def test_send_keys_is_seen_over_either_transport(tmux: TmuxServer, transpo
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_commands_run_as_their_own_process_are_seen(tmux: TmuxServer) -> None:
     """new-window and split-window never travel over the control client: each is a process."""
     env = tmux.server_env(TMUX_CONTRACT_MCP_TRANSPORT="control")
-    async with open_client(env, "python") as client:
+    async with open_in_process(env, "python") as client:
         await client.ok("list_sessions")
         mark = tmux.mark()
         window = await client.ok("create_window", {"session_name": "main"})
@@ -100,11 +97,10 @@ async def test_commands_run_as_their_own_process_are_seen(tmux: TmuxServer) -> N
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_an_invalid_call_between_two_valid_ones_is_the_only_silent_one(
     tmux: TmuxServer,
 ) -> None:
-    async with open_client(tmux.server_env(), "python") as client:
+    async with open_in_process(tmux.server_env(), "python") as client:
         before = tmux.mark()
         await client.ok("list_windows")
         between = tmux.mark()

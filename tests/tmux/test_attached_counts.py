@@ -18,12 +18,12 @@ from contextlib import contextmanager
 import anyio
 import pytest
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.tmuxserver import TMUX, TmuxServer
 from tests.helpers.waiting import quiet_cat
 from tmux_contract_mcp.handlers.tmux.transport.formats import counts_clients
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.transports("control", "subprocess")]
+pytestmark = [pytest.mark.anyio, pytest.mark.transports("control", "subprocess")]
 
 DEADLINE = 20.0
 COUNTS = (
@@ -184,7 +184,7 @@ async def test_swift_group_counts_leave_this_servers_clients_out(
     names = ["session_group_attached", "session_group_many_attached"]
     try:
         env = shared.server_env(TMUX_CONTRACT_MCP_TRANSPORT=transport)
-        async with open_client(env, "swift") as swift:
+        async with open_in_process(env, "swift") as swift:
             await swift.ok("list_sessions")
             pane = shared.active_pane()
             answer = await swift.ok("get_tmux_variables", {"names": names, "paneId": pane})
@@ -204,7 +204,7 @@ async def test_during_a_swift_wait_only_the_group_counts_see_its_output_client(
     shared.tmux("new-session", "-d", "-t", "main", "-s", "grouped-wait")
     names = ["session_group_attached", "session_attached", "window_active_clients"]
     try:
-        async with open_client(shared.server_env(), "swift") as swift:
+        async with open_in_process(shared.server_env(), "swift") as swift:
             pane = shared.active_pane()
             first = await swift.ok("capture_since", {"paneId": pane})
             arguments = {"paneId": pane, "cursor": first["cursor"], "waitMs": 3000}

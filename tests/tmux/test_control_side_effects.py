@@ -14,10 +14,10 @@ from collections.abc import Callable
 import anyio
 import pytest
 
-from scripts.lab.client import open_client
+from scripts.lab.client import open_in_process
 from scripts.lab.tmuxserver import TmuxServer
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 DEADLINE = 20.0
 HOOKS = {"client-attached": "@att", "client-detached": "@det", "client-session-changed": "@chg"}
@@ -56,7 +56,7 @@ async def test_the_first_call_attaches_one_client_and_its_hooks_fire_once(
     tmux: TmuxServer,
 ) -> None:
     read = count_hooks(tmux)
-    async with open_client(env(tmux, "control")) as client:
+    async with open_in_process(env(tmux, "control")) as client:
         await settled(
             read, {"client-attached": 0, "client-detached": 0, "client-session-changed": 0}
         )
@@ -75,7 +75,7 @@ async def test_the_first_call_attaches_one_client_and_its_hooks_fire_once(
 
 async def test_over_subprocesses_ordinary_calls_attach_nothing(tmux: TmuxServer) -> None:
     read = count_hooks(tmux)
-    async with open_client(env(tmux, "subprocess")) as client:
+    async with open_in_process(env(tmux, "subprocess")) as client:
         await client.ok("list_sessions")
         await client.ok("list_panes")
         await client.ok("display_message", {"format_string": "#{session_attached}"})
@@ -88,7 +88,7 @@ async def test_a_wait_attaches_an_output_client_while_it_waits(
     tmux: TmuxServer, transport: str
 ) -> None:
     read = count_hooks(tmux)
-    async with open_client(env(tmux, transport)) as client:
+    async with open_in_process(env(tmux, transport)) as client:
         pane = tmux.active_pane()
         await client.ok("list_panes")
         before = read()
@@ -101,7 +101,7 @@ async def test_a_client_counting_format_detaches_the_client_until_the_next_call(
     tmux: TmuxServer,
 ) -> None:
     read = count_hooks(tmux)
-    async with open_client(env(tmux, "control")) as client:
+    async with open_in_process(env(tmux, "control")) as client:
         await client.ok("list_panes")
         await settled(
             read, {"client-attached": 1, "client-detached": 0, "client-session-changed": 1}
@@ -124,7 +124,7 @@ async def test_attaching_leaves_the_sessions_environment_alone(
     """An attach copies update-environment's variables into the session; -E stops that."""
     tmux.tmux("set-option", "-g", "update-environment", "TCM_PROBE")
     tmux.tmux("set-environment", "-t", "main", "TCM_PROBE", "the session's")
-    async with open_client(env(tmux, transport, TCM_PROBE="the server's")) as client:
+    async with open_in_process(env(tmux, transport, TCM_PROBE="the server's")) as client:
         await client.ok("list_panes")
         arguments = {"pane_id": tmux.active_pane(), "patterns": ["never"], "timeout": 0.3}
         await client.ok("wait_for_text", arguments)  # an output client attaches too
@@ -139,7 +139,7 @@ async def test_the_session_it_attaches_to_shows_that_attach_time(
 ) -> None:
     last = ["display-message", "-p", "-t", "main", "#{session_last_attached}"]
     assert tmux.tmux(*last).strip() == ""  # never attached
-    async with open_client(env(tmux, transport)) as client:
+    async with open_in_process(env(tmux, transport)) as client:
         await client.ok("list_panes")
         stamp = tmux.tmux(*last).strip()
     assert (stamp != "" and abs(int(stamp) - time.time()) < 60) is attached
@@ -159,7 +159,7 @@ def ring_the_bell(tmux: TmuxServer) -> list[str]:
 async def test_a_bell_in_the_current_window_is_not_flagged_while_attached(
     tmux: TmuxServer, transport: str, flagged: str
 ) -> None:
-    async with open_client(env(tmux, transport)) as client:
+    async with open_in_process(env(tmux, transport)) as client:
         await client.ok("list_panes")
         flag = ring_the_bell(tmux)
         await anyio.sleep(0.3)
@@ -173,7 +173,7 @@ async def test_attaching_clears_the_current_windows_bell_flag(
     flag = ring_the_bell(tmux)
     await anyio.sleep(0.3)
     assert tmux.tmux(*flag).strip() == "1"  # nobody attached: the bell is flagged
-    async with open_client(env(tmux, transport)) as client:
+    async with open_in_process(env(tmux, transport)) as client:
         await client.ok("list_panes")
         await anyio.sleep(0.3)
         assert tmux.tmux(*flag).strip() == flagged
@@ -182,7 +182,7 @@ async def test_attaching_clears_the_current_windows_bell_flag(
 async def test_exit_unattached_keeps_the_server_while_the_control_client_is_attached(
     tmux: TmuxServer,
 ) -> None:
-    async with open_client(env(tmux, "control")) as client:
+    async with open_in_process(env(tmux, "control")) as client:
         await client.ok("list_panes")
         tmux.tmux("set-option", "-s", "exit-unattached", "on")
         await anyio.sleep(0.3)
@@ -194,7 +194,7 @@ async def test_exit_unattached_keeps_the_server_while_the_control_client_is_atta
 
 
 async def test_over_subprocesses_exit_unattached_applies_at_once(tmux: TmuxServer) -> None:
-    async with open_client(env(tmux, "subprocess")) as client:
+    async with open_in_process(env(tmux, "subprocess")) as client:
         await client.ok("list_panes")
         tmux.tmux("set-option", "-s", "exit-unattached", "on")
         deadline = time.monotonic() + DEADLINE

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from scripts.lab.client import open_client
+from scripts.lab.client import open_in_process
 from scripts.lab.tmuxserver import TmuxServer
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def default_tmux(tmux: TmuxServer) -> Iterator[TmuxServer]:
 
 
 async def session_names(env: dict[str, str]) -> list[str]:
-    async with open_client(env, "python") as client:
+    async with open_in_process(env, "python") as client:
         listed = await client.ok("list_sessions")
     return [row["session_name"] for row in listed["result"]]
 

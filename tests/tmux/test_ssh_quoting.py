@@ -20,7 +20,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.ssh import remote_env
@@ -76,11 +76,10 @@ def test_here_the_command_is_argv_with_a_trailing_semicolon_escaped() -> None:
 async def one_shot(shared: TmuxServer, sshd: SshServer) -> AsyncIterator[Client]:
     """A server whose every command is a tmux process of its own, run through ssh."""
     env = {**remote_env(shared, sshd), "TMUX_CONTRACT_MCP_TRANSPORT": "subprocess"}
-    async with open_client(env, "python") as opened:
+    async with open_in_process(env, "python") as opened:
         yield opened
 
 
-@pytest.mark.e2e
 async def test_a_value_full_of_shell_syntax_reaches_the_remote_tmux_exactly(
     shared: TmuxServer, sshd: SshServer, one_shot: Client
 ) -> None:
@@ -100,7 +99,6 @@ async def test_a_value_full_of_shell_syntax_reaches_the_remote_tmux_exactly(
             shared.tmux("kill-session", "-t", sid)
 
 
-@pytest.mark.e2e
 async def test_a_long_buffer_reaches_the_remote_tmux_byte_for_byte(
     shared: TmuxServer, one_shot: Client
 ) -> None:
@@ -113,7 +111,6 @@ async def test_a_long_buffer_reaches_the_remote_tmux_byte_for_byte(
         shared.tmux("delete-buffer", "-b", name)
 
 
-@pytest.mark.e2e
 async def test_a_channel_wait_through_ssh_ends_when_its_channel_is_signalled(
     shared: TmuxServer, one_shot: Client
 ) -> None:
@@ -162,7 +159,6 @@ def test_no_agent_port_or_display_is_forwarded_whatever_the_ssh_configuration_sa
     assert said["batchmode"] == "yes"
 
 
-@pytest.mark.e2e
 async def test_a_remote_tmux_that_finds_no_server_says_so_though_it_never_read_its_command(
     shared: TmuxServer, one_shot: Client
 ) -> None:

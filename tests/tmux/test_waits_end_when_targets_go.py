@@ -24,7 +24,7 @@ import anyio.to_thread
 import mcp.types as types
 import pytest
 
-from scripts.lab.client import Client, error_text, open_client
+from scripts.lab.client import Client, error_text, open_in_process
 from scripts.lab.processes import cmdline, end_session
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.processes import tmux_processes
@@ -32,7 +32,7 @@ from tests.helpers.tmux import start_again
 from tests.helpers.tmux import tmux_clients as clients
 from tests.helpers.waiting import eventually
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 PROMPTLY = 5.0  # seconds: far below every wait's own timeout, generous for a loaded machine
 HANG = 60.0  # only there to turn a hang into a failure
@@ -68,8 +68,8 @@ WAITS = {
 @pytest.fixture(scope="module")
 async def profiles(shared: TmuxServer) -> AsyncIterator[dict[str, Client]]:
     async with (
-        open_client(shared.server_env(), "python") as python,
-        open_client(shared.server_env(), "swift") as swift,
+        open_in_process(shared.server_env(), "python") as python,
+        open_in_process(shared.server_env(), "swift") as swift,
     ):
         yield {"python": python, "swift": swift}
 

@@ -13,7 +13,7 @@ import pytest
 from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.reach("local", "ssh")]
+pytestmark = [pytest.mark.anyio, pytest.mark.reach("local", "ssh")]
 
 
 CORNERS = ("top-left", "top-right", "bottom-left", "bottom-right")

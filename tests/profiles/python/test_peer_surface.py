@@ -19,18 +19,17 @@ from pathlib import Path
 import pytest
 
 from scripts.compare_peer import compare_surface, shapes, surface
-from scripts.lab.client import open_client
+from scripts.lab.client import open_in_process
 from scripts.lab.tmuxserver import TmuxServer
 
 SNAPSHOT = Path(__file__).resolve().parent / "peer" / "libtmux_mcp_surface.json"
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_resource_templates_and_prompts_match_libtmux_mcp(tmux: TmuxServer) -> None:
     peer = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
     assert peer["package"] == "libtmux-mcp 0.1.0a22"
-    async with open_client(tmux.server_env(), "python") as client:
+    async with open_in_process(tmux.server_env(), "python") as client:
         ours = await surface(client.session)
         ours["shapes"] = await shapes(client.session, ours["resourceTemplates"])
     assert compare_surface(peer, ours) == []

@@ -19,7 +19,7 @@ from mcp.shared.exceptions import MCPError
 from scripts.lab.client import Client, contracts, prompt_contracts
 from scripts.lab.tmuxserver import TmuxServer
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 # A tool call as a recipe writes it: the tool's name, a space, its arguments as JSON.
 CALL = re.compile(r"\b([a-z_]+) (\{.*?\})(?=$|[,.;)]?\s)", re.MULTILINE)

@@ -14,7 +14,7 @@ from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.tmux import tag
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 TRICKY = "a;b #{session_name} \"dq\" 'sq' $HOME \\ ;end"
 

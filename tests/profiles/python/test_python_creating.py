@@ -25,7 +25,7 @@ from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.tmux import tag
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.transports("control", "subprocess")]
+pytestmark = [pytest.mark.anyio, pytest.mark.transports("control", "subprocess")]
 
 T = TypeVar("T")
 SEP = "\x1f"

@@ -21,12 +21,12 @@ from typing import Any
 import anyio
 import pytest
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.processes import cmdline, pids
 from scripts.lab.tmuxserver import TMUX, TmuxServer
 from tests.helpers.tmux import tag
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 DEADLINE = 20.0  # only there to turn a hang into a failure
 SEP = "\x1f"
@@ -744,7 +744,7 @@ async def test_both_transports_give_the_same_answers(
         ),
     ]
     env = shared.server_env(TMUX_CONTRACT_MCP_TRANSPORT="subprocess")
-    async with open_client(env, "python") as subprocess_client:
+    async with open_in_process(env, "python") as subprocess_client:
         for tool, arguments in calls:
             over_control = await call(python_client, tool, arguments)
             over_subprocess = await call(subprocess_client, tool, arguments)

@@ -17,16 +17,16 @@ import anyio
 import anyio.to_thread
 import pytest
 
-from scripts.lab.client import Client, open_client
-from scripts.lab.processes import children, cmdline
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.family import window_running as new_window
-from tests.helpers.processes import mcp_server_pid, tmux_processes
-from tests.helpers.tmux import cli_argument, tag, tmux_wait
+from tests.helpers.processes import tmux_processes
+from tests.helpers.processes import waiting_clients as waiters
+from tests.helpers.tmux import cli_argument, socket_label, tag, tmux_wait
 from tests.helpers.waiting import eventually
 
 TRANSPORTS = ("control", "subprocess")
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.transports(*TRANSPORTS)]
+pytestmark = [pytest.mark.anyio, pytest.mark.transports(*TRANSPORTS)]
 
 DEADLINE = 20.0  # only there to turn a hang into a failure
 
@@ -71,20 +71,6 @@ def injected(marker: Path) -> list[str]:
         "é漢 non-ASCII",
         "-starts-with-a-dash",
     ]
-
-
-def socket_label(tmux: TmuxServer) -> str:
-    return tmux.name
-
-
-def waiters(tmux: TmuxServer) -> list[int]:
-    """tmux ``wait-for`` clients of this server that wait (rather than signal)."""
-    found = []
-    for pid in tmux_processes(tmux):
-        argv = cmdline(pid)
-        if "wait-for" in argv and argv[argv.index("wait-for") + 1 :][:1] != ["-S"]:
-            found.append(pid)
-    return found
 
 
 def running(tmux: TmuxServer, process: subprocess.Popen[bytes]) -> bool:
@@ -409,57 +395,11 @@ async def test_channel_names_reach_tmux_literally_and_run_nothing(
     assert not marker.exists()
 
 
-async def test_wait_for_channel_times_out_with_an_error_and_leaves_no_process(
-    shared: TmuxServer, python_client: Client, transport: str
-) -> None:
-    channel = f"never-{tag()}"
-    server = mcp_server_pid(shared, transport)
-    processes_before, children_before = tmux_processes(shared), children(server)
-    message = await python_client.error("wait_for_channel", {"channel": channel, "timeout": 0.3})
-    assert repr(channel) in message and "0.3 s" in message
-    assert socket_label(shared) in message
-    assert tmux_processes(shared) == processes_before
-    assert children(server) == children_before
-
-
-async def test_a_cancelled_wait_for_channel_leaves_no_process_and_the_server_lives_on(
-    shared: TmuxServer, python_client: Client, transport: str
-) -> None:
-    channel = f"cancel-{tag()}"
-    server = mcp_server_pid(shared, transport)
-    processes_before, children_before = tmux_processes(shared), children(server)
-    waiting_before = waiters(shared)
-    answered: list[Any] = []
-    scope = anyio.CancelScope()
-
-    async def wait() -> None:
-        with scope:
-            arguments = {"channel": channel, "timeout": 15}
-            answered.append(await python_client.session.call_tool("wait_for_channel", arguments))
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(wait)
-        await eventually(
-            lambda: len(waiters(shared)) == len(waiting_before) + 1, "the wait's process"
-        )
-        scope.cancel()  # the SDK sends notifications/cancelled
-    assert answered == []
-
-    def nothing_left() -> bool:
-        return tmux_processes(shared) == processes_before and children(server) == children_before
-
-    # Well inside the 15 s the wait would have lasted.
-    await eventually(nothing_left, "the wait's process to go", deadline=7.0)
-    other = f"after-{tag()}"
-    await python_client.ok("signal_channel", {"channel": other})
-    await python_client.ok("wait_for_channel", {"channel": other, "timeout": 5})
-
-
 async def test_wait_for_channel_clamps_the_timeout_to_the_configured_ceiling(
     tmux: TmuxServer,
 ) -> None:
     env = tmux.server_env(LIBTMUX_MCP_WAIT_MAX_SECONDS="0.4")
-    async with open_client(env, "python") as client:
+    async with open_in_process(env, "python") as client:
         started = time.monotonic()
         message = await client.error("wait_for_channel", {"channel": "slow", "timeout": 600})
         assert time.monotonic() - started < 60  # not the 600 s asked for
@@ -486,7 +426,7 @@ async def test_channel_tools_refuse_empty_names_and_non_positive_timeouts(
 
 
 async def test_channel_tools_name_the_socket_when_no_server_runs(tmux: TmuxServer) -> None:
-    async with open_client(tmux.server_env(), "python") as client:
+    async with open_in_process(tmux.server_env(), "python") as client:
         tmux.kill()
         for tool, arguments in (
             ("wait_for_channel", {"channel": "c", "timeout": 5}),

@@ -21,7 +21,7 @@ from tests.helpers.family import tmux_fields as show
 from tests.helpers.family import window_running as new_window
 from tests.helpers.tmux import tag
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.transports("control", "subprocess")]
+pytestmark = [pytest.mark.anyio, pytest.mark.transports("control", "subprocess")]
 
 # --- fixtures ---------------------------------------------------------------------------
 

@@ -20,11 +20,11 @@ import anyio
 import mcp.types as types
 import pytest
 
-from scripts.lab.client import Client, contracts, open_client
+from scripts.lab.client import Client, contracts, open_in_process
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.wire import compact
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 
 def only_text(result: types.CallToolResult) -> str:
@@ -140,7 +140,7 @@ async def test_other_profiles_keep_the_json_of_a_single_property_result(
 ) -> None:
     # swift's list_panes answers {"panes": [...]}: one required property, yet its
     # profile declares no unwrapping, so the text stays the whole result.
-    async with open_client(shared.server_env(), "swift") as swift:
+    async with open_in_process(shared.server_env(), "swift") as swift:
         result = await swift.session.call_tool("list_panes", {})
     assert result.structured_content is not None
     assert list(result.structured_content) == ["panes"]

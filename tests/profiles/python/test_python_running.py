@@ -18,21 +18,21 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import mcp.types as types
 import pytest
 
-from scripts.lab.client import Client, error_text, open_client
-from scripts.lab.processes import children
+from scripts.lab.client import Client, error_text, open_in_process
 from scripts.lab.tmuxserver import TmuxServer
-from tests.helpers.processes import mcp_server_pid, tmux_processes
-from tests.helpers.waiting import eventually, quiet_cat, until
+from tests.helpers.running import at_shell_prompt as at_prompt
+from tests.helpers.running import current_command
+from tests.helpers.running import run_ok as run
+from tests.helpers.running import shell_at_prompt as shell
 from tests.helpers.waiting import joined_screen as screen
 from tests.helpers.waiting import pane_in_main as window
+from tests.helpers.waiting import quiet_cat, until
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.transports("control", "subprocess")]
+pytestmark = [pytest.mark.anyio, pytest.mark.transports("control", "subprocess")]
 
 DEADLINE = 20.0  # only there to turn a hang into a failure
-PLUMBING = ("__tcm", "wait-for", "tcm-")
 
 
 # --- fixtures and helpers ---------------------------------------------------------------
@@ -56,22 +56,6 @@ def tricky(marker: Path) -> list[str]:
     ]
 
 
-def current_command(server: TmuxServer, pane: str) -> str:
-    return server.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}").strip()
-
-
-async def shell(server: TmuxServer, *, history: int | None = None) -> str:
-    """A new window's login shell (/bin/sh), once it shows its prompt."""
-    pane = window(server, history=history)
-    await until(lambda: at_prompt(server, pane), "the shell's prompt")
-    return pane
-
-
-def at_prompt(server: TmuxServer, pane: str) -> bool:
-    rows = [row.strip() for row in screen(server, pane) if row.strip()]
-    return current_command(server, pane) == "sh" and bool(rows) and rows[-1] in ("#", "$")
-
-
 async def shows(server: TmuxServer, pane: str, *lines: str) -> None:
     """Until the pane shows ``lines`` as consecutive rows."""
 
@@ -90,10 +74,6 @@ async def fenced(client: Client, server: TmuxServer, pane: str) -> list[str]:
     await shows(server, pane, fence)
     rows = screen(server, pane)
     return rows[: rows.index(fence)]
-
-
-def no_plumbing(lines: list[str]) -> None:
-    assert not [line for line in lines if any(mark in line for mark in PLUMBING)], lines
 
 
 # --- send_keys --------------------------------------------------------------------------
@@ -343,7 +323,7 @@ async def test_long_text_is_loaded_from_a_path_whose_hashes_tmux_would_expand(
     pane = await quiet_cat(shared, into=kept)
     text = "".join(f"{n:05d} #(x) #{{pane_id}}\n" for n in range(1000))  # over set-buffer's limit
     env = shared.server_env(TMUX_CONTRACT_MCP_TRANSPORT=transport, TMPDIR=str(scratch))
-    async with open_client(env, "python") as client:
+    async with open_in_process(env, "python") as client:
         await client.ok("paste_text", {"pane_id": pane, "text": text, "bracket": False})
     await until(lambda: _read(kept) == text, "the long text")
     assert not marker.exists()
@@ -384,13 +364,6 @@ def holds(path: Path, text: str) -> bool:
 
 
 # --- run_command ------------------------------------------------------------------------
-
-
-async def run(client: Client, pane: str, command: str, **extra: Any) -> dict[str, Any]:
-    with anyio.fail_after(DEADLINE):
-        result = await client.ok("run_command", {"pane_id": pane, "command": command, **extra})
-    no_plumbing(result["output"])
-    return result
 
 
 async def test_run_command_returns_output_and_exit_status(
@@ -565,44 +538,6 @@ async def test_a_command_that_closes_its_pane_is_reported(
     assert second in message and "went away" in message
 
 
-async def test_a_cancelled_run_leaves_no_process_behind(
-    shared: TmuxServer, python_client: Client
-) -> None:
-    pane = await shell(shared)
-    await python_client.ok("list_sessions")  # the transport's own client, if any, is up
-    server = mcp_server_pid(shared)
-    processes_before = set(tmux_processes(shared))
-    children_before = set(children(server))
-    answered: list[types.CallToolResult] = []
-    scope = anyio.CancelScope()
-
-    async def call() -> None:
-        with scope:
-            arguments = {"pane_id": pane, "command": "sleep 30", "timeout": 15}
-            answered.append(await python_client.session.call_tool("run_command", arguments))
-
-    with anyio.fail_after(DEADLINE):
-        async with anyio.create_task_group() as group:
-            group.start_soon(call)
-            await until(lambda: current_command(shared, pane) == "sleep", "the command")
-            # The SDK sends notifications/cancelled for a request whose caller gives up.
-            scope.cancel()
-    assert answered == []
-
-    def nothing_left() -> bool:
-        return (
-            set(tmux_processes(shared)) <= processes_before
-            and set(children(server)) <= children_before
-        )
-
-    await eventually(nothing_left, "the wait-for process and the output client to go", 7.0)
-    # The command itself was not the call's to stop: it runs on until interrupted.
-    assert current_command(shared, pane) == "sleep"
-    await python_client.ok("send_keys", {"pane_id": pane, "keys": "C-c", "enter": False})
-    await until(lambda: current_command(shared, pane) == "sh", "the interrupt")
-    assert (await run(python_client, pane, "echo again"))["output"] == ["again"]
-
-
 async def test_progress_is_notified_while_the_command_runs(
     shared: TmuxServer, python_client: Client
 ) -> None:
@@ -628,7 +563,7 @@ async def test_the_timeout_is_clamped_to_the_ceiling(shared: TmuxServer) -> None
     pane = await shell(shared)
     env = shared.server_env(LIBTMUX_MCP_WAIT_MAX_SECONDS="0.5")
     with anyio.fail_after(DEADLINE):
-        async with open_client(env, "python") as clamped:
+        async with open_in_process(env, "python") as clamped:
             result = await clamped.ok(
                 "run_command", {"pane_id": pane, "command": "sleep 5", "timeout": 60}
             )

@@ -19,7 +19,7 @@ from jsonschema import Draft202012Validator
 from scripts.lab.client import Client, contracts
 from scripts.lab.tmuxserver import TmuxServer
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 BOTH = ("session_id", "session_name")
 

@@ -19,13 +19,17 @@ from typing import Any
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.tmuxserver import TmuxServer
-from tests.helpers.jsonrpc import FifoPeer, server_in_pane
+from tests.helpers.teardown import all_pane_ids as pane_ids
+from tests.helpers.teardown import all_session_ids as session_ids
+from tests.helpers.teardown import new_window_pane as new_window
+from tests.helpers.teardown import pane_field as display
+from tests.helpers.teardown import pane_snapshot as snapshot
 from tests.plugin import ALL_TOOLSETS
 
 TRANSPORTS = ("control", "subprocess")
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.transports(*TRANSPORTS)]
+pytestmark = [pytest.mark.anyio, pytest.mark.transports(*TRANSPORTS)]
 
 # Commands tmux has an after- hook for (3.3a): kill-window, kill-session, respawn-pane,
 # delete-buffer and clear-history have none, so a refusal also proves the state unchanged.
@@ -59,31 +63,8 @@ async def error(client: Client, world: TmuxServer, tool: str, **arguments: Any) 
     return await client.error(tool, {**arguments, "socket_name": world.name})
 
 
-def snapshot(server: TmuxServer) -> list[str]:
-    """Sessions, windows, panes and the process in each: a refused call changes none."""
-    return server.lines(
-        "list-panes", "-a", "-F", "#{session_id} #{window_id} #{pane_id} #{pane_pid}"
-    )
-
-
-def new_window(server: TmuxServer, *command: str, target: str = "main:") -> tuple[str, str]:
-    out = server.tmux(
-        "new-window", "-d", "-P", "-F", "#{window_id} #{pane_id}", "-t", target, *command
-    )
-    window_id, pane_id = out.split()
-    return window_id, pane_id
-
-
 def session_name(server: TmuxServer, session_id: str) -> str:
     return server.tmux("display-message", "-p", "-t", session_id, "#{session_name}")[:-1]
-
-
-def pane_ids(server: TmuxServer) -> set[str]:
-    return set(server.lines("list-panes", "-a", "-F", "#{pane_id}"))
-
-
-def session_ids(server: TmuxServer) -> set[str]:
-    return set(server.lines("list-sessions", "-F", "#{session_id}"))
 
 
 def window_ids(server: TmuxServer) -> set[str]:
@@ -93,10 +74,6 @@ def window_ids(server: TmuxServer) -> set[str]:
 def buffer_names(server: TmuxServer) -> list[str]:
     out = server.tmux("list-buffers", "-F", "#{buffer_name}\x1f")
     return sorted(name for name in out.split("\x1f\n") if name)
-
-
-def display(server: TmuxServer, pane: str, field: str) -> str:
-    return server.tmux("display-message", "-p", "-t", pane, f"#{{{field}}}")[:-1]
 
 
 def until(check: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
@@ -453,7 +430,7 @@ async def test_user_values_reach_tmux_literally(
 async def test_teardown_tools_are_hidden_unless_the_teardown_toolset_is_on(
     shared: TmuxServer,
 ) -> None:
-    async with open_client(shared.server_env(), "python") as default:
+    async with open_in_process(shared.server_env(), "python") as default:
         listed = {tool.name for tool in (await default.session.list_tools()).tools}
         assert "respawn_pane" in listed  # execute toolset
         hidden = {
@@ -471,90 +448,7 @@ async def test_teardown_tools_are_hidden_unless_the_teardown_toolset_is_on(
     assert session_ids(shared)
 
 
-# --- the guard: a server inside a pane ---------------------------------------------------
-
-
-def refused(peer: FifoPeer, tool: str, arguments: dict[str, Any]) -> str:
-    result = peer.call(tool, arguments)
-    text = " ".join(item["text"] for item in result["content"])
-    assert result.get("isError"), (tool, arguments, result)
-    assert text.startswith("Refused"), text
-    return text
-
-
-def allowed(peer: FifoPeer, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    result = peer.call(tool, arguments)
-    assert not result.get("isError"), (tool, arguments, result)
-    return dict(result["structuredContent"])
-
-
-@pytest.mark.parametrize("transport", TRANSPORTS)
-def test_inside_a_pane_the_guard_refuses_its_own_pane_window_session_and_server(
-    tmux: TmuxServer, transport: str
-) -> None:
-    grid = tmux.grid()
-    home = grid["top-left"]
-    home_window = display(tmux, home, "window_id")
-    home_session = display(tmux, home, "session_id")
-    _, elsewhere = new_window(tmux)
-    linked = tmux.new_session("linked").id
-    tmux.tmux("link-window", "-s", home_window, "-t", "linked:")
-    other = tmux.new_session("other").id
-    env = {
-        "LIBTMUX_SOCKET": tmux.name,
-        "LIBTMUX_TOOLSETS": ALL_TOOLSETS,
-        "TMUX_CONTRACT_MCP_TRANSPORT": transport,
-    }
-    with server_in_pane(tmux, home, "python", **env) as peer:
-        before = snapshot(tmux)
-        message = refused(peer, "kill_pane", {"pane_id": home})
-        assert home in message and "this MCP server" in message and "another pane" in message
-        assert home in refused(peer, "respawn_pane", {"pane_id": home})
-        assert home_window in refused(peer, "kill_window", {"window_id": home_window})
-        assert "'main'" in refused(peer, "kill_session", {"session_name": "main"})
-        assert home_session in refused(peer, "kill_session", {"session_id": home_session})
-        assert "'linked'" in refused(peer, "kill_session", {"session_id": linked})
-        assert "kill_session" in refused(peer, "kill_server", {})
-        assert snapshot(tmux) == before
-        # Everything else may go, and the server keeps answering.
-        assert allowed(peer, "kill_pane", {"pane_id": grid["top-right"]})
-        assert allowed(peer, "respawn_pane", {"pane_id": grid["bottom-left"]})["is_caller"] is False
-        assert allowed(peer, "kill_window", {"window_id": display(tmux, elsewhere, "window_id")})
-        assert allowed(peer, "kill_session", {"session_id": other})
-        index = next(
-            line.split()[1]
-            for line in tmux.lines(
-                "list-windows", "-t", linked, "-F", "#{window_id} #{window_index}"
-            )
-            if line.split()[0] == home_window
-        )
-        tmux.tmux("unlink-window", "-t", f"{linked}:{index}")
-        assert allowed(peer, "kill_session", {"session_name": "linked"})
-        assert session_ids(tmux) == {home_session}
-        assert grid["top-right"] not in pane_ids(tmux) and home in pane_ids(tmux)
-        assert allowed(peer, "get_pane_info", {"pane_id": home})["is_caller"] is True
-
-
-def test_inside_another_tmux_server_everything_on_the_target_may_be_killed(
-    tmux: TmuxServer, other_tmux: TmuxServer
-) -> None:
-    home = other_tmux.active_pane()
-    target = tmux.active_pane()
-    assert target == home  # the ids collide: only the socket tells them apart
-    env = {"LIBTMUX_SOCKET": tmux.name, "LIBTMUX_TOOLSETS": ALL_TOOLSETS}
-    window = display(tmux, target, "window_id")
-    tmux.tmux("split-window", "-d", "-t", target)
-    new_window(tmux)
-    tmux.new_session("spare")
-    with server_in_pane(other_tmux, home, "python", **env) as peer:
-        theirs = snapshot(other_tmux)
-        assert allowed(peer, "respawn_pane", {"pane_id": target})["is_caller"] is False
-        assert allowed(peer, "kill_pane", {"pane_id": target})
-        assert allowed(peer, "kill_window", {"window_id": window})
-        assert allowed(peer, "kill_session", {"session_name": "main"})
-        assert allowed(peer, "kill_server", {})
-        assert tmux.tmux("list-sessions", check=False) == ""
-        assert snapshot(other_tmux) == theirs
+# --- the guard: a server inside a pane: tests/e2e/test_python_teardown.py (it needs the command as a process)
 
 
 # --- the guard: environments that cannot rule the caller out -----------------------------
@@ -562,7 +456,7 @@ def test_inside_another_tmux_server_everything_on_the_target_may_be_killed(
 
 async def refusals(env: dict[str, str], tmux: TmuxServer, pane: str) -> list[str]:
     """What kill_pane (of ``pane``, not the one TMUX_PANE names) and kill_server answer."""
-    async with open_client(env, "python") as client:
+    async with open_in_process(env, "python") as client:
         return [
             await client.error("kill_pane", {"pane_id": pane}),
             await client.error("kill_window", {"window_id": display(tmux, pane, "window_id")}),
@@ -610,7 +504,7 @@ async def test_the_callers_server_is_recognised_by_another_socket_path(
         socket = tmp_path / "gone"
     env = tmux.server_env(LIBTMUX_TOOLSETS=ALL_TOOLSETS, TMUX=f"{socket},{pid},0", TMUX_PANE=home)
     before = snapshot(tmux)
-    async with open_client(env, "python") as client:
+    async with open_in_process(env, "python") as client:
         assert (await client.error("kill_pane", {"pane_id": home})).startswith("Refused")
         assert (await client.error("kill_server")).startswith("Refused")
         assert snapshot(tmux) == before

@@ -17,11 +17,11 @@ from typing import Any
 import anyio
 import pytest
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.tmuxserver import TMUX, TmuxServer
 from tests.helpers.tmux import tag
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.transports("control", "subprocess")]
+pytestmark = [pytest.mark.anyio, pytest.mark.transports("control", "subprocess")]
 
 BUFFER_NAME = re.compile(r"^libtmux_mcp_[0-9a-f]{32}_(?P<label>[A-Za-z0-9_.-]+)$")
 PRESETS = ("even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled")
@@ -745,7 +745,7 @@ async def test_without_a_target_the_first_session_and_its_current_window_are_use
     tmux.tmux("new-window", "-t", "main:")  # main: windows 0 and 1, 1 current
     tmux.tmux("new-session", "-d", "-s", "zz-later")
     main_windows = [row["id"] for row in windows_of(tmux, "main")]
-    async with open_client(tmux.server_env(), "python") as client:
+    async with open_in_process(tmux.server_env(), "python") as client:
         result = await client.ok("rename_window", {"new_name": "picked"})
         assert result["window_id"] == main_windows[1]
         assert window_name(tmux, main_windows[1]) == "picked"

@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 from scripts.lab.client import Client, resource_contracts
 from scripts.lab.tmuxserver import TmuxServer
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 DEADLINE = 20.0  # only there to turn a hang into a failure
 SPACED = "work space"  # a session name a URI must percent-encode

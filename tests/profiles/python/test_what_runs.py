@@ -17,7 +17,7 @@ from codegen.contract_file import METADATA_KEY
 from scripts.lab.client import Client, contracts
 from scripts.lab.tmuxserver import TmuxServer
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 DEADLINE = 20.0
 EVERY_TOOLSET = "inspect,manage,execute,teardown"

@@ -12,20 +12,20 @@ from typing import Any
 
 import pytest
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.batch import LONG_VALUE as LONG
 from tests.helpers.tmux import printed
 from tests.helpers.wire import compact
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture(scope="module")
 async def without_hooks(shared: TmuxServer) -> AsyncIterator[Client]:
     """A rust server whose selection leaves show_hooks out."""
     env = shared.server_env(LIBTMUX_TOOLSETS="inspect", LIBTMUX_EXCLUDE_TOOLS="show_hooks")
-    async with open_client(env, "rust") as opened:
+    async with open_in_process(env, "rust") as opened:
         yield opened
 
 

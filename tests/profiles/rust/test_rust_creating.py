@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.family import (
     SIDES,
@@ -28,7 +28,7 @@ from tests.helpers.family import tmux_fields as show
 from tests.helpers.family import window_running as new_window
 from tests.helpers.tmux import tag
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -283,7 +283,7 @@ async def inside(shared: TmuxServer) -> AsyncIterator[tuple[Client, str]]:
         TMUX=f"{shared.socket_path},{pid},0",
         TMUX_PANE=pane,
     )
-    async with open_client(env, "rust") as client:
+    async with open_in_process(env, "rust") as client:
         yield client, pane
 
 

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Iterator
 import mcp.types as types
 import pytest
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.tmuxserver import TMUX, TmuxServer
 from tests.helpers.family import echoing_split as split
 from tests.helpers.family import echoing_window as echoing
@@ -35,7 +35,7 @@ from tmux_contract_mcp.handlers.tmux.objects.server import Tmux
 from tmux_contract_mcp.handlers.tmux.policy.ledger import Ledger
 from tmux_contract_mcp.handlers.tmux.transport.quoting import pieces
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 
 # --- send_keys ----------------------------------------------------------------------------
@@ -223,7 +223,7 @@ async def inside(shared: TmuxServer) -> AsyncIterator[tuple[Client, str]]:
         TMUX=f"{shared.socket_path},{pid},0",
         TMUX_PANE=pane,
     )
-    async with open_client(env, "rust") as client:
+    async with open_in_process(env, "rust") as client:
         yield client, pane
 
 

@@ -23,7 +23,7 @@ import pytest
 from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TMUX, TmuxServer
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 CORNERS = ("top-left", "top-right", "bottom-left", "bottom-right")
 
@@ -257,11 +257,11 @@ async def test_each_corner_is_the_pane_tmux_puts_there(
 
 
 async def test_a_server_without_sessions_lists_nothing(tmux: TmuxServer) -> None:
-    from scripts.lab.client import open_client
+    from scripts.lab.client import open_in_process
 
     tmux.tmux("set-option", "-g", "exit-empty", "off")
     tmux.tmux("kill-session", "-t", "main")
-    async with open_client(tmux.server_env(), "rust") as client:
+    async with open_in_process(tmux.server_env(), "rust") as client:
         for tool, key in (
             ("list_sessions", "sessions"),
             ("list_windows", "windows"),

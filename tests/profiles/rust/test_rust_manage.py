@@ -28,7 +28,7 @@ from tests.helpers.tmux import cli_argument, start_again, tag, tmux_wait
 from tests.helpers.waiting import eventually
 from tmux_contract_mcp.handlers.tmux.objects.layouts import layout_checksum
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture(scope="module", autouse=True)

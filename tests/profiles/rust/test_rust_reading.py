@@ -13,11 +13,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.tmux import printed
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 LONG = "x" * 190
 
@@ -26,7 +26,7 @@ LONG = "x" * 190
 async def allowing(shared: TmuxServer) -> AsyncIterator[Client]:
     """A rust server that may give out TCM_SHOWN's value."""
     env = shared.server_env(LIBTMUX_TOOLSETS="inspect", LIBTMUX_ENVIRONMENT_VALUES="TCM_SHOWN")
-    async with open_client(env, "rust") as opened:
+    async with open_in_process(env, "rust") as opened:
         yield opened
 
 

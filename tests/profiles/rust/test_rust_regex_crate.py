@@ -248,7 +248,6 @@ def corpus_window(shared: TmuxServer) -> str:
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_search_panes_gives_the_crates_verdict_and_matches(
     shared: TmuxServer, rust_client: Client, corpus_window: str, case: Case
 ) -> None:
@@ -271,7 +270,6 @@ async def test_search_panes_gives_the_crates_verdict_and_matches(
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_wait_for_text_ends_matched_on_a_line_only_the_crates_meaning_matches(
     shared: TmuxServer, rust_client: Client
 ) -> None:
@@ -310,7 +308,6 @@ async def test_wait_for_text_ends_matched_on_a_line_only_the_crates_meaning_matc
     ],
 )
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_wait_for_text_refuses_what_the_crate_refuses_before_waiting(
     shared: TmuxServer, rust_client: Client, arguments: dict[str, Any], field: str, pattern: str
 ) -> None:
@@ -327,7 +324,6 @@ async def test_wait_for_text_refuses_what_the_crate_refuses_before_waiting(
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_wait_for_text_accepts_what_the_crate_accepts_and_folds_case_as_it_does(
     shared: TmuxServer, rust_client: Client
 ) -> None:

@@ -18,7 +18,7 @@ from tests.helpers.family import family_envelope as envelope
 from tests.helpers.family import make_dead_pane, shell_window, until_running
 from tests.helpers.family import typed_nothing as refused
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 
 def command_of(shared: TmuxServer, pane: str) -> str:

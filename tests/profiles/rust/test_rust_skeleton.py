@@ -11,24 +11,20 @@ the tools not served yet are named here, so serving one more means updating
 from __future__ import annotations
 
 import hashlib
-import json
-
-import pytest
 
 from codegen.skeleton import compare, load_skeleton, skeleton_path
 from scripts import compare_skeleton
 from scripts.lab.client import ROOT
+from tests.helpers import skeletons
 from tmux_contract_mcp.profiles import load_profile
 
 SKELETON_FILE = skeleton_path("rust")
 SHARED_SKELETON = ROOT.parent / "shared" / "reference" / "rust-profile-skeleton.json"
 SKELETON_SHA256 = "9f2b788e13b70f2c53c9c86d54075e3ea7490b3f471cc76d58728d2bf1842d0b"
 SKELETON = load_skeleton(SKELETON_FILE)
-ALL_TOOLSETS = ("inspect", "manage", "execute", "teardown")
+ALL_TOOLSETS = skeletons.ALL_TOOLSETS
 
-# The skeleton's tools this profile does not serve yet (none: all 45 are served).
-# Serving one fails the comparison until it is taken off this list.
-NOT_SERVED_YET: set[str] = set()
+NOT_SERVED_YET = skeletons.NOT_SERVED_YET["rust"]
 
 
 def test_the_skeleton_copy_is_verbatim() -> None:
@@ -46,22 +42,6 @@ def test_every_served_tool_is_the_skeletons_and_the_rest_are_named() -> None:
     assert comparison.extra == ()
     assert set(comparison.unserved) == NOT_SERVED_YET
     assert len(comparison.equal) + len(NOT_SERVED_YET) == 45
-
-
-@pytest.mark.anyio
-@pytest.mark.e2e
-async def test_what_a_client_lists_is_the_skeleton_for_every_served_tool_and_resource() -> None:
-    """What a client receives (every toolset on): the tools, the one resource, no
-    resource template and no prompt."""
-    listing = await compare_skeleton.listed("rust", ALL_TOOLSETS)
-    comparison = compare(listing["tools"], dict(load_profile("rust").catalog), SKELETON)
-    assert [str(d) for d in comparison.differences] == []
-    assert comparison.extra == ()
-    assert set(comparison.unserved) == NOT_SERVED_YET
-    assert all("_meta" in each for each in listing["tools"])
-    document = json.loads(SKELETON_FILE.read_text(encoding="utf-8"))
-    assert compare_skeleton.surface_differences(listing, document) == []
-    assert [r["uri"] for r in listing["resources"]] == ["tmux://capabilities"]
 
 
 def test_the_command_reports_the_rust_profile_equal() -> None:

@@ -18,7 +18,7 @@ from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.profiles import load_profile
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 CAPABILITY = "com.git-pull.libtmux-mcp/capability"
 EXCLUDED = ["search_panes", "show_hooks"]

@@ -13,14 +13,13 @@ and kills whatever runs on the dedicated socket there when it ends.
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 
-from scripts.lab.client import COMMAND, open_client
+from scripts.lab.client import open_in_process
 from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.handlers.services import StartupRefused
 from tmux_contract_mcp.handlers.swift.config import problems, read_config
@@ -57,22 +56,10 @@ def running(server: TmuxServer) -> str | None:
     return server.tmux("display-message", "-p", INCARNATION, check=False).strip() or None
 
 
-def start_command(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [COMMAND, "--profile", "swift"],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        env=env,
-        timeout=60,
-    )
-
-
 # --- the dedicated socket --------------------------------------------------------------
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_without_a_socket_setting_a_dedicated_server_is_started_and_killed_at_the_end(
     tmux: TmuxServer, dedicated: TmuxServer, tmp_path: Path
 ) -> None:
@@ -87,7 +74,7 @@ async def test_without_a_socket_setting_a_dedicated_server_is_started_and_killed
             tmux, HOME=str(tmp_path), TMUX=f"{tmux.socket_path},1,0", TMUX_PANE="%0"
         )
         assert running(dedicated) is None
-        async with open_client(env, "swift") as client:
+        async with open_in_process(env, "swift") as client:
             info = await client.ok("get_server_info")
             assert info["running"] is True
             assert info["socketPath"] == dedicated.socket_path
@@ -111,13 +98,12 @@ async def test_without_a_socket_setting_a_dedicated_server_is_started_and_killed
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_a_server_already_on_the_dedicated_socket_is_served_and_left_running(
     tmux: TmuxServer, dedicated: TmuxServer
 ) -> None:
     dedicated.tmux("-f", "/dev/null", "new-session", "-d", "-s", "theirs")
     incarnation = running(dedicated)
-    async with open_client(without_socket(tmux), "swift") as client:
+    async with open_in_process(without_socket(tmux), "swift") as client:
         sessions = (await client.ok("list_sessions"))["sessions"]
         assert [s["name"] for s in sessions] == ["theirs"]
         found = await client.read("tmux://capabilities", "capabilities")
@@ -127,13 +113,12 @@ async def test_a_server_already_on_the_dedicated_socket_is_served_and_left_runni
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_a_server_started_again_on_the_dedicated_socket_is_not_killed(
     tmux: TmuxServer, dedicated: TmuxServer
 ) -> None:
     """Ownership is the server this process started, not the socket: once someone has
     killed it and started another there, the end leaves the new one alone."""
-    async with open_client(without_socket(tmux), "swift") as client:
+    async with open_in_process(without_socket(tmux), "swift") as client:
         await client.ok("get_server_info")
         assert running(dedicated) is not None
         dedicated.tmux("kill-server")
@@ -147,7 +132,6 @@ async def test_a_server_started_again_on_the_dedicated_socket_is_not_killed(
 
 
 @pytest.mark.anyio
-@pytest.mark.e2e
 async def test_a_chosen_socket_is_only_looked_at_and_its_config_is_reported(
     tmux: TmuxServer, tmp_path: Path
 ) -> None:
@@ -155,7 +139,7 @@ async def test_a_chosen_socket_is_only_looked_at_and_its_config_is_reported(
     config.write_text("set-option -g @from_config yes\n")
     absent = TmuxServer(tmux.tmpdir, "nobody-here", env=dict(tmux.env), owns_tmpdir=False)
     env = tmux.server_env(LIBTMUX_SOCKET=absent.name, LIBTMUX_TMUX_CONFIG=str(config))
-    async with open_client(env, "swift") as client:
+    async with open_in_process(env, "swift") as client:
         info = await client.ok("get_server_info")
         assert info == {"running": False, "socketPath": absent.socket_path}
         found = await client.read("tmux://capabilities", "capabilities")
@@ -194,36 +178,6 @@ async def test_the_chosen_config_is_read_by_a_server_started_through_the_socket(
 
 
 # --- refused at startup ------------------------------------------------------------------
-
-
-@pytest.mark.e2e
-def test_every_bad_setting_is_named_on_one_line_and_tmux_is_not_touched(
-    tmux: TmuxServer,
-) -> None:
-    mark = tmux.mark()
-    env = tmux.server_env(
-        LIBTMUX_SOCKET_PATH="relative/socket",
-        LIBTMUX_TMUX_CONFIG="tmux.conf",
-        LIBTMUX_SAFETY="readonly",
-        LIBTMUX_MCP_TOOLS="list_panes",
-        LIBTMUX_TMUX_CONF="/etc/tmux.conf",
-        LIBTMUX_EXCLUDE_TOOLS="list_panes,,search_panes",
-    )
-    done = start_command(env)
-    assert done.returncode == 2
-    (line,) = done.stderr.splitlines()
-    assert line.startswith("tmux-contract-mcp: ")
-    for said in (
-        "set only one of LIBTMUX_SOCKET_PATH and LIBTMUX_SOCKET",
-        "LIBTMUX_SOCKET_PATH must be an absolute path",
-        "LIBTMUX_TMUX_CONFIG must be an absolute path",
-        "LIBTMUX_SAFETY is retired; use LIBTMUX_TOOLSETS, LIBTMUX_TOOLS and LIBTMUX_EXCLUDE_TOOLS",
-        "LIBTMUX_MCP_TOOLS is retired",
-        "LIBTMUX_TMUX_CONF is retired; use LIBTMUX_TMUX_CONFIG",
-        "LIBTMUX_EXCLUDE_TOOLS contains an empty token",
-    ):
-        assert said in line, said
-    tmux.assert_nothing_sent_since(mark)
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.family import (
     SIDES,
@@ -30,7 +30,7 @@ from tests.helpers.family import tmux_fields as show
 from tests.helpers.family import window_running as new_window
 from tests.helpers.tmux import tag
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 
 async def refused(shared: TmuxServer, client: Client, tool: str, args: dict[str, Any]) -> str:
@@ -290,7 +290,7 @@ async def inside(shared: TmuxServer) -> AsyncIterator[tuple[Client, str]]:
         TMUX=f"{shared.socket_path},{pid},0",
         TMUX_PANE=pane,
     )
-    async with open_client(env, "swift") as client:
+    async with open_in_process(env, "swift") as client:
         yield client, pane
 
 

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.family import echoing_split as split
 from tests.helpers.family import echoing_window as echoing
@@ -19,7 +19,7 @@ from tests.helpers.family import make_dead_pane, until_screen_has
 from tests.helpers.family import screen_rows as screen
 from tests.helpers.family import typed_nothing_text as refused
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 
 async def ref_of(client: Client, pane: str) -> str:
@@ -145,7 +145,7 @@ async def inside(shared: TmuxServer) -> AsyncIterator[tuple[Client, str]]:
         TMUX=f"{shared.socket_path},{pid},0",
         TMUX_PANE=pane,
     )
-    async with open_client(env, "swift") as client:
+    async with open_in_process(env, "swift") as client:
         yield client, pane
 
 

@@ -22,7 +22,7 @@ from tests.helpers.family import window_running as new_window
 from tests.helpers.processes import channel_waiters as waiters
 from tests.helpers.tmux import tag
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 
 def placements(shared: TmuxServer, window: str) -> list[str]:

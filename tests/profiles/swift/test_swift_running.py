@@ -13,7 +13,7 @@ from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.family import typed_nothing_text as refused
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 
 def sh_pane(shared: TmuxServer) -> str:

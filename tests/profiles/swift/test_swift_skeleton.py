@@ -31,21 +31,17 @@ from codegen.skeleton import (
 )
 from scripts import compare_skeleton
 from scripts.lab.client import ROOT
+from tests.helpers import skeletons
+from tests.helpers.skeletons import swift_served_toolsets as served_toolsets
 from tmux_contract_mcp.profiles import load_profile
 
 SKELETON_FILE = skeleton_path("swift")
 SHARED_SKELETON = ROOT.parent / "shared" / "reference" / "swift-profile-skeleton.json"
 SKELETON_SHA256 = "b7ea52889d06b9fbf4bcc8842e1baa7afdd2f988a0657fb2bb97a061ff608312"
 SKELETON = load_skeleton(SKELETON_FILE)
-ALL_TOOLSETS = ("inspect", "manage", "execute", "teardown")
+ALL_TOOLSETS = skeletons.ALL_TOOLSETS
 
-# The skeleton's tools this profile does not serve yet (none: all 45 are served).
-# Serving one fails the comparison until it is taken off this list.
-NOT_SERVED_YET: set[str] = set()
-
-
-def served_toolsets() -> dict[str, str]:
-    return dict(load_profile("swift").catalog)
+NOT_SERVED_YET = skeletons.NOT_SERVED_YET["swift"]
 
 
 def static_tools() -> list[dict[str, Any]]:
@@ -72,27 +68,6 @@ def test_every_served_tool_is_the_skeletons_and_the_rest_are_named() -> None:
     assert set(comparison.unserved) == NOT_SERVED_YET
     assert set(comparison.equal) == set(SKELETON) - NOT_SERVED_YET
     assert len(comparison.equal) + len(NOT_SERVED_YET) == 45
-
-
-@pytest.mark.anyio
-@pytest.mark.e2e
-async def test_what_a_client_lists_is_the_skeleton_for_every_served_tool_and_resource() -> None:
-    """What a client receives (every toolset on), not just what was generated: the
-    tools, and the one resource, no resource template and no prompt."""
-    listing = await compare_skeleton.listed("swift", ALL_TOOLSETS)
-    comparison = compare(listing["tools"], served_toolsets(), SKELETON)
-    assert [str(d) for d in comparison.differences] == []
-    assert comparison.extra == ()
-    assert set(comparison.unserved) == NOT_SERVED_YET
-    assert all("_meta" in each for each in listing["tools"])
-    document = json.loads(SKELETON_FILE.read_text(encoding="utf-8"))
-    assert compare_skeleton.surface_differences(listing, document) == []
-    assert [r["uri"] for r in listing["resources"]] == ["tmux://capabilities"]
-    changed = copy.deepcopy(listing)
-    changed["resources"][0]["mimeType"] = "text/plain"
-    assert compare_skeleton.surface_differences(changed, document) == [
-        'resources/0/mimeType: ours "text/plain", skeleton "application/json"'
-    ]
 
 
 # --- the comparison finds what differs ---------------------------------------------------

@@ -18,7 +18,7 @@ import anyio
 import anyio.to_thread
 import pytest
 
-from scripts.lab.client import Client, open_client
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.tmuxserver import TMUX, TmuxServer
 from tests.helpers.family import history_lines as contents
 from tests.helpers.family import swift_pane_row as pane_as_tmux_sees_it
@@ -28,7 +28,7 @@ from tests.helpers.family import window_running as new_window
 from tests.helpers.family import without_ref
 from tests.helpers.tmux import tag
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 CORNERS = ("top-left", "top-right", "bottom-left", "bottom-right")
 # --- fixtures ---------------------------------------------------------------------------
@@ -464,7 +464,7 @@ async def test_get_server_info_reports_the_running_server(
 
 async def test_get_server_info_without_a_server_is_not_an_error(shared: TmuxServer) -> None:
     nobody = f"none{tag()}"
-    async with open_client(shared.server_env(LIBTMUX_SOCKET=nobody), "swift") as alone:
+    async with open_in_process(shared.server_env(LIBTMUX_SOCKET=nobody), "swift") as alone:
         info = await alone.ok("get_server_info")
     assert info["running"] is False
     assert "version" not in info
@@ -1159,7 +1159,7 @@ async def test_refs_and_cursors_of_another_server_process_are_refused(
     assert "windowId" in await swift_client.error("get_window_info", {"windowId": pane_ref})
     assert "session" in await swift_client.error("get_session_info", {"session": pane_ref})
 
-    async with open_client(shared.server_env(), "swift") as other:
+    async with open_in_process(shared.server_env(), "swift") as other:
         message = await other.error("get_pane_info", {"paneId": pane_ref})
         assert "paneId" in message and pane_ref in message
         message = await other.error("capture_pane", {"paneId": pane_ref})
