@@ -1,7 +1,8 @@
 """What every conversation pays to read this server stays within its budget.
 
 The advertised tool list is read by the model at the start of every conversation, so its
-size is a cost, held here in bytes as a client reads them off stdio (a size, never a time).
+size is a cost, held in bytes as a client reads them off stdio (a size, never a time:
+tests/e2e/test_list_budget.py).
 Each description must still tell the model what the tool returns."""
 
 from __future__ import annotations

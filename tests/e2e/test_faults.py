@@ -10,7 +10,7 @@ The MCP servers (one per profile, the python and the swift one) live through the
 whole module: surviving the faults of one case and serving the next is part of
 what is tested. Each wait case runs for the python profile (``wait_for_text``) and
 the swift one (``capture_since`` with ``waitMs``). A waited pane that is killed, its
-window, session or server going: ``tests/test_waits_end_when_targets_go.py`` covers
+window, session or server going: ``tests/tmux/test_waits_end_when_targets_go.py`` covers
 every wait; here one case checks that nothing is left behind.
 """
 

@@ -4,8 +4,9 @@ A NUL (``\\u0000``) or a lone surrogate (``\\ud800``) in any string a tool takes
 refusal that names the field and the rule, and nothing is sent to tmux. The cases come
 from each profile's generated tools: every place its input schema lets a string stand
 (``scripts.fuzz.schemas.string_paths``), so a new tool is covered without an edit here.
-Calls go over stdio through the MCP client; lone surrogates travel as JSON escapes
-(``scripts.fuzz.wire``: the SDK's own writer refuses them).
+Here the refusal's wording, through the MCP client; every string of every tool, sent as
+JSON escapes over the command's pipes (the SDK's own writer refuses lone surrogates), is
+tests/e2e/test_nul_rule.py.
 """
 
 from __future__ import annotations

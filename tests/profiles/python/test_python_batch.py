@@ -1,7 +1,7 @@
 """call_read_tools_batch (python profile): rows, on_error, refusals and the 1,000,000-byte cap.
 
-Real tmux, the real server over stdio: the SDK client where behaviour is the
-point, raw JSON-RPC lines over plain pipes where the bytes on the wire are.
+Real tmux, the server built in process and reached by the SDK client; the bytes of the
+answer line, read as raw JSON-RPC over the command's pipes, are tests/e2e/test_python_batch.py.
 Every batch only reads, so each later section shares one tmux server and one
 server for the module (each test's answers are its own); the first section, which
 sets up a rich state, has its own.

@@ -1,5 +1,5 @@
 """The python profile's configuration tools (show_option, show_environment, show_hooks,
-show_hook), over stdio against real tmux.
+show_hook), through the MCP client against real tmux.
 
 One tmux server and one MCP server serve the module; every test makes its own
 sessions and uniquely named options and variables, and compares with what tmux

@@ -1,5 +1,5 @@
 """The python profile's creating tools (create_session, create_window, split_window,
-set_option, set_environment, pipe_pane, paste_buffer), over stdio against real tmux.
+set_option, set_environment, pipe_pane, paste_buffer), through the MCP client against real tmux.
 
 One tmux server serves the module, reached by one MCP server per transport: every
 test runs over both the control client and subprocesses. Each test makes its own

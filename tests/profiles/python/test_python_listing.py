@@ -1,4 +1,4 @@
-"""The python profile's listing and info tools against real tmux, over stdio.
+"""The python profile's listing and info tools against real tmux, through the MCP client.
 
 list_servers, get_server_info, list_sessions, get_session_info, list_windows,
 get_window_info, list_panes, get_pane_info and display_message. One tmux server

@@ -1,5 +1,5 @@
 """The python profile's reading tools (capture_pane, capture_since, snapshot_pane,
-search_panes, show_buffer), each called over stdio against real tmux.
+search_panes, show_buffer), each called through the MCP client against real tmux.
 
 One tmux server and one MCP server serve the whole module (starting the MCP
 server costs over a second); every test makes its own windows or sessions and

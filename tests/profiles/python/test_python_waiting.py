@@ -1,4 +1,4 @@
-"""wait_for_text of the python profile, over stdio against real tmux, on both transports.
+"""wait_for_text of the python profile, through the MCP client against real tmux, on both transports.
 
 One tmux server and one MCP server per transport serve the module. Every test
 makes its own session, so the wait's output client (attached to the watched

@@ -1,5 +1,5 @@
 """The python profile's window and session tools (rename_session, select_window,
-rename_window, select_layout, resize_window, move_window, load_buffer), over stdio
+rename_window, select_layout, resize_window, move_window, load_buffer), through the MCP client
 against real tmux.
 
 One tmux server serves the module and every test runs over both transports (control

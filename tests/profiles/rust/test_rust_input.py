@@ -1,5 +1,5 @@
 """The rust profile's input tools (send_keys, send_keys_batch, paste_text,
-set_synchronize_panes) over stdio against real tmux.
+set_synchronize_panes) through the MCP client against real tmux.
 
 One tmux server and one MCP server serve the module; each test makes its own
 windows. What arrives is read from the panes themselves; every refusal is

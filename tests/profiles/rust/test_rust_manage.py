@@ -1,4 +1,4 @@
-"""The rust profile's manage tools (all but select_pane), over stdio against real tmux.
+"""The rust profile's manage tools (all but select_pane), through the MCP client against real tmux.
 
 One tmux server and one rust MCP server (every toolset on) serve the module; every
 test makes its own sessions, windows and panes and checks each change with tmux

@@ -1,5 +1,5 @@
 """The rust profile's teardown toolset (kill_pane, kill_window, kill_session,
-clear_pane_scrollback, set_history_limit), called over stdio against real tmux.
+clear_pane_scrollback, set_history_limit), called through the MCP client against real tmux.
 
 One tmux server and one MCP server (every toolset on) serve the module; each test
 makes its own sessions, windows and panes and checks each change with tmux itself.

@@ -1,7 +1,7 @@
 """call_read_tools_batch (swift profile): validation, execution and the 1,000,000-byte cap.
 
-Real tmux, the real server over stdio: the SDK client where behaviour is the
-point, raw JSON-RPC lines over plain pipes where the bytes on the wire are.
+Real tmux, the server built in process and reached by the SDK client; the bytes of the
+answer line, read as raw JSON-RPC over the command's pipes, are tests/e2e/test_swift_batch.py.
 """
 
 from __future__ import annotations

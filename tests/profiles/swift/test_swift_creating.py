@@ -1,5 +1,5 @@
 """The swift profile's create_session, create_window, split_window and respawn_pane, called
-over stdio against real tmux and checked with tmux itself.
+through the MCP client against real tmux and checked with tmux itself.
 
 One tmux server and one MCP server (every toolset on) serve the module; each test makes
 its own sessions, windows and panes. Targets go in as raw ids and as refs; a refused

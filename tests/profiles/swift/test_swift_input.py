@@ -1,7 +1,7 @@
 """The swift profile's input tools (send_keys, send_keys_batch, paste_text,
-set_synchronize_panes) over stdio against real tmux: refs beside raw ids,
+set_synchronize_panes) through the MCP client against real tmux: refs beside raw ids,
 ``literal``, ``force``, and the family's shapes. The checks themselves are the
-shared core's, covered in depth by tests/test_rust_input.py; here each shows
+shared core's, covered in depth by tests/profiles/rust/test_rust_input.py; here each shows
 through the swift wire once.
 """
 

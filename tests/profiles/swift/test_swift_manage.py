@@ -1,4 +1,4 @@
-"""The swift profile's 14 manage tools, called over stdio against real tmux.
+"""The swift profile's 14 manage tools, called through the MCP client against real tmux.
 
 One tmux server and one MCP server serve the module (its waits capped at 1 s by
 LIBTMUX_MCP_WAIT_MAX_SECONDS); every test makes its own sessions, windows and

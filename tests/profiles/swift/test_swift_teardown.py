@@ -1,5 +1,5 @@
 """The swift profile's teardown toolset (kill_pane, kill_window, kill_session,
-clear_pane_scrollback), called over stdio against real tmux.
+clear_pane_scrollback), called through the MCP client against real tmux.
 
 One tmux server and one MCP server (every toolset on, started outside tmux) serve
 the module; each test makes its own sessions, windows and panes and checks each

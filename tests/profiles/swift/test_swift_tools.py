@@ -1,4 +1,4 @@
-"""The swift profile's 16 inspect tools, each called directly over stdio against real tmux.
+"""The swift profile's 16 inspect tools, each called directly through the MCP client against real tmux.
 
 One tmux server and one MCP server serve the whole module (starting the MCP
 server costs over a second); every test makes its own sessions, windows and
