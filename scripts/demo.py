@@ -3,7 +3,7 @@
 The real MCP client (the SDK's ``ClientSession``) starts the installed
 ``tmux-contract-mcp`` over stdio, exactly as an agent's client would, and makes
 each call; the tour prints the call and the text the agent reads back. Run with
-``make demo``; tests/test_demo.py runs the same tour and checks its answers.
+``make demo``; tests/e2e/test_demo.py runs the same tour and checks its answers.
 Nothing outside the private server is touched: it lives under its own
 TMUX_TMPDIR and is killed at the end.
 """

@@ -3,10 +3,10 @@
 `make lock` writes it from pyproject.toml (the runtime dependencies and the dev extra) with
 a pinned uv: one universal resolution (``uv pip compile --universal``) with the hashes of
 every file of each pinned release, for every Python that ``requires-python`` admits (tests/
-test_lock.py checks what it pins for x86_64 and aarch64 Linux, CPython 3.11 to 3.13; that
+scripts/test_lock.py checks what it pins for x86_64 and aarch64 Linux, CPython 3.11 to 3.13; that
 wheels exist there is not checked offline). It records in
 its header a digest of the pyproject lists it was made from; `make env` refuses a lock whose
-digest is not that of the pyproject beside it, and so does tests/test_lock.py.
+digest is not that of the pyproject beside it, and so does tests/scripts/test_lock.py.
 
     python -m scripts.lock check             exit 1, saying "run make lock", when stale
     python -m scripts.lock compile UV [ARG]  make lock: uv pip compile, then the digest

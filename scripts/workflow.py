@@ -3,7 +3,7 @@
 Create a session, split it, start a build in the new pane, wait for it to
 finish, read the pane, check the build's output with a command, clean up: every
 step a tool call through the real MCP client against the real server, on a
-private tmux server. Run with ``make workflow``; tests/test_python_workflow.py
+private tmux server. Run with ``make workflow``; tests/e2e/test_python_workflow.py
 runs the same steps and checks each answer.
 
 ``--ssh`` (``make workflow-ssh``) runs the same steps with the server started as

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from scripts.lab.client import ROOT
-from tests.test_readme_profiles import README
+from tests.helpers.readme import README
 
 pytest_plugins = ["pytester"]
 

@@ -1,9 +1,12 @@
-"""The real MCP client (the SDK's ClientSession over stdio) against the installed command,
-checking every result against its contract."""
+"""The real MCP client (the SDK's ClientSession) against the server, checking every result
+against its contract: over stdio against the installed command (``open_client``), or in
+memory against the same server built in this process (``open_in_process``)."""
 
 from __future__ import annotations
 
 import json
+import logging
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -11,10 +14,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import anyio
 import mcp.types as types
 from jsonschema import Draft202012Validator
+from mcp.client.client import Client as SdkClient
 from mcp.client.session import ClientSession, LoggingFnT
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
 from codegen.surfaces import Prompt, Resource, load_prompts, load_resources
 
@@ -86,6 +91,96 @@ async def open_client(
         client = Client(session, profile)
         client.initialized = await session.initialize()
         yield client
+
+
+# What Python itself may change in its environment as it starts (PEP 538: with no UTF-8
+# LC_CTYPE it sets LC_CTYPE=C.UTF-8), and what that depends on.
+LOCALE_VARIABLES = ("LC_ALL", "LC_CTYPE", "LANG", "PYTHONCOERCECLOCALE", "PYTHONUTF8")
+
+
+def command_environment(env: dict[str, str]) -> dict[str, str]:
+    """The environment the command started by ``open_client(env)`` finds in ``os.environ``:
+    the SDK's stdio client passes ``env`` over its default variables (``HOME``, ``PATH``,
+    ``TERM``...), and Python adds what its locale coercion sets. The command hands that
+    environment to every tmux it runs: without a UTF-8 ``LC_CTYPE`` tmux writes control
+    characters (the separator of a listing's fields) as ``_``."""
+    environ = {**get_default_environment(), **env}
+    return {**environ, **_set_at_start(tuple(environ.get(name) for name in LOCALE_VARIABLES))}
+
+
+@cache
+def _set_at_start(locale: tuple[str | None, ...]) -> dict[str, str]:
+    """The variables a Python started with these locale variables sets in its own
+    environment as it starts, read from one started so."""
+    given = {name: value for name, value in zip(LOCALE_VARIABLES, locale, strict=True) if value}
+    shown = subprocess.run(
+        [sys.executable, "-c", "import json, os; print(json.dumps(dict(os.environ)))"],
+        env=given,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    found: dict[str, str] = json.loads(shown)
+    return {name: value for name, value in found.items() if given.get(name) != value}
+
+
+@asynccontextmanager
+async def open_in_process(
+    env: dict[str, str],
+    profile: str = "python",
+    *args: str,
+    logging_callback: LoggingFnT | None = None,
+) -> AsyncIterator[Client]:
+    """``open_client``'s server, built in this process and reached by the SDK's in-memory
+    client: no process starts, no line is written, every message is the same.
+
+    The server is made as the command makes it (``tmux_contract_mcp.cli.run``): the options
+    (``--transport``, ``--ssh``) parsed by the command's own parser and added to ``env``,
+    the profile's handlers built from the environment the command would have
+    (``command_environment``; never this process's own), the toolsets its startup turns on,
+    and the instructions read from that environment as the command reads them from its own. Handshake-era (``legacy``)
+    mode: an initialize handshake over memory streams of JSON-RPC messages, as over stdio.
+    What the command does as a process is left out: its stderr log, its signal handling,
+    its exit status; a test of those uses ``open_client``. The handlers are closed as the
+    command closes them when its input ends.
+    """
+    from tmux_contract_mcp.cli import parser
+    from tmux_contract_mcp.dispatch import ServedRuntime
+    from tmux_contract_mcp.handlers.tmux.transport.kinds import TRANSPORT_ENV
+    from tmux_contract_mcp.handlers.tmux.transport.ssh import SSH_ENV
+    from tmux_contract_mcp.logs import ClientLog
+    from tmux_contract_mcp.profiles import (
+        create_handlers,
+        load_profile,
+        served_after_startup,
+    )
+    from tmux_contract_mcp.server import build_server
+
+    options = parser().parse_args(["--profile", profile, *args])
+    process_environ = command_environment(env)
+    environ = dict(process_environ)
+    if options.transport:
+        environ[TRANSPORT_ENV] = options.transport
+    if options.ssh is not None:
+        environ[SSH_ENV] = options.ssh
+    loaded = load_profile(profile)
+    runtime = ServedRuntime(loaded.shown(environ))
+    handlers = create_handlers(loaded, environ, runtime)
+    client_log = ClientLog(logging.getLogger("tmux_contract_mcp"))
+    try:
+        served = served_after_startup(loaded, environ, handlers, runtime)
+        server = build_server(served, handlers, process_environ, client_log)
+        async with SdkClient(
+            server, mode="legacy", logging_callback=logging_callback, cache=None
+        ) as connected:
+            client = Client(connected.session, profile)
+            client.initialized = connected.session.initialize_result
+            yield client
+    finally:
+        with anyio.CancelScope(shield=True):
+            await client_log.aclose()
+        with anyio.CancelScope(shield=True):  # as serve_stdio: handlers may hold connections
+            await handlers.aclose()
 
 
 class Client:

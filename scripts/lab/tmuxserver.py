@@ -21,11 +21,30 @@ from pathlib import Path
 
 from scripts.lab import processes, sentlog
 from scripts.lab.sentlog import LOGGED_TMUX, Mark, Sent
+from tmux_contract_mcp.handlers.tmux.transport.formats import literal_format
 
 TMUX = shutil.which("tmux") or "tmux"
 
 
 KILL_GRACE = 2.0  # seconds a server gets to leave after kill-server
+STARTED = 10.0  # seconds a new pane's program gets to start
+
+
+@dataclass(frozen=True)
+class NewSession:
+    """What ``TmuxServer.new_session`` made: the session's name and id, its first window and
+    that window's pane, and every window it was made with (ids, by index)."""
+
+    name: str
+    id: str
+    window: str
+    pane: str
+    windows: tuple[str, ...]
+
+    @property
+    def ids(self) -> tuple[str, str, str]:
+        """(session id, first window id, its pane id)."""
+        return self.id, self.window, self.pane
 
 
 @dataclass
@@ -169,6 +188,7 @@ class TmuxServer:
         self.tmux("split-window", "-v", "-t", f"{window}.0")
         self.tmux("split-window", "-v", "-t", f"{window}.2")
         self.tmux("select-layout", "-t", window, "tiled")
+        self.settle(window)
         return self.corners(window)
 
     def new_window(self, session: str = "main", current: bool = False) -> str:
@@ -184,6 +204,84 @@ class TmuxServer:
             "-t",
             f"{session}:",
         ).strip()
+
+    def new_session(
+        self,
+        name: str | None = None,
+        *command: str,
+        width: int | None = 200,
+        height: int | None = 50,
+        window_name: str | None = None,
+        windows: int = 1,
+    ) -> NewSession:
+        """A detached session, returned once its pane's program runs.
+
+        ``name`` is taken literally (tmux would expand it as a format, and read a trailing
+        ``;`` as a separator); without one, a unique ``s-…`` that sorts after ``main`` (a
+        control client attaching again attaches to the first session by name). The pane runs
+        ``command``, else the shell, and ``width`` by ``height`` (None: tmux's default size).
+        ``window_name`` names the first window (so tmux does not rename it as its commands
+        change); ``windows`` more than one adds detached windows after it.
+
+        tmux answers ``new-session`` before the pane's program has started; until it has,
+        the pane reports an empty ``pane_current_path`` (and a tool reading the pane, a blank
+        directory). So this waits until the path is there, or the pane is gone or dead (a
+        command that ended at once); for the shell, also until it has drawn its prompt.
+        """
+        name = f"s-{uuid.uuid4().hex[:8]}" if name is None else name
+        spelled = literal_format(name)
+        if spelled.endswith(";"):
+            spelled = spelled[:-1] + "\\;"
+        size = [*(("-x", str(width)) if width else ()), *(("-y", str(height)) if height else ())]
+        named = ("-n", window_name) if window_name is not None else ()
+        fmt = "#{session_id} #{window_id} #{pane_id} #{session_name}"
+        out = self.tmux(
+            "new-session", "-d", "-s", spelled, *named, *size, "-P", "-F", fmt, *command
+        )
+        session_id, window_id, pane_id, read_back = out.removesuffix("\n").split(" ", 3)
+        assert read_back == name, f"the session is named {read_back!r}, not {name!r}"
+        ids = [window_id]
+        for _ in range(windows - 1):
+            target = f"{session_id}:"
+            made = self.tmux("new-window", "-d", "-t", target, "-P", "-F", "#{window_id}")
+            ids.append(made.strip())
+        self.until_started(pane_id)
+        if not command:
+            self.wait_for_prompt(pane_id)
+        return NewSession(name, session_id, window_id, pane_id, tuple(ids))
+
+    def until_started(self, pane: str, timeout: float = STARTED) -> None:
+        """Until ``pane``'s program runs (its ``pane_current_path`` is known), or the pane is
+        dead or gone."""
+        deadline = time.monotonic() + timeout
+        while True:
+            shown = self.tmux(
+                "display-message", "-p", "-t", pane, "#{pane_dead}#{pane_current_path}", check=False
+            )
+            if not shown.strip() or shown.startswith("1") or shown[1:].strip():
+                return
+            assert time.monotonic() < deadline, f"the program of {pane} never started"
+            time.sleep(0.01)
+
+    def settle(self, window: str, timeout: float = STARTED) -> None:
+        """Until every pane of ``window`` runs its program and, while tmux names the window
+        after its active pane's command (``automatic-rename``), the name has caught up.
+
+        Until its program starts, a new pane runs a copy of the tmux server (its command
+        reads ``tmux``), and tmux renames a window at most every half second: a window just
+        split would be listed as ``tmux`` for a moment. Gives up quietly after ``timeout``.
+        """
+        for pane in self.lines("list-panes", "-t", window, "-F", "#{pane_id}"):
+            self.until_started(pane, timeout)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            fmt = "#{automatic-rename}|#{pane_current_command}|#{window_name}"
+            renamed, command, name = self.tmux("display-message", "-p", "-t", window, fmt)[
+                :-1
+            ].split("|", 2)
+            if renamed != "1" or name == command:
+                return
+            time.sleep(0.02)
 
     def corners(self, window: str) -> dict[str, str]:
         rows = [

@@ -1,0 +1,1 @@
+"""The python profile's tools, resources and prompts, against real tmux."""

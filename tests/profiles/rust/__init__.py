@@ -1,0 +1,1 @@
+"""The rust profile's tools, against real tmux."""

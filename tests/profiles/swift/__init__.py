@@ -1,0 +1,1 @@
+"""The swift profile's tools and its capabilities resource, against real tmux."""
