@@ -2,7 +2,7 @@
 
 codegen is a development tool and imports nothing else of this package; the
 server has this module in every install. So it imports only the standard
-library (tests/test_codegen_imports.py keeps both rules).
+library (tests/codegen/test_codegen_imports.py keeps both rules).
 
 - ``UTF8_KEYWORD``: the one schema keyword of our own, a string's length limit in
   UTF-8 bytes. The server's schema engine checks it (``validation``); codegen has

@@ -59,7 +59,7 @@ def test_a_hung_test_fails_alone_and_the_module_goes_on(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: list[str]
 ) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    pytester.makeconftest("from tests.conftest import *  # noqa: F403\n")
+    pytester.makeconftest("from tests.plugin import *  # noqa: F403\n")
     pytester.makepyfile(test_hang=HUNG_MODULE)
     timeouts = ["-o", "timeout=4", "-o", "timeout_method=signal"]
     # --tb=native: a quick report, made within the time left after the async test's cancellation

@@ -14,7 +14,7 @@ validated: unanchored, a search anywhere in it, never handed to Python's ``re``
 (only an ``re.Pattern`` object or ``"python-re"`` is). A pattern the crate
 refuses is a ``SchemaError`` whose text, after pydantic-core's preamble, is the
 crate's own error. So the verdict, the error text and the matches are the
-crate's, in linear time; ``tests/test_rust_regex_crate.py`` holds a corpus to it.
+crate's, in linear time; ``tests/profiles/rust/test_rust_regex_crate.py`` holds a corpus to it.
 
 ``match_case: false`` is the crate's ``(?i)`` (what ``RegexBuilder::
 case_insensitive`` sets): Unicode simple case folding, so ``ſ`` matches ``s``

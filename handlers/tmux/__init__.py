@@ -10,5 +10,5 @@
 Dependencies point one way: profiles call objects, objects ask the policy and run
 commands through the transport, and the transport imports nothing above it.
 ``errors`` holds every error of the core, for all three
-(``tests/test_handler_dependencies.py`` keeps the direction).
+(``tests/profiles/test_handler_dependencies.py`` keeps the direction).
 """

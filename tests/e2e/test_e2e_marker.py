@@ -43,7 +43,7 @@ def test_an_unmarked_test_that_starts_the_server_fails(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    pytester.makeconftest("from tests.conftest import *  # noqa: F403\n")
+    pytester.makeconftest("from tests.plugin import *  # noqa: F403\n")
     pytester.makepyfile(
         f"""
         import asyncio, subprocess

@@ -22,7 +22,7 @@ import anyio
 import pytest
 
 from scripts.lab.tmuxserver import TMUX, TmuxServer
-from tests.conftest import ServerEnv
+from tests.plugin import ServerEnv
 from tmux_contract_mcp.handlers.tmux.errors import CommandFailed, InAMode
 from tmux_contract_mcp.handlers.tmux.objects.server import Server, Tmux
 from tmux_contract_mcp.handlers.tmux.transport.conditional import if_format

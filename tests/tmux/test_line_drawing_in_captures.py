@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from scripts.lab.tmuxserver import TmuxServer
-from tests.profile_calls import until_screen_has
+from tests.helpers.profile_calls import until_screen_shows
 from tmux_contract_mcp.handlers.tmux.objects.linedrawing import plain_lines
 
 SO, SI, ESC = "\x0e", "\x0f", "\x1b"
@@ -53,7 +53,7 @@ def test_a_capture_read_so_matches_tmux_plain_capture_but_for_line_drawing(
         "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:", "sh", "-c", command
     ).strip()
     try:
-        until_screen_has(shared, pane, "END")
+        until_screen_shows(shared, pane, "END")
         plain = shared.tmux("capture-pane", "-p", "-t", pane).split("\n")
         marked = shared.tmux("capture-pane", "-p", "-e", "-t", pane).split("\n")
         drawn = plain_lines(marked)

@@ -97,7 +97,7 @@ def snapshot(profile: str, pane: str) -> Call:
     return "snapshot_pane", {PANE[profile]: pane}
 
 
-def capture(profile: str, pane: str) -> Call:
+def capture_call(profile: str, pane: str) -> Call:
     return "capture_pane", {PANE[profile]: pane}
 
 
@@ -110,35 +110,25 @@ def captured(profile: str, answer: dict[str, Any]) -> list[str]:
     return list(answer["lines"])
 
 
-def message(profile: str, text: str) -> str:
+def refusal_message(profile: str, text: str) -> str:
     """A failure's message (the rust family's text is its JSON envelope)."""
     if profile == "rust":
         return str(json.loads(text)["message"])
     return text
 
 
-def screen(tmux: TmuxServer, pane: str) -> list[str]:
+def pane_screen(tmux: TmuxServer, pane: str) -> list[str]:
     return tmux.tmux("capture-pane", "-p", "-t", pane).rstrip("\n").split("\n")
 
 
-def until_screen_has(tmux: TmuxServer, pane: str, text: str, timeout: float = 10.0) -> list[str]:
+def until_screen_shows(tmux: TmuxServer, pane: str, text: str, timeout: float = 10.0) -> list[str]:
     """The pane's screen once some line of it holds ``text``."""
     deadline = time.monotonic() + timeout
     while True:
-        shown = screen(tmux, pane)
+        shown = pane_screen(tmux, pane)
         if any(text in line for line in shown):
             return shown
         assert time.monotonic() < deadline, f"{text!r} never appeared in {pane}: {shown}"
-        time.sleep(0.02)
-
-
-def until_running(tmux: TmuxServer, pane: str, program: str, timeout: float = 10.0) -> None:
-    """Until ``program`` is the pane's foreground process."""
-    deadline = time.monotonic() + timeout
-    while tmux.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}") != (
-        program + "\n"
-    ):
-        assert time.monotonic() < deadline, f"{program} never ran in {pane}"
         time.sleep(0.02)
 
 

@@ -6,7 +6,6 @@ handshake gate still sees every request it would refuse."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,17 +14,9 @@ from mcp.server import Server
 from mcp.server._otel import OpenTelemetryMiddleware
 from opentelemetry import trace
 
-from scripts.lab.client import COMMAND
-from scripts.lab.tmuxserver import TmuxServer
-from scripts.lab.wiresize import raw_server
 from tmux_contract_mcp.middleware import FixedLists, install
 
 MODERN = "2026-07-28"
-ENVELOPE = {
-    "io.modelcontextprotocol/protocolVersion": MODERN,
-    "io.modelcontextprotocol/clientInfo": {"name": "tests", "version": "0"},
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
 
 
 @dataclass
@@ -115,25 +106,3 @@ def test_the_span_middleware_stays_only_when_a_tracer_provider_is_configured(
     traced: Server[Any] = Server("traced")
     install(traced)
     assert [type(m) for m in traced.middleware] == [OpenTelemetryMiddleware, FixedLists]
-
-
-def result_of(line: str) -> Any:
-    return json.loads(line)["result"]
-
-
-@pytest.mark.e2e
-@pytest.mark.parametrize("profile", ["python", "rust", "swift"])
-def test_every_answer_to_a_list_is_the_sdks_first_on_both_eras(
-    tmux: TmuxServer, profile: str
-) -> None:
-    with raw_server([COMMAND, "--profile", profile], tmux.server_env()) as peer:
-        for method in ("tools/list", "resources/list", "prompts/list"):
-            first = peer.request(method)
-            if "error" in json.loads(first):
-                continue  # the profile serves no such list
-            assert result_of(peer.request(method)) == result_of(first)
-    with raw_server([COMMAND, "--profile", profile], tmux.server_env(), handshake=False) as peer:
-        first = peer.request("tools/list", {"_meta": ENVELOPE})
-        again = peer.request("tools/list", {"_meta": ENVELOPE})
-        assert result_of(again) == result_of(first)
-        assert result_of(first)["tools"]

@@ -25,32 +25,38 @@ import pytest
 
 from scripts.lab.client import Client, error_text, notes, open_client
 from scripts.lab.tmuxserver import TmuxServer
-from tests.conftest import ALL_TOOLSETS, ServerEnv
-from tests.profile_calls import (
+from tests.helpers.profile_calls import (
     PANE,
     PROFILES,
     batch_error,
     batch_text,
-    capture,
     captured,
-    message,
     only_reads_or_guards,
     pane_info,
     paste,
     run_command,
-    screen,
     send_key,
     send_text,
     snapshot,
     typed_unguarded,
-    until_screen_has,
+    until_screen_shows,
 )
+from tests.helpers.profile_calls import (
+    capture_call as capture,
+)
+from tests.helpers.profile_calls import (
+    pane_screen as screen,
+)
+from tests.helpers.profile_calls import (
+    refusal_message as message,
+)
+from tests.plugin import ALL_TOOLSETS, ServerEnv
 from tmux_contract_mcp.handlers.tmux.errors import InputRefused
 from tmux_contract_mcp.handlers.tmux.objects.input import PaneInput, Typing
 from tmux_contract_mcp.handlers.tmux.objects.server import Tmux
 from tmux_contract_mcp.handlers.tmux.policy.ledger import Ledger
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 WAY_OUT = {
     "python": "Call exit_copy_mode (pane_id {pane})",
@@ -60,7 +66,7 @@ WAY_OUT = {
 
 
 @pytest.fixture(scope="module")
-async def clients(shared_env: ServerEnv) -> AsyncIterator[dict[str, Client]]:
+async def profile_clients(shared_env: ServerEnv) -> AsyncIterator[dict[str, Client]]:
     """One MCP client per profile on the module's tmux server (every toolset served)."""
     env = {"LIBTMUX_TOOLSETS": ALL_TOOLSETS, "LIBTMUX_MCP_WAIT_MAX_SECONDS": "10"}
     async with (
@@ -144,21 +150,21 @@ def typing_calls(profile: str, pane: str) -> list[tuple[str, dict[str, Any]]]:
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_every_typing_tool_refuses_a_pane_in_copy_mode_naming_the_mode_and_the_way_out(
-    shared: TmuxServer, clients: dict[str, Client], profile: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str
 ) -> None:
     pane = shell_pane(shared)
     enter_mode(shared, pane, "copy-mode")
     for call in typing_calls(profile, pane):
-        refused = await refused_typing(shared, clients[profile], profile, call, pane)
+        refused = await refused_typing(shared, profile_clients[profile], profile, call, pane)
         assert "copy mode" in refused and "copy-mode" in refused, refused
         assert WAY_OUT[profile].format(pane=pane) in refused, refused
     input_line_is_empty(shared, pane)
 
 
 async def test_paste_buffer_refuses_a_pane_in_copy_mode_and_keeps_the_buffer(
-    shared: TmuxServer, clients: dict[str, Client]
+    shared: TmuxServer, profile_clients: dict[str, Client]
 ) -> None:
-    client = clients["python"]
+    client = profile_clients["python"]
     pane = shell_pane(shared)
     loaded = await client.ok("load_buffer", {"content": "echo pasted\n"})
     enter_mode(shared, pane, "copy-mode")
@@ -169,14 +175,14 @@ async def test_paste_buffer_refuses_a_pane_in_copy_mode_and_keeps_the_buffer(
     assert loaded["buffer_name"] in names
     await client.ok("exit_copy_mode", {"pane_id": pane})
     await client.ok(*call)
-    until_screen_has(shared, pane, "pasted")
+    until_screen_shows(shared, pane, "pasted")
     shared.tmux("delete-buffer", "-b", loaded["buffer_name"])
 
 
 @pytest.mark.parametrize("mode", ["view-mode", "tree-mode", "clock-mode"])
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_send_keys_refuses_a_pane_in_view_mode_a_chooser_or_the_clock(
-    shared: TmuxServer, clients: dict[str, Client], profile: str, mode: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str, mode: str
 ) -> None:
     pane = shell_pane(shared)
     if mode == "clock-mode":
@@ -184,27 +190,27 @@ async def test_send_keys_refuses_a_pane_in_view_mode_a_chooser_or_the_clock(
     else:
         enter_mode(shared, pane, mode)
     refused = await refused_typing(
-        shared, clients[profile], profile, send_text(profile, pane, "echo 12"), pane
+        shared, profile_clients[profile], profile, send_text(profile, pane, "echo 12"), pane
     )
     assert mode in refused, refused
     input_line_is_empty(shared, pane)
 
 
 async def test_exit_copy_mode_is_the_way_out_the_python_refusal_names(
-    shared: TmuxServer, clients: dict[str, Client]
+    shared: TmuxServer, profile_clients: dict[str, Client]
 ) -> None:
-    client = clients["python"]
+    client = profile_clients["python"]
     pane = shell_pane(shared)
     enter_mode(shared, pane, "copy-mode")
     await refused_typing(shared, client, "python", send_text("python", pane, "echo out"), pane)
     await client.ok("exit_copy_mode", {"pane_id": pane})
     await client.ok(*send_text("python", pane, f"echo {'out'}-{uuid.uuid4().hex[:6]}"))
-    until_screen_has(shared, pane, "out-")
+    until_screen_shows(shared, pane, "out-")
 
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_keys_to_a_synchronized_pane_are_refused_when_a_pane_they_reach_is_in_a_mode(
-    shared: TmuxServer, clients: dict[str, Client], profile: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str
 ) -> None:
     first = shell_pane(shared)
     second = shared.tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", first).strip()
@@ -212,7 +218,7 @@ async def test_keys_to_a_synchronized_pane_are_refused_when_a_pane_they_reach_is
     shared.tmux("set-option", "-w", "-t", first, "synchronize-panes", "on")
     enter_mode(shared, second, "copy-mode")
     refused = await refused_typing(
-        shared, clients[profile], profile, send_text(profile, first, "echo both"), first
+        shared, profile_clients[profile], profile, send_text(profile, first, "echo both"), first
     )
     assert second in refused and "synchronized with" in refused, refused
     assert where(shared, second)[0] == "copy-mode"
@@ -283,22 +289,22 @@ def dead_pane(shared: TmuxServer, how: str = "exit 3") -> str:
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_every_typing_tool_refuses_a_dead_pane_naming_its_exit_status(
-    shared: TmuxServer, clients: dict[str, Client], profile: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str
 ) -> None:
     pane = dead_pane(shared)
     for call in typing_calls(profile, pane):
-        refused = await refused_typing(shared, clients[profile], profile, call, pane)
+        refused = await refused_typing(shared, profile_clients[profile], profile, call, pane)
         assert "is dead" in refused and "exited with status 3" in refused, refused
         assert "respawn_pane" in refused, refused
 
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_a_pane_killed_by_a_signal_is_refused_naming_the_signal(
-    shared: TmuxServer, clients: dict[str, Client], profile: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str
 ) -> None:
     pane = dead_pane(shared, "kill -TERM $$")
     refused = await refused_typing(
-        shared, clients[profile], profile, send_key(profile, pane, "C-c"), pane
+        shared, profile_clients[profile], profile, send_key(profile, pane, "C-c"), pane
     )
     assert "killed by signal 15 (SIGTERM)" in refused, refused
 
@@ -312,9 +318,9 @@ def dead_notes_of(result: types.CallToolResult, pane: str) -> list[str]:
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_a_dead_pane_says_so_with_its_exit_status_wherever_a_pane_is_reported(
-    shared: TmuxServer, clients: dict[str, Client], profile: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str
 ) -> None:
-    client = clients[profile]
+    client = profile_clients[profile]
     pane = dead_pane(shared)
     window = shared.tmux("display-message", "-p", "-t", pane, "#{window_id}").strip()
     corner = {"python": {"window_id": window}, "rust": {"window": window}}
@@ -345,10 +351,10 @@ async def test_a_dead_pane_says_so_with_its_exit_status_wherever_a_pane_is_repor
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_a_dead_panes_content_still_reads(
-    shared: TmuxServer, clients: dict[str, Client], profile: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str
 ) -> None:
     pane = dead_pane(shared)
-    lines = captured(profile, await clients[profile].ok(*capture(profile, pane)))
+    lines = captured(profile, await profile_clients[profile].ok(*capture(profile, pane)))
     assert "last words" in lines, lines
 
 

@@ -18,7 +18,7 @@ from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.handlers.tmux.transport.printed import RowCount
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 PROFILES = ("python", "rust", "swift")
 ARGUMENT = {"python": "pane_id", "rust": "pane", "swift": "paneId"}

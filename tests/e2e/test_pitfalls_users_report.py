@@ -22,27 +22,31 @@ import pytest
 
 from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
-from tests.conftest import ALL_TOOLSETS
-from tests.profile_calls import (
+from tests.helpers.family import until_running
+from tests.helpers.profile_calls import (
     PROFILES,
-    capture,
     captured,
     command_output,
     command_status,
-    message,
     pane_info,
     paste,
     run_command,
     send_key,
     send_text,
-    until_running,
-    until_screen_has,
+    until_screen_shows,
 )
-from tests.profile_calls import (
+from tests.helpers.profile_calls import (
+    capture_call as capture,
+)
+from tests.helpers.profile_calls import (
+    refusal_message as message,
+)
+from tests.helpers.profile_calls import (
     snapshot as snapshot_call,
 )
+from tests.plugin import ALL_TOOLSETS
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 WAIT = "10"
 
@@ -53,7 +57,7 @@ def profile_env(shared: TmuxServer, profile: str, **extra: str) -> dict[str, str
 
 
 @pytest.fixture(scope="module")
-async def clients(shared: TmuxServer) -> AsyncIterator[dict[str, Client]]:
+async def profile_clients(shared: TmuxServer) -> AsyncIterator[dict[str, Client]]:
     async with (
         open_client(profile_env(shared, "python"), "python") as python,
         open_client(profile_env(shared, "rust"), "rust") as rust,
@@ -101,12 +105,12 @@ def reader(shared: TmuxServer, bracket: bool = False) -> tuple[str, Path]:
     if not script.exists():
         script.write_text(READER)
     pane = window(shared, sys.executable, str(script), str(out), "bracket" if bracket else "-")
-    until_screen_has(shared, pane, "ready")
+    until_screen_shows(shared, pane, "ready")
     return pane, out
 
 
 def received(shared: TmuxServer, pane: str, out: Path) -> bytes:
-    until_screen_has(shared, pane, "done")
+    until_screen_shows(shared, pane, "done")
     return out.read_bytes()
 
 
@@ -115,10 +119,10 @@ def received(shared: TmuxServer, pane: str, out: Path) -> bytes:
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_enter_after_a_paste_arrives_after_the_paste_and_submits_it(
-    shared: TmuxServer, clients: dict[str, Client], profile: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str
 ) -> None:
     """Pitfall: the Enter meant to submit a paste is absorbed into it, or never sent."""
-    client = clients[profile]
+    client = profile_clients[profile]
     pane, out = reader(shared, bracket=True)
     await client.ok(*paste(profile, pane, "line one\nline two"))
     await client.ok(*send_key(profile, pane, "Enter"))
@@ -131,10 +135,10 @@ async def test_enter_after_a_paste_arrives_after_the_paste_and_submits_it(
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_a_key_name_is_pressed_as_the_key_and_literal_text_stays_text(
-    shared: TmuxServer, clients: dict[str, Client], profile: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str
 ) -> None:
     """Pitfall: key names such as C-c or Enter typed as the letters of their names."""
-    client = clients[profile]
+    client = profile_clients[profile]
     pane = window(shared)
     await client.ok(*send_text(profile, pane, "sleep 60"))
     until_running(shared, pane, "sleep")
@@ -147,10 +151,10 @@ async def test_a_key_name_is_pressed_as_the_key_and_literal_text_stays_text(
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_send_keys_with_enter_false_presses_no_enter(
-    shared: TmuxServer, clients: dict[str, Client], profile: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str
 ) -> None:
     """Pitfall: an Enter forced after every send breaks programs that read keys one by one."""
-    client = clients[profile]
+    client = profile_clients[profile]
     pane, out = reader(shared)
     await client.ok(*send_text(profile, pane, "no enter", enter=False))
     await client.ok(*send_text(profile, pane, " then enter"))
@@ -159,10 +163,10 @@ async def test_send_keys_with_enter_false_presses_no_enter(
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_text_ending_in_a_semicolon_arrives_whole(
-    shared: TmuxServer, clients: dict[str, Client], profile: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str
 ) -> None:
     """Pitfall: tmux reads an argument's trailing ';' as its command separator and drops it."""
-    client = clients[profile]
+    client = profile_clients[profile]
     for text in ("echo a;", ";", "a;;", "\\;"):
         pane, out = reader(shared)
         await client.ok(*send_text(profile, pane, text))
@@ -175,10 +179,10 @@ async def test_text_ending_in_a_semicolon_arrives_whole(
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_text_longer_than_one_tmux_command_arrives_whole(
-    shared: TmuxServer, clients: dict[str, Client], profile: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str
 ) -> None:
     """Pitfall: long text fails with "command too long", or arrives cut."""
-    client = clients[profile]
+    client = profile_clients[profile]
     text = "".join(f"{n:05d}é漢🙂 " for n in range(3000))  # ~45 KB of UTF-8
     pane, out = reader(shared)
     await client.ok(*send_text(profile, pane, text))
@@ -191,14 +195,14 @@ async def test_text_longer_than_one_tmux_command_arrives_whole(
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_keys_typed_while_the_pane_prints_heavily_all_arrive(
-    shared: TmuxServer, clients: dict[str, Client], profile: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str
 ) -> None:
     """Pitfall: send-keys dropped while the pane's program floods it with output."""
-    client = clients[profile]
+    client = profile_clients[profile]
     out = shared.tmpdir / f"heavy-{uuid.uuid4().hex[:8]}"
     noise = "while :; do echo noise noise noise noise noise; done"
     pane = window(shared, "sh", "-c", f"({noise}) & exec sh -c 'cat > {shlex.quote(str(out))}'")
-    until_screen_has(shared, pane, "noise")
+    until_screen_shows(shared, pane, "noise")
     lines = [f"line {n} {uuid.uuid4().hex}" for n in range(20)]
     for line in lines:
         await client.ok(*send_text(profile, pane, line))
@@ -214,11 +218,11 @@ async def test_keys_typed_while_the_pane_prints_heavily_all_arrive(
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_run_command_returns_what_the_command_printed_not_the_line_typed(
-    shared: TmuxServer, clients: dict[str, Client], profile: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str
 ) -> None:
     """Pitfall: the shell's echo of the typed line is taken for output (a wait for text
     that the command itself contains ends at once), or the line shows twice."""
-    client = clients[profile]
+    client = profile_clients[profile]
     pane = window(shared)
     answer = await client.ok(*run_command(profile, pane, "sleep 1; echo FINISHED; echo second"))
     assert command_output(profile, answer) == ["FINISHED", "second"]
@@ -235,12 +239,12 @@ FLUSHING_START = (
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_a_command_lost_to_a_shell_that_flushes_its_input_as_it_starts_is_reported(
-    shared: TmuxServer, clients: dict[str, Client], profile: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str
 ) -> None:
     """Pitfall: keys typed while a shell starts are lost (zsh flushes its input as it
     starts), and the tool says the command ran. The command's own start marker never
     prints, so the call says nothing ran; once the prompt is there, it runs."""
-    client = clients[profile]
+    client = profile_clients[profile]
     pane = window(shared, "sh", "-c", FLUSHING_START)
     tool, arguments = run_command(profile, pane, "echo started", seconds=3)
     result = await client.call(tool, arguments)
@@ -270,13 +274,13 @@ async def test_a_command_lost_to_a_shell_that_flushes_its_input_as_it_starts_is_
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_wide_characters_and_emoji_come_back_whole_in_a_capture(
-    shared: TmuxServer, clients: dict[str, Client], profile: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str
 ) -> None:
     """Pitfall: double-width characters come back padded, cut or as other characters."""
     line = "漢字かな 🙂👍 é ✓ ｗｉｄｅ"
     pane = window(shared, "sh", "-c", f"printf '%s\\n' {shlex.quote(line)}; exec sleep 60")
-    until_screen_has(shared, pane, "✓")
-    lines = captured(profile, await clients[profile].ok(*capture(profile, pane)))
+    until_screen_shows(shared, pane, "✓")
+    lines = captured(profile, await profile_clients[profile].ok(*capture(profile, pane)))
     assert line in lines, lines
 
 
@@ -289,13 +293,13 @@ BOX = (
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_line_drawing_comes_back_as_the_lines_drawn_not_as_letters(
-    shared: TmuxServer, clients: dict[str, Client], profile: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str
 ) -> None:
     """Pitfall: a box a program drew in the terminal's alternate character set (curses
     without UTF-8) is captured as the letters of that set ("lqqk" for its top edge)."""
     pane = window(shared, "sh", "-c", f"printf '{BOX}'; exec sleep 60")
-    until_screen_has(shared, pane, "plain x")
-    client = clients[profile]
+    until_screen_shows(shared, pane, "plain x")
+    client = profile_clients[profile]
     lines = captured(profile, await client.ok(*capture(profile, pane)))
     assert lines[:3] == ["┌──┐", "│ok│", "└──┘ plain x"], lines
     snapshot = json.dumps(await client.ok(*snapshot_call(profile, pane)), ensure_ascii=False)
@@ -309,14 +313,14 @@ async def test_text_outside_ascii_survives_a_server_started_in_the_c_locale(
     """Pitfall: under a non-UTF-8 locale tmux prints every byte outside printable ASCII as
     '_' (the field separator of a listing among them): listings came back empty."""
     pane = window(shared, "sh", "-c", "printf 'é漢🙂 ok\\n'; exec cat")
-    until_screen_has(shared, pane, "ok")
+    until_screen_shows(shared, pane, "ok")
     async with open_client(profile_env(shared, profile, LC_ALL="C"), profile) as client:
         listed = await client.ok("list_panes", {})
         rows = listed.get("result") or listed.get("panes") or []
         assert pane in {row.get("pane_id") or row.get("id") for row in rows}
         assert "é漢🙂 ok" in captured(profile, await client.ok(*capture(profile, pane)))
         await client.ok(*send_text(profile, pane, "ünï 🙂"))
-        until_screen_has(shared, pane, "ünï 🙂")
+        until_screen_shows(shared, pane, "ünï 🙂")
 
 
 # --- sockets ------------------------------------------------------------------------------
@@ -324,12 +328,12 @@ async def test_text_outside_ascii_survives_a_server_started_in_the_c_locale(
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_an_error_names_the_full_socket_path_tmux_was_asked_on(
-    shared: TmuxServer, clients: dict[str, Client], profile: str
+    shared: TmuxServer, profile_clients: dict[str, Client], profile: str
 ) -> None:
-    """Pitfall: "no server running on /tmp/tmux-0/default" when two clients disagree on
+    """Pitfall: "no server running on /tmp/tmux-0/default" when two profile_clients disagree on
     TMUX_TMPDIR or the socket name: every error says exactly which socket file it used."""
     tool, arguments = pane_info(profile, "%999999")
-    said = message(profile, await clients[profile].error(tool, arguments))
+    said = message(profile, await profile_clients[profile].error(tool, arguments))
     assert shared.socket_path in said and "%999999" in said, said
     assert str(shared.tmpdir) in said
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import time
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -24,17 +23,15 @@ from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
 from scripts.lab.updates import Watching, open_watching_client
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 QUIET = 1.0  # seconds in which nothing should happen
 
 
-def new_session(tmux: TmuxServer, command: str | None = None) -> tuple[str, str]:
-    """A detached session of its own: (its name, its first pane's id)."""
-    name = f"s{uuid.uuid4().hex[:8]}"
-    args = ["new-session", "-d", "-P", "-F", "#{pane_id}", "-s", name, "-x", "80", "-y", "24"]
-    pane = tmux.tmux(*args, *([command] if command else [])).strip()
-    return name, pane
+def own_session(tmux: TmuxServer, command: str | None = None) -> tuple[str, str]:
+    """A detached 80x24 session of its own, its program running: (its name, its pane)."""
+    made = tmux.new_session(None, *([command] if command else []), width=80, height=24)
+    return made.name, made.pane
 
 
 def content(pane: str) -> str:
@@ -60,7 +57,7 @@ async def refused(client: Watching, uri: str) -> str:
     return caught.value.error.message
 
 
-def mcp_server_pid(tmux: TmuxServer) -> int:
+def attached_clients_parent(tmux: TmuxServer) -> int:
     """The MCP server under test: the parent of the tmux clients attached to ``tmux``."""
     parents = {
         processes.parent_of(int(pid)) for pid in tmux.lines("list-clients", "-F", "#{client_pid}")
@@ -86,7 +83,7 @@ async def test_the_capability_is_advertised(watcher: Watching) -> None:
 async def test_every_resource_naming_a_pane_and_every_list_can_be_subscribed_to(
     shared: TmuxServer, watcher: Watching
 ) -> None:
-    session, pane = new_session(shared)
+    session, pane = own_session(shared)
     index = shared.tmux("display-message", "-p", "-t", pane, "#{window_index}").strip()
     socket = f"?socket_name={shared.name}"
     uris = [
@@ -126,7 +123,7 @@ async def test_unknown_uris_and_missing_targets_are_refused_by_name(
 
 
 async def test_an_update_follows_a_print_promptly(shared: TmuxServer, watcher: Watching) -> None:
-    _, pane = new_session(shared, "stty -echo; exec cat")
+    _, pane = own_session(shared, "stty -echo; exec cat")
     uri = content(pane)
     await watcher.subscribe(uri)
     await watcher.updates.quiet(0.3)  # anything its start caused
@@ -143,7 +140,7 @@ async def test_an_update_follows_a_print_promptly(shared: TmuxServer, watcher: W
 async def test_a_flood_is_coalesced_and_its_last_output_is_not_lost(
     shared: TmuxServer, watcher: Watching
 ) -> None:
-    _, pane = new_session(shared, "stty -echo; read go; seq 1 50000; echo flood-done; exec cat")
+    _, pane = own_session(shared, "stty -echo; read go; seq 1 50000; echo flood-done; exec cat")
     uri = content(pane)
     await watcher.subscribe(uri)
     await watcher.updates.quiet(0.3)
@@ -172,7 +169,7 @@ async def test_the_interval_is_set_by_an_environment_variable(shared: TmuxServer
     env = shared.server_env(TMUX_CONTRACT_MCP_UPDATE_INTERVAL_MS="600")
     async with watching(env) as client:
         script = "stty -echo; read go; for i in $(seq 1 30); do echo $i; sleep 0.05; done; exec cat"
-        _, pane = new_session(shared, script)
+        _, pane = own_session(shared, script)
         uri = content(pane)
         await client.subscribe(uri)
         await client.updates.quiet(0.3)
@@ -189,7 +186,7 @@ async def test_the_interval_is_set_by_an_environment_variable(shared: TmuxServer
 async def test_lists_are_updated_by_windows_and_sessions_coming_and_going(
     shared: TmuxServer, watcher: Watching
 ) -> None:
-    session, _ = new_session(shared)
+    session, _ = own_session(shared)
     lists = ["tmux://sessions", f"tmux://sessions/{session}/windows", f"tmux://sessions/{session}"]
     for uri in lists:
         await watcher.subscribe(uri)
@@ -217,7 +214,7 @@ async def test_lists_are_updated_by_windows_and_sessions_coming_and_going(
     window_read = await watcher.read(window_uri, "get_window")
     assert len(window_read["panes"]) == 2
     since = len(watcher.updates.seen)
-    other, _ = new_session(shared)
+    other, _ = own_session(shared)
     await watcher.updates.wait_for("tmux://sessions", since, timeout=5)
     names = [row["session_name"] for row in await watcher.read("tmux://sessions", "get_sessions")]
     assert other in names
@@ -230,7 +227,7 @@ async def test_lists_are_updated_by_windows_and_sessions_coming_and_going(
 async def test_a_pane_that_goes_gets_one_last_update_and_a_read_says_which_went(
     shared: TmuxServer, watcher: Watching, how: str
 ) -> None:
-    session, pane = new_session(shared, "stty -echo; read line; exit 3")
+    session, pane = own_session(shared, "stty -echo; read line; exit 3")
     shared.tmux("split-window", "-d", "-t", pane)  # its window outlives it...
     shared.tmux("new-window", "-d", "-t", f"{session}:")  # ...and its session its window
     if how == "exit":
@@ -268,7 +265,7 @@ async def test_a_pane_that_goes_gets_one_last_update_and_a_read_says_which_went(
 
 
 async def test_the_tmux_server_going_ends_every_subscription(tmux: TmuxServer) -> None:
-    _, pane = new_session(tmux)
+    _, pane = own_session(tmux)
     async with watching(tmux.server_env()) as client:
         uris = [content(pane), "tmux://sessions"]
         for uri in uris:
@@ -286,7 +283,7 @@ async def test_the_tmux_server_going_ends_every_subscription(tmux: TmuxServer) -
 
 
 async def test_over_ssh_it_works_the_same(shared: TmuxServer, sshd: SshServer) -> None:
-    _, pane = new_session(shared, "stty -echo; exec cat")
+    _, pane = own_session(shared, "stty -echo; exec cat")
     async with watching(remote_env(shared, sshd)) as client:
         uri = content(pane)
         await client.subscribe(uri)
@@ -308,7 +305,7 @@ async def test_over_ssh_it_works_the_same(shared: TmuxServer, sshd: SshServer) -
 
 async def test_unsubscribe_stops_updates_at_once(shared: TmuxServer, watcher: Watching) -> None:
     script = "stty -echo; read go; while :; do echo tick; sleep 0.02; done"
-    _, pane = new_session(shared, script)
+    _, pane = own_session(shared, script)
     uri = content(pane)
     await watcher.subscribe(uri)
     shared.tmux("send-keys", "-t", pane, "Enter")
@@ -322,7 +319,7 @@ async def test_unsubscribe_stops_updates_at_once(shared: TmuxServer, watcher: Wa
 
 
 async def test_many_panes_of_one_session_cost_one_client(tmux: TmuxServer) -> None:
-    session, first = new_session(tmux)
+    session, first = own_session(tmux)
     window = tmux.tmux("display-message", "-p", "-t", first, "#{window_id}").strip()
     panes = [first]
     while len(panes) < 100:
@@ -348,8 +345,8 @@ async def test_many_panes_of_one_session_cost_one_client(tmux: TmuxServer) -> No
 
 async def test_panes_of_two_sessions_cost_two_clients(tmux: TmuxServer) -> None:
     """tmux sends %output only to a client attached to the pane's session."""
-    _, one = new_session(tmux)
-    _, two = new_session(tmux)
+    _, one = own_session(tmux)
+    _, two = own_session(tmux)
     async with watching(tmux.server_env()) as client:
         await client.ok("list_sessions")
         before = tmux.lines("list-clients", "-F", "#{client_pid}")
@@ -366,7 +363,7 @@ async def test_panes_of_two_sessions_cost_two_clients(tmux: TmuxServer) -> None:
 
 
 async def test_no_timer_polls_tmux_while_nothing_prints(tmux: TmuxServer) -> None:
-    session, pane = new_session(tmux, "stty -echo; exec cat")
+    session, pane = own_session(tmux, "stty -echo; exec cat")
     async with watching(tmux.server_env()) as client:
         index = tmux.tmux("display-message", "-p", "-t", pane, "#{window_index}").strip()
         uris = [
@@ -388,7 +385,7 @@ async def test_no_timer_polls_tmux_while_nothing_prints(tmux: TmuxServer) -> Non
 
 
 async def test_eof_with_subscriptions_open_leaves_nothing_in_tmux(tmux: TmuxServer) -> None:
-    session, pane = new_session(tmux, "stty -echo; exec cat")
+    session, pane = own_session(tmux, "stty -echo; exec cat")
     hooks = tmux.tmux("show-hooks", "-g")
     mark = tmux.mark()
     async with watching(tmux.server_env()) as client:
@@ -400,7 +397,7 @@ async def test_eof_with_subscriptions_open_leaves_nothing_in_tmux(tmux: TmuxServ
             "tmux://sessions",
         ):
             await client.subscribe(uri)
-        owner = mcp_server_pid(tmux)
+        owner = attached_clients_parent(tmux)
     # The context's end closed the server's stdin; it exits and lets every client go.
     deadline = time.monotonic() + 10
     while processes.alive(owner) or tmux.lines("list-clients", "-F", "#{client_pid}"):
