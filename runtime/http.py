@@ -1,0 +1,312 @@
+"""The MCP server over Streamable HTTP (``--http``): a listener that refuses by default, in
+front of the SDK's session manager and the same ``Server`` stdio serves.
+
+Every request meets the ``Gate`` first, which answers it itself unless all of this holds:
+
+- its ``Host`` is one the listener answers to (421 otherwise) and its ``Origin``, when it
+  has one, is an allowed origin (403): a page on another site, or a DNS name rebound
+  to this address, gets nothing;
+- its URL has no query string (400): the token never travels in a URL, where logs and
+  histories keep it;
+- it carries ``Authorization: Bearer <the token>`` (401 with ``WWW-Authenticate``
+  otherwise), so no request without the token reaches the SDK, let alone tmux;
+- it asks for ``/mcp`` (404);
+- its body is at most ``LINE_LIMIT`` bytes, the stdio line limit (413), and never pauses
+  longer than ``BODY_GAP_SECONDS`` (408);
+- its body is one JSON-RPC message: otherwise it gets the same -32700 or -32600 stdio
+  gives that text as a line (``runtime/stdio.refusal``), with HTTP status 400.
+
+The connection itself is bounded by ``runtime/http_protocol.py`` (headers within 5 s)
+and uvicorn (``MAX_CONNECTIONS``, keep-alive); sessions by the manager (how many at
+once, how long idle). A request passed on carries a ``Hangup`` that fires when its
+client hangs up before the answer (``runtime/hangup.py``). Stopping (a signal, like the
+end of input on stdio) answers or cancels everything in flight, ends every session and
+closes the handlers, so nothing is left in tmux.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+
+import anyio
+import anyio.abc
+import mcp.types as types
+import uvicorn
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import Message, Receive, Scope, Send
+
+from .hangup import SCOPE_KEY, Hangup
+from .http_protocol import DeadlineH11Protocol
+from .listener import PATH, Bound, Listener
+from .logs import ClientLog
+from .profiles import Profile
+from .seam import HandlerSet
+from .server import build_server
+from .stdio import HEAD_LIMIT, LINE_LIMIT, oversize, refusal
+from .tokens import bearer
+
+MAX_CONNECTIONS = 512
+"""Connections at once (uvicorn answers 503 past it): far above the session limit, so
+only a flood meets it."""
+BODY_GAP_SECONDS = 10.0
+"""The longest a request body may pause."""
+STOP_SECONDS = 3.0
+"""How long stopping waits for connections to finish once their requests are cancelled."""
+REALM = 'Bearer realm="tmux-contract-mcp"'
+
+log = logging.getLogger(__name__)
+
+
+def _error_body(error: types.JSONRPCError) -> bytes:
+    return error.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8")
+
+
+def _refusal(message: str) -> bytes:
+    """A JSON-RPC error without an id, for a request refused before it was read: the SDK
+    client shows its message."""
+    error = types.JSONRPCError(
+        jsonrpc="2.0", id=None, error=types.ErrorData(code=types.INVALID_REQUEST, message=message)
+    )
+    return _error_body(error)
+
+
+async def respond(
+    send: Send, status: int, body: bytes, headers: Iterable[tuple[bytes, bytes]] = ()
+) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+CLOSE = ((b"connection", b"close"),)
+
+
+class Gate:
+    """The ASGI application: every refusal above, then the SDK's session manager."""
+
+    def __init__(self, manager: StreamableHTTPSessionManager, bound: Bound) -> None:
+        self.manager = manager
+        self.token = bound.token
+        self.hosts = frozenset(h.encode() for h in bound.listener.allowed_hosts(bound.port))
+        self.origins = frozenset(o.encode() for o in bound.listener.allowed_origins(bound.port))
+        self.path = PATH
+        self.stopping = False
+        self._in_flight: set[anyio.CancelScope] = set()
+
+    def stop(self) -> None:
+        """Refuse what comes next and cancel what is in flight (each answered 503 if it had
+        no answer started yet)."""
+        self.stopping = True
+        for scope in self._in_flight:
+            scope.cancel()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return  # uvicorn runs no lifespan and no websocket here
+        refused = self.refuse(scope)
+        if refused is not None:
+            status, answer, headers = refused
+            await respond(send, status, answer, headers)
+            return
+        started = False
+        finished = False
+        hangup = Hangup()
+
+        async def watched_send(message: Message) -> None:
+            nonlocal started, finished
+            if message["type"] == "http.response.start":
+                started = True
+            elif message["type"] == "http.response.body" and not message.get("more_body"):
+                finished = True
+            await send(message)
+
+        async def watched_receive() -> Message:
+            message = await receive()
+            if message["type"] == "http.disconnect" and not finished:
+                hangup.hang_up()
+            return message
+
+        downstream: Receive = watched_receive
+        if scope["method"] == "POST":
+            body = await self.read_body(scope, receive, send)
+            if body is None:
+                return
+            downstream = replaying(body, watched_receive)
+        scope[SCOPE_KEY] = hangup
+        with anyio.CancelScope() as cancel:
+            self._in_flight.add(cancel)
+            try:
+                await self.manager.handle_request(scope, downstream, watched_send)
+            finally:
+                self._in_flight.discard(cancel)
+        if cancel.cancelled_caught and not started:
+            await respond(send, 503, _refusal("the server is stopping"), CLOSE)
+
+    def refuse(self, scope: Scope) -> tuple[int, bytes, tuple[tuple[bytes, bytes], ...]] | None:
+        """The answer to a request that gets no further (status, body, headers), or None."""
+        host: bytes | None = None
+        origin: bytes | None = None
+        authorization: list[bytes] = []
+        for name, value in scope["headers"]:
+            if name == b"host":
+                host = value
+            elif name == b"origin":
+                origin = value
+            elif name == b"authorization":
+                authorization.append(value)
+        if self.stopping:
+            return 503, _refusal("the server is stopping"), CLOSE
+        if host not in self.hosts:
+            return (
+                421,
+                _refusal("Misdirected Request: this server does not answer to that Host"),
+                (),
+            )
+        if origin is not None and origin not in self.origins:
+            return 403, _refusal("Forbidden: requests from that Origin are refused"), ()
+        if scope["query_string"]:
+            return (
+                400,
+                _refusal(
+                    "Bad Request: this endpoint takes no query string; the token goes in the "
+                    "Authorization header, never in the URL"
+                ),
+                (),
+            )
+        presented = bearer(authorization[0]) if len(authorization) == 1 else None
+        if presented is None or not self.token.admits(presented):
+            challenge = REALM if presented is None else f'{REALM}, error="invalid_token"'
+            return (
+                401,
+                _refusal(
+                    "Unauthorized: send the header Authorization: Bearer <token> "
+                    "(the token this server was started with)"
+                ),
+                ((b"www-authenticate", challenge.encode()),),
+            )
+        if scope["path"] != self.path:
+            return 404, _refusal(f"Not Found: this server answers at {self.path}"), ()
+        return None
+
+    async def read_body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
+        """The whole body, or None once the request has been answered (too long, too slow,
+        not a JSON-RPC message) or its client has gone."""
+        too_long = f"the request body is longer than {LINE_LIMIT} bytes, the most this server reads"
+        for name, value in scope["headers"]:
+            if name == b"content-length" and value.isdigit() and int(value) > LINE_LIMIT:
+                await respond(send, 413, _error_body(oversize(b"", too_long)), CLOSE)
+                return None
+        body = bytearray()
+        more = True
+        while more:
+            message: Message | None = None
+            with anyio.move_on_after(BODY_GAP_SECONDS):
+                message = await receive()
+            if message is None:
+                why = f"the request body paused longer than {BODY_GAP_SECONDS:g} s"
+                await respond(send, 408, _refusal(why), CLOSE)
+                return None
+            if message["type"] == "http.disconnect":
+                return None
+            body += message.get("body", b"")
+            more = bool(message.get("more_body"))
+            if len(body) > LINE_LIMIT:
+                await respond(send, 413, _error_body(oversize(body[:HEAD_LIMIT], too_long)), CLOSE)
+                return None
+        refused = refusal(body)
+        if refused is not None:
+            await respond(send, 400, _error_body(refused))
+            return None
+        return bytes(body)
+
+
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """``receive`` with the body already read given back first."""
+    pending: list[Message] = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replay() -> Message:
+        if pending:
+            return pending.pop()
+        return await receive()
+
+    return replay
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn without its own signal handlers: stopping is ``runtime/stopping.py``'s, the
+    same for every wire."""
+
+    @contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def _config(gate: Gate, listener: Listener) -> uvicorn.Config:
+    cert, key = listener.tls if listener.tls is not None else (None, None)
+    return uvicorn.Config(
+        gate,
+        http=DeadlineH11Protocol,
+        interface="asgi3",
+        lifespan="off",
+        ws="none",
+        log_config=None,
+        access_log=False,
+        server_header=False,
+        date_header=False,
+        proxy_headers=False,
+        limit_concurrency=MAX_CONNECTIONS,
+        timeout_graceful_shutdown=int(STOP_SECONDS),
+        ssl_certfile=cert,
+        ssl_keyfile=key,
+    )
+
+
+async def serve_http(profile: Profile, handlers: HandlerSet, bound: Bound) -> None:
+    """Serve ``profile`` on ``bound`` until cancelled (a stop signal), then stop cleanly."""
+    logging.getLogger("uvicorn.error").setLevel(logging.ERROR)  # not a line per bad request
+    client_log = ClientLog(logging.getLogger(__package__))
+    server = build_server(profile, handlers, client_log=client_log)
+    listener = bound.listener
+    manager = StreamableHTTPSessionManager(
+        server,
+        security_settings=TransportSecuritySettings(
+            allowed_hosts=list(listener.allowed_hosts(bound.port)),
+            allowed_origins=list(listener.allowed_origins(bound.port)),
+        ),
+        session_idle_timeout=listener.idle_seconds,
+        max_request_body_size=LINE_LIMIT,
+        max_sessions=listener.max_sessions,
+    )
+    gate = Gate(manager, bound)
+    web = _Uvicorn(_config(gate, listener))
+
+    async def run_web(group: anyio.abc.TaskGroup) -> None:
+        with anyio.CancelScope(shield=True):  # its own shutdown runs to the end
+            await web.serve(sockets=[bound.sock])
+        group.cancel_scope.cancel()
+
+    try:
+        async with manager.run(), anyio.create_task_group() as group:
+            group.start_soon(run_web, group)
+            try:
+                await anyio.sleep_forever()
+            finally:
+                gate.stop()
+                web.should_exit = True
+    finally:
+        with anyio.CancelScope(shield=True):
+            await client_log.aclose()
+        with anyio.CancelScope(shield=True):  # handlers may hold connections
+            await handlers.aclose()
