@@ -53,6 +53,8 @@ MAX_CONNECTIONS = 512
 only a flood meets it."""
 BODY_GAP_SECONDS = 10.0
 """The longest a request body may pause."""
+DRAIN_LIMIT = 4 * LINE_LIMIT
+"""The most of a body over the limit that is read and dropped before it is answered 413."""
 STOP_SECONDS = 3.0
 """How long stopping waits for connections to finish once their requests are cancelled."""
 REALM = 'Bearer realm="tmux-contract-mcp"'
@@ -202,13 +204,19 @@ class Gate:
 
     async def read_body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
         """The whole body, or None once the request has been answered (too long, too slow,
-        not a JSON-RPC message) or its client has gone."""
+        not a JSON-RPC message) or its client has gone.
+
+        A body over the limit is read on and dropped (up to ``DRAIN_LIMIT`` bytes) before the
+        413, so a client still sending it can read the answer instead of a reset; past that
+        the connection is closed at once."""
         too_long = f"the request body is longer than {LINE_LIMIT} bytes, the most this server reads"
         for name, value in scope["headers"]:
-            if name == b"content-length" and value.isdigit() and int(value) > LINE_LIMIT:
+            if name == b"content-length" and value.isdigit() and int(value) > DRAIN_LIMIT:
                 await respond(send, 413, _error_body(oversize(b"", too_long)), CLOSE)
                 return None
         body = bytearray()
+        head = b""
+        seen = 0
         more = True
         while more:
             message: Message | None = None
@@ -220,11 +228,19 @@ class Gate:
                 return None
             if message["type"] == "http.disconnect":
                 return None
-            body += message.get("body", b"")
+            chunk = message.get("body", b"")
+            seen += len(chunk)
             more = bool(message.get("more_body"))
-            if len(body) > LINE_LIMIT:
-                await respond(send, 413, _error_body(oversize(body[:HEAD_LIMIT], too_long)), CLOSE)
-                return None
+            if seen <= LINE_LIMIT:
+                body += chunk
+            elif not head:
+                head = bytes((body + chunk)[:HEAD_LIMIT])  # for its id; the rest is dropped
+                body = bytearray()
+            if seen > DRAIN_LIMIT:
+                break
+        if head:
+            await respond(send, 413, _error_body(oversize(head, too_long)), CLOSE)
+            return None
         refused = refusal(body)
         if refused is not None:
             await respond(send, 400, _error_body(refused))

@@ -126,7 +126,7 @@ def make_token(environ: Mapping[str, str], port: int) -> Token:
 
 def obtain_token(environ: Mapping[str, str], token_file: str | None, port: int) -> Token:
     """The token to serve with: the variable's, else the file's, else a new one."""
-    given = environ.get(TOKEN_ENV)
+    given = environ.get(TOKEN_ENV) or None  # set but empty counts as not set
     if given is not None:
         if token_file is not None:
             raise TokenRefused(f"both {TOKEN_ENV} and --token-file are set: give one")
