@@ -35,6 +35,18 @@ TOKEN_IN = re.compile(r"the token is in (\S+)")
 START_TIMEOUT = 60.0
 
 
+@dataclass(frozen=True)
+class Endpoint:
+    """Where an MCP server listens and the token it asks for: what a client needs."""
+
+    url: str
+    token: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
 @dataclass
 class HttpServer:
     """One ``tmux-contract-mcp --http`` process and what a client needs to reach it."""
@@ -135,7 +147,7 @@ class HttpServer:
 
 @asynccontextmanager
 async def open_http_client(
-    server: HttpServer,
+    server: HttpServer | Endpoint,
     profile: str = "python",
     mode: str = "auto",
     *,
