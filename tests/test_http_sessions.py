@@ -294,8 +294,9 @@ async def test_sigterm_ends_sessions_and_waits_and_leaves_nothing_in_tmux(
             async with anyio.create_task_group() as group:
                 for mode, (_, pane) in zip(MODES, sessions, strict=True):
                     group.start_soon(wait, mode, pane)
-                for name, _ in sessions:
-                    await eventually(lambda name=name: waiting(shared, name), "the waits")
+                await eventually(
+                    lambda: all(waiting(shared, name) for name, _ in sessions), "the waits"
+                )
                 started = time.monotonic()
                 status = await anyio.to_thread.run_sync(stopped.stop)
                 stopped_in = time.monotonic() - started
