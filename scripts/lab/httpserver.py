@@ -55,6 +55,7 @@ class HttpServer:
     url: str
     token: str
     log: Path
+    profile: str = "python"
     lines: list[str] = field(default_factory=list)
 
     @classmethod
@@ -99,7 +100,7 @@ class HttpServer:
             path = TOKEN_IN.search(text)
             assert path is not None, text
             token = Path(path.group(1)).read_text().strip()
-        return cls(process, found.group(1), token, log, text.splitlines())
+        return cls(process, found.group(1), token, log, profile, text.splitlines())
 
     @classmethod
     @contextlib.contextmanager
