@@ -27,6 +27,7 @@ from scripts.lab.client import COMMAND
 from scripts.lab.httpserver import HttpServer, open_http_client, raw_client
 from scripts.lab.tmuxserver import TmuxServer
 from tests.test_protocol_fuzz import CASES, INVALID, PARSE, RawWire
+from tmux_contract_mcp.http import MAX_CONNECTIONS
 from tmux_contract_mcp.http_protocol import HEADER_SECONDS
 from tmux_contract_mcp.stdio import LINE_LIMIT
 
@@ -448,3 +449,25 @@ def test_a_token_the_server_will_not_serve_with_stops_startup(token: str, says: 
     done = start("--http", "127.0.0.1:0", env={"TMUX_CONTRACT_MCP_TOKEN": token})
     assert done.returncode == 2 and says in done.stderr
     assert token not in done.stderr
+
+
+def test_past_the_connection_limit_a_request_gets_503_and_then_it_serves_on(
+    server: HttpServer,
+) -> None:
+    """Connections that say nothing fill the limit until the header deadline closes them."""
+    idle = [connect(server) for _ in range(MAX_CONNECTIONS)]
+    try:
+        with httpx2.Client(timeout=10) as web:
+            crowded = web.post(server.url, json=INITIALIZE, headers=authorized(server))
+    finally:
+        for sock in idle:
+            sock.close()
+    assert crowded.status_code == 503
+    deadline = time.monotonic() + 10
+    while True:
+        with httpx2.Client(timeout=10) as web:
+            response = web.post(server.url, json=INITIALIZE, headers=authorized(server))
+        if response.status_code == 200 or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)  # closed connections leave the count as the server notices
+    assert response.status_code == 200

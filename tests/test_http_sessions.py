@@ -8,6 +8,7 @@ server's log) never touches another's.
 from __future__ import annotations
 
 import math
+import signal
 import subprocess
 import sys
 import textwrap
@@ -308,3 +309,14 @@ async def test_sigterm_ends_sessions_and_waits_and_leaves_nothing_in_tmux(
     assert leftovers(shared, others) == []  # no client of its own attached, no tmux process
     assert not list((tmp_path / "tmux-contract-mcp").iterdir())  # the token file went too
     assert not processes.alive(stopped.process.pid)
+
+
+@pytest.mark.parametrize("signal_name", ["SIGHUP", "SIGINT"])
+def test_sighup_and_sigint_stop_it_as_sigterm_does(shared: TmuxServer, signal_name: str) -> None:
+    number = getattr(signal, signal_name)
+    server = HttpServer.start(shared.server_env(), "python")
+    try:
+        server.process.send_signal(number)
+        assert server.process.wait(20) == 128 + number
+    finally:
+        server.stop()
