@@ -39,7 +39,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Message, Receive, Scope, Send
 
 from .hangup import SCOPE_KEY, Hangup
-from .http_protocol import DeadlineH11Protocol
+from .http_protocol import DeadlineProtocol
 from .listener import PATH, Bound, Listener
 from .logs import ClientLog
 from .profiles import Profile
@@ -273,7 +273,7 @@ def _config(gate: Gate, listener: Listener) -> uvicorn.Config:
     cert, key = listener.tls if listener.tls is not None else (None, None)
     return uvicorn.Config(
         gate,
-        http=DeadlineH11Protocol,
+        http=DeadlineProtocol,
         interface="asgi3",
         lifespan="off",
         ws="none",

@@ -1,4 +1,5 @@
-"""uvicorn's HTTP/1.1 protocol with a deadline for a request's headers, acknowledging at once.
+"""uvicorn's HTTP/1.1 protocol (httptools) with a deadline for a request's headers,
+acknowledging what it receives at once.
 
 uvicorn closes a connection that stays silent between requests (its keep-alive
 timeout), but a client that sends its headers a byte at a time is waited for without
@@ -20,7 +21,7 @@ import asyncio
 import contextlib
 import socket
 
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 HEADER_SECONDS = 5.0
 """The longest a connection may take to send a request's headers."""
@@ -32,13 +33,11 @@ TOO_SLOW = (
     b"connection: close\r\n"
     b"content-length: %d\r\n\r\n%s" % (len(_SAID), _SAID)
 )
-
-
 QUICKACK: int | None = getattr(socket, "TCP_QUICKACK", None)
 
 
-class DeadlineH11Protocol(H11Protocol):
-    """``H11Protocol`` plus the header deadline (one timer per connection)."""
+class DeadlineProtocol(HttpToolsProtocol):
+    """``HttpToolsProtocol`` plus the header deadline (one timer per connection)."""
 
     _header_timer: asyncio.TimerHandle | None = None
 
@@ -49,16 +48,16 @@ class DeadlineH11Protocol(H11Protocol):
 
     def data_received(self, data: bytes) -> None:
         self._ack_now()
-        before = self.cycle
         super().data_received(data)
-        if self.cycle is not before:  # a request's headers arrived whole
-            self._stop_timer()
+
+    def on_headers_complete(self) -> None:
+        self._stop_timer()
+        super().on_headers_complete()
 
     def on_response_complete(self) -> None:
-        answered = self.cycle
         super().on_response_complete()
-        if self.cycle is answered and not self.transport.is_closing():
-            self._await_headers()  # the next request's headers, on this kept-alive connection
+        if not self.pipeline and not self.transport.is_closing():
+            self._await_headers()  # the next request's, on this kept-alive connection
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_timer()
