@@ -5,9 +5,10 @@ HTTP one client going away is one connection closing: the SDK's 2026-07-28 path 
 cancels the request it carried, but a handshake-era request runs in its session's
 task, apart from the connection that carried it, and would go on (a wait to its full
 timeout, a tmux client held) for an answer no one will read. So the listener marks
-each request it passes on with a ``Hangup`` in its ASGI scope, fires it when the
-connection closes before the answer was sent, and the server runs a call inside the
-``Hangup`` of the request that carried it (``runtime/server.py``).
+each request it passes on with a ``Hangup`` in its ASGI scope, its HTTP protocol fires
+it when the connection closes before the answer was sent (``runtime/http_protocol.py``),
+and the server runs a call inside the ``Hangup`` of the request that carried it
+(``runtime/server.py``).
 """
 
 from __future__ import annotations
@@ -50,10 +51,12 @@ class Hangup:
         raise MCPError(code=REQUEST_CANCELLED, message="the client hung up before the answer")
 
 
-def hangup_of(request: object) -> Hangup | None:
-    """The ``Hangup`` the listener put on an HTTP request (None: not one of its requests)."""
-    scope = getattr(request, "scope", None)
-    if not isinstance(scope, dict):
-        return None
-    found = scope.get(SCOPE_KEY)
+def hangup_in(scope: object) -> Hangup | None:
+    """The ``Hangup`` the listener put in an ASGI scope (None: none there)."""
+    found = scope.get(SCOPE_KEY) if isinstance(scope, dict) else None
     return found if isinstance(found, Hangup) else None
+
+
+def hangup_of(request: object) -> Hangup | None:
+    """The ``Hangup`` of an HTTP request the listener passed on (None: not one of its)."""
+    return hangup_in(getattr(request, "scope", None))

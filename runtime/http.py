@@ -18,8 +18,8 @@ Every request meets the ``Gate`` first, which answers it itself unless all of th
 
 The connection itself is bounded by ``runtime/http_protocol.py`` (headers within 5 s)
 and uvicorn (``MAX_CONNECTIONS``, keep-alive); sessions by the manager (how many at
-once, how long idle). A request passed on carries a ``Hangup`` that fires when its
-client hangs up before the answer (``runtime/hangup.py``). Stopping (a signal, like the
+once, how long idle). A request passed on carries a ``Hangup`` that its protocol fires
+when the client hangs up before the answer (``runtime/hangup.py``). Stopping (a signal, like the
 end of input on stdio) answers or cancels everything in flight, ends every session and
 closes the handlers, so nothing is left in tmux.
 """
@@ -123,30 +123,19 @@ class Gate:
             await respond(send, status, answer, headers)
             return
         started = False
-        finished = False
-        hangup = Hangup()
 
         async def watched_send(message: Message) -> None:
-            nonlocal started, finished
-            if message["type"] == "http.response.start":
-                started = True
-            elif message["type"] == "http.response.body" and not message.get("more_body"):
-                finished = True
+            nonlocal started
+            started = True
             await send(message)
 
-        async def watched_receive() -> Message:
-            message = await receive()
-            if message["type"] == "http.disconnect" and not finished:
-                hangup.hang_up()
-            return message
-
-        downstream: Receive = watched_receive
+        downstream = receive
         if scope["method"] == "POST":
             body = await self.read_body(scope, receive, send)
             if body is None:
                 return
-            downstream = replaying(body, watched_receive)
-        scope[SCOPE_KEY] = hangup
+            downstream = replaying(body, receive)
+        scope[SCOPE_KEY] = Hangup()  # fired by the protocol if the client goes first
         with anyio.CancelScope() as cancel:
             self._in_flight.add(cancel)
             try:

@@ -9,6 +9,10 @@ likes. Here a connection must deliver a request's headers whole within
 408 and closed. A request whose headers arrived is the ASGI application's to bound
 (its body: ``runtime/http.py``).
 
+A connection that closes while its request still waits for an answer fires that
+request's ``Hangup`` (``runtime/hangup.py``; the listener put it in the request's scope):
+the transport is where a client's going away is known first, whatever the request does.
+
 It also acknowledges what it receives at once (``TCP_QUICKACK``, Linux): a client that
 writes a request's headers and body apart, with Nagle's algorithm on, holds the body
 until the headers are acknowledged, and a delayed acknowledgement made every such
@@ -22,6 +26,8 @@ import contextlib
 import socket
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from .hangup import hangup_in
 
 HEADER_SECONDS = 5.0
 """The longest a connection may take to send a request's headers."""
@@ -61,6 +67,11 @@ class DeadlineProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_timer()
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            hangup = hangup_in(cycle.scope)
+            if hangup is not None:
+                hangup.hang_up()
         super().connection_lost(exc)
 
     def _ack_now(self) -> None:
