@@ -67,16 +67,19 @@ class HttpServer:
         address: str = "127.0.0.1:0",
         token: str | None = "",
         log_dir: Path | None = None,
+        log: Path | None = None,
     ) -> HttpServer:
         """Start the command and wait until it listens. ``token`` "" makes a random one and
-        passes it in ``TMUX_CONTRACT_MCP_TOKEN``; None lets the server make its own."""
+        passes it in ``TMUX_CONTRACT_MCP_TOKEN``; None lets the server make its own. Its
+        stderr goes to ``log``, else to a new file in ``log_dir`` (else a new folder)."""
         environ = dict(env)
         if token == "":
             token = secrets.token_urlsafe(24)
         if token is not None:
             environ["TMUX_CONTRACT_MCP_TOKEN"] = token
-        folder = log_dir or Path(tempfile.mkdtemp(prefix="tcm-http-"))
-        log = folder / f"server-{secrets.token_hex(3)}.log"
+        if log is None:
+            folder = log_dir or Path(tempfile.mkdtemp(prefix="tcm-http-"))
+            log = folder / f"server-{secrets.token_hex(3)}.log"
         with log.open("wb") as sink:
             process = subprocess.Popen(
                 [COMMAND, "--profile", profile, "--http", address, *args],
