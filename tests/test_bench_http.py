@@ -56,11 +56,12 @@ def test_the_http_rows_get_a_table_of_their_own_with_the_ratio_to_stdio() -> Non
 
 
 @pytest.mark.e2e
-def test_a_short_run_measures_the_http_rows(tmux: TmuxServer) -> None:
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_a_short_run_measures_the_http_rows_in_either_era(tmux: TmuxServer, mode: str) -> None:
     args = parse(["--iterations", "2", "--batch-iterations", "1", "--wait-iterations", "1"])
     args.rows = list(HTTP_ROWS)
     lay = prepare_tmux(tmux)
-    both = make_columns(tmux, PEER, False, http=True)
+    both = make_columns(tmux, PEER, False, http=True, http_mode=mode)
     columns = [c for c in both if c.key in ("control", "http")]
     results: Results = {row: {c.key: Cell() for c in columns} for row in args.rows}
     conns = anyio.run(run, args, columns, lay, results)

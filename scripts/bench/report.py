@@ -154,12 +154,16 @@ def header(args: argparse.Namespace) -> list[str]:
             "and the peer here, measured turn by turn in the same run"
         )
     if not args.no_http and any(row in HTTP_ROWS for row in args.rows):
+        era = (
+            "with the initialize handshake, as the stdio columns are"
+            if args.http_mode == "legacy"
+            else "in 2026-07-28 (the SDK Client's auto mode), the stdio columns in the handshake"
+        )
         lines.append(
             f"{HTTP_LABEL}: ours over control served with --http 127.0.0.1:0 (a bearer token, "
             "every check of the listener on), driven by the SDK's ClientSession over its "
-            "Streamable HTTP client with the initialize handshake, as the stdio columns are; "
-            "on its rows it is compared with ours and the peer over stdio, measured turn by "
-            "turn in the same run"
+            f"Streamable HTTP client {era}; on its rows it is compared with ours and the peer "
+            "over stdio, measured turn by turn in the same run"
         )
     return [*lines, "samples: " + ", ".join(samples(args))]
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import anyio
 from anyio.abc import TaskGroup
+from mcp.client.client import Client
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -57,6 +58,7 @@ class Column:
     rows: tuple[str, ...] | None = None  # the rows it is measured on (None: every row)
     is_remote: bool = False  # ours reaching the tmux server through ssh
     is_http: bool = False  # ours served over Streamable HTTP (--http 127.0.0.1:0)
+    http_mode: str = "legacy"  # the SDK client's mode: "legacy" (handshake) or "auto" (2026)
 
     def measures(self, row: str) -> bool:
         return self.rows is None or row in self.rows
@@ -73,13 +75,16 @@ def make_columns(
     peer_as_shipped: bool,
     ssh: tuple[str, Path] | None = None,
     http: bool = False,
+    http_mode: str = "legacy",
 ) -> list[Column]:
     """Every server gets the same socket path; ours its transport as a flag.
 
     ``ssh`` (a target and its ssh config file) adds ours over control through ssh to that
     target, where the same socket path names the same tmux server (the remote is this
     machine), measured on the remote rows only. ``http`` adds ours over control served
-    with ``--http 127.0.0.1:0`` to the SDK's Streamable HTTP client, on the HTTP rows only.
+    with ``--http 127.0.0.1:0`` to the SDK's Streamable HTTP client, on the HTTP rows only;
+    ``http_mode`` is that client's era: "legacy" (the initialize handshake, as the stdio
+    columns speak) or "auto" (2026-07-28 with this server).
     """
     env = {
         "PATH": os.environ.get("PATH", ""),
@@ -125,7 +130,7 @@ def make_columns(
         columns.append(
             Column(
                 "http", HTTP_LABEL, OURS, env, surfaces, sys.executable,
-                ("--transport", "control"), rows=HTTP_ROWS, is_http=True,
+                ("--transport", "control"), rows=HTTP_ROWS, is_http=True, http_mode=http_mode,
             )
         )  # fmt: skip
     return columns
@@ -201,20 +206,23 @@ async def hold(conn: Conn, stop: anyio.Event) -> None:
 
 async def hold_http(conn: Conn, stop: anyio.Event) -> None:
     """The HTTP column: the command started with ``--http 127.0.0.1:0``, then the SDK's
-    ClientSession over its Streamable HTTP client, with the initialize handshake as the
-    stdio columns use it (the era clients speak today)."""
+    ClientSession over its Streamable HTTP client: with the initialize handshake as the
+    stdio columns use it (the era clients speak today), or in 2026-07-28 through the SDK's
+    ``Client`` (``http_mode="auto"``)."""
     column = conn.column
     server: HttpServer | None = None
     try:
         server = await anyio.to_thread.run_sync(
             lambda: HttpServer.start(column.env, conn.profile, *column.flags, log=conn.log)
         )
-        async with (
-            create_mcp_http_client(headers=server.headers) as client,
-            streamable_http_client(server.url, http_client=client) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await serve_until(conn, session, stop)
+        async with create_mcp_http_client(headers=server.headers) as client:
+            transport = streamable_http_client(server.url, http_client=client)
+            if column.http_mode == "legacy":
+                async with transport as (read, write), ClientSession(read, write) as session:
+                    await serve_until(conn, session, stop)
+            else:
+                async with Client(transport, mode=column.http_mode, cache=None) as sdk:
+                    await serve_until(conn, sdk.session, stop, handshake=False)
     except Exception as exc:
         tail = log_tail(conn.log)
         conn.error = describe(exc) + (f" (stderr: {tail})" if tail else "")
@@ -225,9 +233,12 @@ async def hold_http(conn: Conn, stop: anyio.Event) -> None:
             await anyio.to_thread.run_sync(server.stop)
 
 
-async def serve_until(conn: Conn, session: ClientSession, stop: anyio.Event) -> None:
+async def serve_until(
+    conn: Conn, session: ClientSession, stop: anyio.Event, handshake: bool = True
+) -> None:
     with anyio.fail_after(60):
-        await session.initialize()
+        if handshake:
+            await session.initialize()
         listed = await session.list_tools()
     conn.tools = frozenset(tool.name for tool in listed.tools)
     conn.session = session
