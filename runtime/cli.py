@@ -16,6 +16,8 @@ from .handlers.services import StartupRefused
 from .handlers.tmux.core import TRANSPORT_ENV, TRANSPORT_KINDS, TRANSPORTS, UnknownTransport
 from .handlers.tmux.remote import SSH_ENV, BadSshTarget
 from .listener import (
+    DEFAULT_IDLE_SECONDS,
+    DEFAULT_MAX_SESSIONS,
     HTTP_ENV,
     IDLE_ENV,
     MAX_SESSIONS_ENV,
@@ -116,10 +118,11 @@ def parser() -> argparse.ArgumentParser:
 def add_http_arguments(p: argparse.ArgumentParser) -> None:
     http = p.add_argument_group(
         "Streamable HTTP",
-        "Every request must carry Authorization: Bearer <token>; whoever holds the token can do "
-        "what this user can do in tmux. "
-        f"${MAX_SESSIONS_ENV} caps the sessions open at once (default 64), "
-        f"${IDLE_ENV} ends a session idle that long (default 1800).",
+        "Every request must carry Authorization: Bearer <token>; whoever holds the token\n"
+        "can do what this user can do in tmux.\n"
+        f"${MAX_SESSIONS_ENV} caps the sessions open at once (default\n"
+        f"{DEFAULT_MAX_SESSIONS}); ${IDLE_ENV} ends a session idle that many seconds\n"
+        f"(default {DEFAULT_IDLE_SECONDS:g}).",
     )
     http.add_argument(
         "--http",
