@@ -98,6 +98,8 @@ def parse_address(text: str) -> tuple[str, int]:
         host, port_text = inside, rest[1:]
     elif ":" in text:
         host, _, port_text = text.rpartition(":")
+        if ":" in host:
+            raise ListenerRefused(f"--http {text!r}: write an IPv6 address as [ADDRESS]:PORT")
     if host == "localhost":
         host = DEFAULT_HOST
     try:
