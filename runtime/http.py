@@ -26,6 +26,7 @@ closes the handlers, so nothing is left in tmux.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -36,6 +37,7 @@ import mcp.types as types
 import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.message import SessionMessage
 from starlette.types import Message, Receive, Scope, Send
 
 from .hangup import SCOPE_KEY, Hangup
@@ -45,7 +47,7 @@ from .logs import ClientLog
 from .profiles import Profile
 from .seam import HandlerSet
 from .server import build_server
-from .stdio import HEAD_LIMIT, LINE_LIMIT, oversize, refusal
+from .stdio import HEAD_LIMIT, LINE_LIMIT, oversize, read_message
 from .tokens import bearer
 
 MAX_CONNECTIONS = 512
@@ -122,27 +124,30 @@ class Gate:
             status, answer, headers = refused
             await respond(send, status, answer, headers)
             return
-        started = False
-
-        async def watched_send(message: Message) -> None:
-            nonlocal started
-            started = True
-            await send(message)
-
         downstream = receive
+        answering: types.RequestId | None = None
         if scope["method"] == "POST":
             body = await self.read_body(scope, receive, send)
             if body is None:
                 return
+            message = read_message(body)
+            if isinstance(message, types.JSONRPCError):
+                await respond(send, 400, _error_body(message))
+                return
+            if isinstance(message, SessionMessage) and isinstance(
+                message.message, types.JSONRPCRequest
+            ):
+                answering = message.message.id
             downstream = replaying(body, receive)
         scope[SCOPE_KEY] = Hangup()  # fired by the protocol if the client goes first
+        sender = AnswerAsJson(send, answering)
         with anyio.CancelScope() as cancel:
             self._in_flight.add(cancel)
             try:
-                await self.manager.handle_request(scope, downstream, watched_send)
+                await self.manager.handle_request(scope, downstream, sender)
             finally:
                 self._in_flight.discard(cancel)
-        if cancel.cancelled_caught and not started:
+        if cancel.cancelled_caught and not sender.started:
             await respond(send, 503, _refusal("the server is stopping"), CLOSE)
 
     def refuse(self, scope: Scope) -> tuple[int, bytes, tuple[tuple[bytes, bytes], ...]] | None:
@@ -192,8 +197,8 @@ class Gate:
         return None
 
     async def read_body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
-        """The whole body, or None once the request has been answered (too long, too slow,
-        not a JSON-RPC message) or its client has gone.
+        """The whole body, or None once the request has been answered (too long, too slow)
+        or its client has gone.
 
         A body over the limit is read on and dropped (up to ``DRAIN_LIMIT`` bytes) before the
         413, so a client still sending it can read the answer instead of a reset; past that
@@ -230,11 +235,83 @@ class Gate:
         if head:
             await respond(send, 413, _error_body(oversize(head, too_long)), CLOSE)
             return None
-        refused = refusal(body)
-        if refused is not None:
-            await respond(send, 400, _error_body(refused))
-            return None
         return bytes(body)
+
+
+class AnswerAsJson:
+    """The ``send`` of one request: an event stream whose first event is the answer to the
+    POST goes out as that answer in a JSON body instead.
+
+    The SDK answers every handshake-era POST with a server-sent-event stream that ends
+    right after the event carrying the JSON-RPC response. A client that stops reading at
+    that event (the SDK's does) closes the response before the stream's end has arrived,
+    cannot reuse the connection, and opens a new one for its next call; and it parses an
+    event stream where one JSON object would do. MCP lets a server answer each POST either
+    way. So the stream's start is held until its first event: when that event is the
+    answer, the response is that JSON object alone (headers kept but the stream's own, the
+    rest of the stream dropped); when it is anything else (progress, a ping a long call
+    sends every 15 s), the held start goes out and the stream flows as it came.
+    """
+
+    STREAM_HEADERS = frozenset(
+        {b"content-type", b"content-length", b"transfer-encoding", b"cache-control",
+         b"connection", b"x-accel-buffering"}
+    )  # fmt: skip
+
+    def __init__(self, send: Send, request_id: types.RequestId | None) -> None:
+        self._send = send
+        self._prefix = b""
+        if request_id is not None:
+            rid = json.dumps(request_id, ensure_ascii=False, separators=(",", ":"))
+            self._prefix = b'event: message\r\ndata: {"jsonrpc":"2.0","id":' + rid.encode() + b","
+        self._held: Message | None = None
+        self._answered = False
+        self.started = False  # whether anything went out
+
+    async def _out(self, message: Message) -> None:
+        self.started = True
+        await self._send(message)
+
+    def _answer_in(self, chunk: bytes) -> bytes | None:
+        """The JSON-RPC response this event chunk carries, when it answers the POST."""
+        if (
+            not self._prefix
+            or not chunk.startswith(self._prefix)
+            or not chunk.endswith(b"\r\n\r\n")
+        ):
+            return None
+        data = chunk[len(b"event: message\r\ndata: ") : -4]
+        rest = chunk[len(self._prefix) : len(self._prefix) + 8]
+        if b"\n" in data or not rest.startswith((b'"result"', b'"error"')):
+            return None
+        return data
+
+    async def __call__(self, message: Message) -> None:
+        if self._answered:
+            return  # what the stream sends after its answer
+        if message["type"] == "http.response.start":
+            headers = dict(message.get("headers", []))
+            stream = headers.get(b"content-type", b"").startswith(b"text/event-stream")
+            if self._prefix and message["status"] == 200 and stream:
+                self._held = message
+                return
+            await self._out(message)
+            return
+        if self._held is not None:
+            start, self._held = self._held, None
+            answer = self._answer_in(message.get("body", b""))
+            if answer is not None:
+                kept = [(k, v) for k, v in start.get("headers", []) if k not in self.STREAM_HEADERS]
+                kept += [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", b"%d" % len(answer)),
+                ]
+                await self._out({"type": "http.response.start", "status": 200, "headers": kept})
+                await self._out({"type": "http.response.body", "body": answer})
+                self._answered = True
+                return
+            await self._out(start)
+        await self._out(message)
 
 
 def replaying(body: bytes, receive: Receive) -> Receive:

@@ -257,6 +257,13 @@ def _parse(line: bytes | bytearray) -> Item | types.JSONRPCError | None:
     return _classified(value, refusal)
 
 
+def read_message(text: bytes | bytearray) -> Item | types.JSONRPCError | None:
+    """``text`` read as this wire reads one line: the message; or the error it answers it
+    with (-32700, -32600); or the exception a response it cannot read becomes (never
+    answered); or None (nothing to answer). The HTTP listener reads a request body so."""
+    return _parse(text)
+
+
 def refusal(text: bytes | bytearray) -> types.JSONRPCError | None:
     """The error this wire answers ``text`` with as one line (-32700, -32600), or None when
     it reads as a message or is nothing to answer: the HTTP listener answers a request

@@ -19,9 +19,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
+import httpx2
 import mcp.types as types
 import pytest
 from anyio.streams.memory import MemoryObjectReceiveStream
+from mcp.client.client import Client as SdkClient
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from scripts.lab import processes
@@ -320,3 +323,27 @@ def test_sighup_and_sigint_stop_it_as_sigterm_does(shared: TmuxServer, signal_na
         assert server.process.wait(20) == 128 + number
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_client_keeps_its_connection_from_call_to_call(
+    server: HttpServer, mode: str
+) -> None:
+    """A handshake-era answer is one JSON body, not an event stream the SDK client stops
+    reading at its last event: that left every connection unusable, one new one per call."""
+    ports: list[int] = []
+
+    async def record(response: httpx2.Response) -> None:
+        if response.request.method == "POST":
+            stream = response.extensions["network_stream"]
+            ports.append(stream.get_extra_info("client_addr")[1])
+
+    hooks = {"response": [record]}
+    async with (
+        httpx2.AsyncClient(headers=server.headers, event_hooks=hooks) as http,
+        SdkClient(streamable_http_client(server.url, http_client=http), mode=mode) as sdk,
+    ):
+        for _ in range(20):
+            result = await sdk.session.call_tool("list_sessions", {})
+            assert not result.is_error
+    assert len(ports) >= 20 and len(set(ports[-20:])) <= 2, sorted(set(ports))
