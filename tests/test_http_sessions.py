@@ -57,6 +57,11 @@ def new_session(tmux: TmuxServer) -> tuple[str, str]:
     return name, pane
 
 
+def shows(tmux: TmuxServer, pane: str, line: str) -> bool:
+    """Whether ``pane`` holds ``line`` (typed keys reach the screen a moment later)."""
+    return line in tmux.tmux("capture-pane", "-p", "-t", pane).splitlines()
+
+
 def waiting(tmux: TmuxServer, session: str) -> bool:
     """Whether a wait's output client is attached to ``session`` (no one else attaches there)."""
     return session in {name for _, name in clients(tmux)}
@@ -156,9 +161,11 @@ async def test_one_clients_cursor_never_moves_anothers(
         first_cursor = (await first.ok("capture_since", {"pane_id": pane}))["cursor"]
         second_cursor = (await second.ok("capture_since", {"pane_id": pane}))["cursor"]
         await anyio.to_thread.run_sync(type_line, shared, pane, "line-one")
+        await eventually(lambda: shows(shared, pane, "line-one"), "line-one on the pane")
         read = await first.ok("capture_since", {"pane_id": pane, "cursor": first_cursor})
         assert "line-one" in read["lines"]
         await anyio.to_thread.run_sync(type_line, shared, pane, "line-two")
+        await eventually(lambda: shows(shared, pane, "line-two"), "line-two on the pane")
         read = await second.ok("capture_since", {"pane_id": pane, "cursor": second_cursor})
     assert [line for line in read["lines"] if line] == ["line-one", "line-two"]
 
