@@ -18,7 +18,7 @@ env: $(STAMP)
 # The tests and the demo need tmux 3.2 or newer: install it when missing, then check it.
 tmux: env
 	@sh scripts/setup.sh tmux
-	@$(BIN)/python -m tmux_contract_mcp.handlers.tmux.version
+	@$(BIN)/python -m tmux_contract_mcp.handlers.tmux.transport.version
 
 # The remote-tmux tests start a private OpenSSH server: install it when missing.
 sshd:

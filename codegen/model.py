@@ -253,6 +253,11 @@ class Profile:
         return tuple(resource for resource in self.resources if resource.is_template)
 
     @property
+    def watched_resources(self) -> tuple[Resource, ...]:
+        """The resources a client can subscribe to (their contracts say ``updates``)."""
+        return tuple(resource for resource in self.resources if resource.updates)
+
+    @property
     def fixed_resources(self) -> tuple[Resource, ...]:
         return tuple(resource for resource in self.resources if not resource.is_template)
 

@@ -102,6 +102,12 @@ def resource_method(resource: str) -> str:
     return f"resource_{identifier(resource)}"
 
 
+def resource_watch_method(resource: str) -> str:
+    """The handler method that watches a resource for subscribers:
+    ``get_pane`` -> ``watch_resource_get_pane``."""
+    return f"watch_{resource_method(resource)}"
+
+
 def resource_module(resource: str) -> str:
     return f"resource_{identifier(resource)}"
 

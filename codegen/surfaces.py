@@ -157,6 +157,17 @@ class Resource:
         return naming.resource_method(self.name)
 
     @property
+    def updates(self) -> str | None:
+        """When a subscriber is told the resource changed; None: it cannot be subscribed to."""
+        updates = self.metadata.get("updates")
+        return str(updates) if updates else None
+
+    @property
+    def watch_method(self) -> str | None:
+        """The handler method that watches it for subscribers (None: not subscribable)."""
+        return naming.resource_watch_method(self.name) if self.updates else None
+
+    @property
     def module(self) -> str:
         return naming.resource_module(self.name)
 

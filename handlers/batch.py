@@ -22,6 +22,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
 from ..reply import compact_json
+from ..seam import Answering, Call
 from .services import Runtime, WireSize
 
 ERROR_CAP = 4096  # bytes of one row's error message
@@ -93,6 +94,7 @@ class Answer:
     stopped_at: int | None
     flavour: Flavour
     wire: WireSize
+    answering: Answering
     truncated_bytes: int = 0
     oldest_first: bool = False  # which results elision drops first: lowest index, or newest
 
@@ -117,7 +119,7 @@ class Answer:
 
     def line_bytes(self) -> int:
         structured, text = self.rendered()
-        return self.wire.result_bytes(structured, text)
+        return self.wire.result_bytes(structured, text, self.answering)
 
     def elide(self, row: Row) -> None:
         """Drop a row's result; the bytes saved count as the reference says (minus ``null``)."""
@@ -139,7 +141,7 @@ class Answer:
             + self.wire.escape_factor * (len(row.tool.encode()) + len((row.error or "").encode()))
             for row in self.rows
         )
-        return self.wire.line_bound(structured, structured)
+        return self.wire.line_bound(structured, structured, self.answering)
 
     def next_to_elide(self) -> Row | None:
         """The row whose result goes next: the oldest or the newest kept, by the flavour's order."""
@@ -193,15 +195,15 @@ class Batch:
         self.flavour = flavour
         self.oldest_first = oldest_first
 
-    async def run(self, operations: Sequence[Operation], on_error: str) -> Answer:
+    async def run(self, call: Call, operations: Sequence[Operation], on_error: str) -> Answer:
         """Run in order; with ``stop``, nothing after the first failed row runs."""
         rows: list[Row] = []
         stopped_at: int | None = None
         kept = 0
-        answer = Answer(rows, on_error, None, self.flavour, self.runtime)
+        answer = Answer(rows, on_error, None, self.flavour, self.runtime, call.answering)
         answer.oldest_first = self.oldest_first
         for index, operation in enumerate(operations):
-            rows.append(await self._run_one(index, operation))
+            rows.append(await self._run_one(call, index, operation))
             row = rows[-1]
             row.size = len(compact_json(self.flavour.result_part(row)).encode())
             kept += row.size
@@ -218,7 +220,7 @@ class Batch:
         answer.fit()
         return answer
 
-    async def _run_one(self, index: int, operation: Operation) -> Row:
+    async def _run_one(self, call: Call, index: int, operation: Operation) -> Row:
         started = time.perf_counter()
         runtime = self.runtime
         if (
@@ -227,9 +229,9 @@ class Batch:
             message = f"{operation.tool} is not served by the {runtime.profile} profile."
             return Row(index, operation.tool, message, None, 0.0, outside=True)
         if operation.params is not None:
-            result = await runtime.run_checked(operation.tool, operation.params)
+            result = await runtime.run_checked(operation.tool, operation.params, call)
         else:
-            result = await runtime.call(operation.tool, operation.arguments or {})
+            result = await runtime.call(operation.tool, operation.arguments or {}, call)
         elapsed = time.perf_counter() - started
         error = cap_text(result_text(result), ERROR_CAP) if result.is_error else None
         if error is not None:  # the row's own result carries the capped message too

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
 
+from ..seam import Answering, Call
+
 if TYPE_CHECKING:  # the SDK loads only to serve: --version and --help stay quick
     import mcp.types as types
 
@@ -62,11 +64,13 @@ class WireSize(Protocol):
         """The most bytes JSON spends on one byte of a string."""
         ...
 
-    def result_bytes(self, structured: dict[str, Any], text: str | None) -> int:
+    def result_bytes(
+        self, structured: dict[str, Any], text: str | None, answering: Answering
+    ) -> int:
         """The exact bytes of the response line for a successful result (``text`` None: its JSON)."""
         ...
 
-    def line_bound(self, structured_bytes: int, text_bytes: int) -> int:
+    def line_bound(self, structured_bytes: int, text_bytes: int, answering: Answering) -> int:
         """At least ``result_bytes`` of a result whose parts encode to these sizes."""
         ...
 
@@ -92,10 +96,12 @@ class Runtime(WireSize, Protocol):
         """
         ...
 
-    async def call(self, name: str, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
-        """A served tool's result, checked and run as a direct call is."""
+    async def call(
+        self, name: str, arguments: Mapping[str, Any] | None, call: Call
+    ) -> types.CallToolResult:
+        """A served tool's result, checked and run as a direct call is, in ``call``'s context."""
         ...
 
-    async def run_checked(self, name: str, params: BaseModel) -> types.CallToolResult:
+    async def run_checked(self, name: str, params: BaseModel, call: Call) -> types.CallToolResult:
         """A served tool's result for arguments ``check_arguments`` admitted."""
         ...

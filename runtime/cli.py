@@ -13,8 +13,13 @@ from contextlib import contextmanager
 
 from . import __version__
 from .handlers.services import StartupRefused
-from .handlers.tmux.core import TRANSPORT_ENV, TRANSPORT_KINDS, TRANSPORTS, UnknownTransport
-from .handlers.tmux.remote import SSH_ENV, BadSshTarget
+from .handlers.tmux.transport.kinds import (
+    TRANSPORT_ENV,
+    TRANSPORT_KINDS,
+    TRANSPORTS,
+    UnknownTransport,
+)
+from .handlers.tmux.transport.ssh import SSH_ENV, BadSshTarget
 from .listener import (
     DEFAULT_IDLE_SECONDS,
     DEFAULT_MAX_SESSIONS,

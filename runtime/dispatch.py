@@ -24,7 +24,7 @@ from .handlers import services
 from .handlers.services import ArgumentsRefused
 from .profiles import Profile, Tool
 from .reply import Reply, compact_json
-from .seam import HandlerSet
+from .seam import Answering, Call, HandlerSet
 from .wire import ESCAPE_FACTOR, LINE_CAP, line_bound, response_line_bytes
 
 log = logging.getLogger(__name__)
@@ -50,17 +50,19 @@ def structured_text(structured: dict[str, Any], key: str | None = None) -> str:
     return value if isinstance(value, str) else compact_json(value)
 
 
-def success_result(structured: dict[str, Any], text: str | None = None) -> types.CallToolResult:
-    """The result as sent: structured content, and as text its JSON unless a text is given."""
+def success_result(
+    structured: dict[str, Any], text: str | None = None, notes: tuple[str, ...] = ()
+) -> types.CallToolResult:
+    """The result as sent: structured content, and as text its JSON unless a text is given,
+    then one more text block per note."""
     if text is None:
         text = compact_json(structured)
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)], structured_content=structured
-    )
+    blocks = [types.TextContent(type="text", text=block) for block in (text, *notes)]
+    return types.CallToolResult(content=list(blocks), structured_content=structured)
 
 
 async def call_tool(
-    tool: Tool, handlers: HandlerSet, arguments: Mapping[str, Any] | None
+    tool: Tool, handlers: HandlerSet, call: Call, arguments: Mapping[str, Any] | None
 ) -> types.CallToolResult:
     """One call, top-down: check the arguments, run the handler, check the result, reply.
 
@@ -73,17 +75,19 @@ async def call_tool(
     except ArgumentsRefused as exc:
         result = error_result(exc.message, tool, "invalid_input")
     else:
-        result = await run_checked(tool, handlers, params)
+        result = await run_checked(tool, handlers, call, params)
     if log.isEnabledFor(logging.INFO):
         _log_answer(tool, result, started)
     return result
 
 
-async def run_checked(tool: Tool, handlers: HandlerSet, params: BaseModel) -> types.CallToolResult:
+async def run_checked(
+    tool: Tool, handlers: HandlerSet, call: Call, params: BaseModel
+) -> types.CallToolResult:
     """Run a call whose arguments ``check_arguments`` admitted, check what it answers, and
     reply; a batch runs its admitted operations through here too."""
     try:
-        output = await handlers.tool(tool.entry.method)(params)
+        output = await handlers.tool(tool.entry.method)(call, params)
     except ToolError as exc:
         return error_result(exc.message, tool, exc.kind)
     except MCPError:  # a handler's deliberate protocol-level answer
@@ -97,7 +101,7 @@ async def run_checked(tool: Tool, handlers: HandlerSet, params: BaseModel) -> ty
         structured, text = checked_result(tool, output)
     except BrokenResult as exc:
         return error_result(str(exc), tool)
-    return success_result(structured, text)
+    return success_result(structured, text, output.notes if isinstance(output, Reply) else ())
 
 
 class BrokenResult(Exception):
@@ -176,17 +180,21 @@ class ServedRuntime:
     ) -> BaseModel:
         return check_arguments(self._served_tool(name), arguments, at)
 
-    async def call(self, name: str, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
-        return await call_tool(self._served_tool(name), self._bound(), arguments)
+    async def call(
+        self, name: str, arguments: Mapping[str, Any] | None, call: Call
+    ) -> types.CallToolResult:
+        return await call_tool(self._served_tool(name), self._bound(), call, arguments)
 
-    async def run_checked(self, name: str, params: BaseModel) -> types.CallToolResult:
-        return await run_checked(self._served_tool(name), self._bound(), params)
+    async def run_checked(self, name: str, params: BaseModel, call: Call) -> types.CallToolResult:
+        return await run_checked(self._served_tool(name), self._bound(), call, params)
 
-    def result_bytes(self, structured: dict[str, Any], text: str | None) -> int:
-        return response_line_bytes(success_result(structured, text))
+    def result_bytes(
+        self, structured: dict[str, Any], text: str | None, answering: Answering
+    ) -> int:
+        return response_line_bytes(success_result(structured, text), answering)
 
-    def line_bound(self, structured_bytes: int, text_bytes: int) -> int:
-        return line_bound(structured_bytes, text_bytes)
+    def line_bound(self, structured_bytes: int, text_bytes: int, answering: Answering) -> int:
+        return line_bound(structured_bytes, text_bytes, answering)
 
     def _served_tool(self, name: str) -> Tool:
         tool = self.served.tool(name)

@@ -34,8 +34,11 @@ def _fail(code: int, message: str, uri: str, **data: Any) -> NoReturn:
     raise MCPError(code=code, message=message, data={"uri": uri, **data})
 
 
-def match(resources: Iterable[Resource], uri: str) -> tuple[Resource, dict[str, str]]:
-    """The resource ``uri`` names and its variables; raises -32602 naming what is wrong."""
+def match(
+    resources: Iterable[Resource], uri: str, doing: str = "read"
+) -> tuple[Resource, dict[str, str]]:
+    """The resource ``uri`` names and its variables; raises -32602 naming what is wrong
+    (``doing``: what was asked of it, for "Nothing was read.")."""
     served = list(resources)
     for resource in served:
         try:
@@ -43,7 +46,7 @@ def match(resources: Iterable[Resource], uri: str) -> tuple[Resource, dict[str, 
         except BadUri as exc:
             _fail(
                 types.INVALID_PARAMS,
-                f"Invalid resource URI {uri}: {exc.message}. Nothing was read.",
+                f"Invalid resource URI {uri}: {exc.message}. Nothing was {doing}.",
                 uri,
                 field=exc.field,
             )
@@ -58,28 +61,40 @@ def match(resources: Iterable[Resource], uri: str) -> tuple[Resource, dict[str, 
     )
 
 
+def checked_variables(
+    resource: Resource, variables: dict[str, str], uri: str, doing: str = "read"
+) -> BaseModel:
+    """The URI's variables as the resource's model, once they pass its JSON Schema; raises
+    -32602 naming what is wrong."""
+    problems = (
+        [] if resource.variables.accepts(variables) else resource.variables.problems(variables)
+    )
+    if problems:
+        again = "read it again" if doing == "read" else "try again"
+        _fail(
+            types.INVALID_PARAMS,
+            f"Invalid resource URI {uri} ({resource.entry.uri}): "
+            + "; ".join(problems)
+            + f". Nothing was {doing}; fix the URI and {again}.",
+            uri,
+        )
+    try:
+        params: BaseModel = resource.variables_model.model_validate(variables, strict=True)
+    except ValidationError as exc:
+        fields = "; ".join(f"`{json_path(e['loc'])}`: {e['msg']}" for e in exc.errors())
+        _fail(
+            types.INVALID_PARAMS, f"Invalid resource URI {uri}: {fields}. Nothing was {doing}.", uri
+        )
+    return params
+
+
 async def read_resource(
     resources: Iterable[Resource], handlers: HandlerSet, uri: str
 ) -> types.ReadResourceResult:
     started = time.perf_counter()
     resource, variables = match(resources, uri)
     name = resource.entry.name
-    problems = (
-        [] if resource.variables.accepts(variables) else resource.variables.problems(variables)
-    )
-    if problems:
-        _fail(
-            types.INVALID_PARAMS,
-            f"Invalid resource URI {uri} ({resource.entry.uri}): "
-            + "; ".join(problems)
-            + ". Nothing was read; fix the URI and read it again.",
-            uri,
-        )
-    try:
-        params = resource.variables_model.model_validate(variables, strict=True)
-    except ValidationError as exc:
-        fields = "; ".join(f"`{json_path(e['loc'])}`: {e['msg']}" for e in exc.errors())
-        _fail(types.INVALID_PARAMS, f"Invalid resource URI {uri}: {fields}. Nothing was read.", uri)
+    params = checked_variables(resource, variables, uri)
 
     try:
         answer = await handlers.resource(resource.entry.method)(params)

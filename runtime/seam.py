@@ -10,21 +10,83 @@ this process runs, which toolsets its start turns on, and how to let go of what 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, cast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
     from .reply import Reply
 
-ToolMethod = Callable[[BaseModel], Awaitable["BaseModel | Reply[BaseModel]"]]
-"""A tool: its checked input model in, its output model (or a Reply) out."""
+Reporter = Callable[[float, "float | None", "str | None"], Awaitable[None]]
+"""Where a call's progress goes: (progress, total, message)."""
+
+
+async def _nowhere(progress: float, total: float | None = None, message: str | None = None) -> None:
+    """Progress for a call whose client asked for none."""
+
+
+@dataclass(frozen=True)
+class Answering:
+    """What shapes the response line of the call being answered: its request id, the
+    protocol version it came in on and the server-info stamp that version carries."""
+
+    request_id: int | str = 0
+    protocol_version: str | None = None
+    server_info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Call:
+    """What one tools/call gives its handler besides the arguments, passed explicitly.
+
+    ``progress`` sends a progress notification for this request (nowhere when the client
+    gave no progress token); ``answering`` is what the batch needs to count its answer's
+    bytes on the wire exactly. Cancellation has no field: the SDK cancels the handler's
+    task (an anyio cancel scope) when the client cancels the request, so a handler
+    learns it where it awaits.
+    """
+
+    answering: Answering = field(default_factory=Answering)
+    report: Reporter = _nowhere
+
+    async def progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        await self.report(progress, total, message)
+
+
+ToolMethod = Callable[[Call, BaseModel], Awaitable["BaseModel | Reply[BaseModel]"]]
+"""A tool: the call's context and its checked input model in, its output model (or a
+Reply) out."""
 ResourceMethod = Callable[[BaseModel], Awaitable["BaseModel | str"]]
 """A resource: its URI's checked variables in, the result model or the text out."""
 PromptMethod = Callable[[BaseModel], Awaitable[str]]
 """A prompt: its checked argument values in, the message's text out."""
 Completer = Callable[[str, str, Mapping[str, str]], Awaitable[list[str]]]
 """Live values of a kind that start with a prefix, given the other arguments."""
+
+
+class Changes(Protocol):
+    """Where a watch method reports on the resource it watches (the runtime's side of a
+    subscription). Both are called from the event loop's callbacks: quick, never blocking."""
+
+    def changed(self) -> None:
+        """The resource may read differently now."""
+
+    def ended(self, why: str) -> None:
+        """The resource is gone (``why`` says what went); nothing more follows."""
+
+
+class Watching(Protocol):
+    """What a watch method returns; the runtime closes it when the last subscriber leaves."""
+
+    async def aclose(self) -> None: ...
+
+
+WatchMethod = Callable[[BaseModel, "Changes"], Awaitable["Watching"]]
+"""A subscribable resource's watch: its URI's checked variables and where to report in;
+refuses a target that is not there (``NotFound``) as the read would."""
 
 
 HOOKS = ("instruction_facts", "startup_toolsets", "aclose")
@@ -44,6 +106,10 @@ class HandlerSet:
 
     def prompt(self, method: str) -> PromptMethod:
         return cast(PromptMethod, getattr(self, method))
+
+    def watch(self, method: str) -> WatchMethod:
+        """The method watching a subscribable resource (the registry's ``watch_method``)."""
+        return cast(WatchMethod, getattr(self, method))
 
     def completer(self) -> Completer | None:
         """``complete_argument``, for a profile whose contracts complete to live values."""

@@ -19,20 +19,19 @@ import mcp.types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from . import __version__
+from . import __version__, middleware
 from .completion import complete
 from .dispatch import call_tool
 from .errors import envelope_data
 from .hangup import hangup_of
 from .instructions import instructions_for
+from .live import add_subscriptions
 from .logs import ClientLog, conversation
 from .profiles import Profile
-from .progress import reporter
 from .prompts import get_prompt
 from .resources import read_resource
-from .seam import HandlerSet
+from .seam import Answering, Call, HandlerSet
 from .toolsets import EXCLUDE_TOOLS_ENV, TOOLS_ENV, TOOLSETS_ENV
-from .wire import Outgoing, answering
 
 SESSION_HEADER = "mcp-session-id"
 ONE_CLIENT = "the one client"
@@ -108,9 +107,8 @@ def build_server(
         if tool is None:
             raise unknown_tool(profile, params.name)
         rid = 0 if ctx.request_id is None else ctx.request_id
-        answering.set(Outgoing(rid, ctx.protocol_version, stamp))
-        reporter.set(ctx.session.report_progress)
-        return await call_tool(tool, handlers, params.arguments)
+        call = Call(Answering(rid, ctx.protocol_version, stamp), ctx.session.report_progress)
+        return await call_tool(tool, handlers, call, params.arguments)
 
     server: Server[Any] = Server(
         "tmux-contract-mcp",
@@ -123,7 +121,11 @@ def build_server(
         get_tool_input_schema=input_schema_of(profile),
     )
     stamp = server.server_info_stamp  # fixed for the server's life; read-only from here on
+    middleware.install(server)
     add_resources_and_prompts(server, profile, handlers)
+    add_subscriptions(
+        server, profile.resources.values(), handlers, os.environ if environ is None else environ
+    )
     add_logging(server, client_log)
     return server
 

@@ -32,6 +32,7 @@ class ResourceEntry:
     result_model: str | None  # None: the method answers with the text itself
     contract: str
     complete: Mapping[str, str] = field(default_factory=dict)  # variable -> completion kind
+    watch_method: str | None = None  # None: the resource cannot be subscribed to
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ import pytest
 from scripts.lab.client import Client, open_client
 from scripts.lab.tmuxserver import TMUX, TmuxServer
 from tests.test_python_running import quiet_cat
-from tmux_contract_mcp.handlers.tmux.formats import counts_clients
+from tmux_contract_mcp.handlers.tmux.transport.formats import counts_clients
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

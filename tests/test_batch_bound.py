@@ -13,7 +13,8 @@ from tmux_contract_mcp.handlers.python.batch import PythonRows
 from tmux_contract_mcp.handlers.swift.batch import SwiftRows
 from tmux_contract_mcp.profiles import load_profile
 from tmux_contract_mcp.reply import compact_json
-from tmux_contract_mcp.wire import LINE_CAP, Outgoing, answering
+from tmux_contract_mcp.seam import Answering
+from tmux_contract_mcp.wire import LINE_CAP
 
 # The runtime's measure of the wire, as the batch is given it.
 WIRE = ServedRuntime(load_profile("python"))
@@ -28,7 +29,12 @@ def text_of(rng: random.Random, size: int, alphabet: str = NASTY) -> str:
 
 
 def answer_of(
-    rng: random.Random, flavour: Flavour, rows: int, size: int, alphabet: str = NASTY
+    rng: random.Random,
+    flavour: Flavour,
+    rows: int,
+    size: int,
+    alphabet: str = NASTY,
+    answering: Answering | None = None,
 ) -> Answer:
     made: list[Row] = []
     for index in range(rows):
@@ -42,7 +48,7 @@ def answer_of(
         structured = {"lines": [text_of(rng, size // 4, alphabet) for _ in range(4)], "n": index}
         result = success_result(structured)
         made.append(Row(index, "capture_pane", None, result, rng.random()))
-    answer = Answer(made, "continue", None, flavour, WIRE)
+    answer = Answer(made, "continue", None, flavour, WIRE, answering or Answering())
     for row in made:
         row.size = len(compact_json(flavour.result_part(row)).encode())
     return answer
@@ -56,13 +62,11 @@ def test_the_bound_is_never_below_the_exact_line(
 ) -> None:
     rng = random.Random(f"{type(flavour).__name__}{request_id!r:.10}{protocol_version}")
     server_info = {"name": "tmux-contract-mcp", "version": "0.1.0"}
-    token = answering.set(Outgoing(request_id, protocol_version, server_info))
-    try:
-        for _ in range(12):
-            answer = answer_of(rng, flavour, rng.randint(1, 16), rng.choice([10, 1000, 6000]))
-            assert answer.line_bytes_bound() >= answer.line_bytes()
-    finally:
-        answering.reset(token)
+    answering = Answering(request_id, protocol_version, server_info)
+    for _ in range(12):
+        size = rng.choice([10, 1000, 6000])
+        answer = answer_of(rng, flavour, rng.randint(1, 16), size, answering=answering)
+        assert answer.line_bytes_bound() >= answer.line_bytes()
 
 
 def test_sixteen_ordinary_reads_are_known_to_fit_without_measuring() -> None:

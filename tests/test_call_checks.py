@@ -23,7 +23,7 @@ from tmux_contract_mcp.arguments import check_arguments
 from tmux_contract_mcp.dispatch import call_tool
 from tmux_contract_mcp.errors import ToolError
 from tmux_contract_mcp.profiles import Tool, create_handlers, load_profile
-from tmux_contract_mcp.seam import HandlerSet
+from tmux_contract_mcp.seam import Call, HandlerSet
 
 pytestmark = pytest.mark.anyio
 
@@ -43,8 +43,8 @@ class Recorder(HandlerSet):
         self.calls: list[BaseModel] = []
         self.answer = answer
 
-    def __getattr__(self, method: str) -> Callable[[BaseModel], Any]:
-        async def handle(params: BaseModel) -> Any:
+    def __getattr__(self, method: str) -> Callable[[Call, BaseModel], Any]:
+        async def handle(call: Call, params: BaseModel) -> Any:
             self.calls.append(params)
             return self.answer()
 
@@ -63,7 +63,7 @@ async def test_a_handler_gets_an_int_for_an_integral_float_where_the_contract_sa
 ):
     handlers = Recorder(fail)
     tool = served("python", "capture_pane")
-    result = await call_tool(tool, handlers, {"max_lines": 5.0, "start": -0.0, "end": 1e2})
+    result = await call_tool(tool, handlers, Call(), {"max_lines": 5.0, "start": -0.0, "end": 1e2})
     assert error_text(result) == "the handler ran"
     (params,) = handlers.calls
     values = params.model_dump(exclude_unset=True)
@@ -87,7 +87,7 @@ def test_a_nested_integral_float_reaches_the_operations_model_as_an_int() -> Non
 async def test_a_call_the_schema_refuses_reaches_no_handler() -> None:
     handlers = Recorder(fail)
     tool = served("python", "capture_pane")
-    result = await call_tool(tool, handlers, {"max_lines": "5"})
+    result = await call_tool(tool, handlers, Call(), {"max_lines": "5"})
     assert result.is_error
     message = error_text(result)
     assert "Invalid arguments for capture_pane" in message
@@ -100,12 +100,12 @@ async def test_a_result_that_breaks_its_output_schema_is_not_sent() -> None:
     output = tool.output_model.model_validate({"values": {"pane_id": "%1"}})
     handlers = Recorder(lambda: output)
     arguments = {"names": ["pane_id"]}
-    sent = await call_tool(tool, handlers, arguments)
+    sent = await call_tool(tool, handlers, Call(), arguments)
     assert not sent.is_error and sent.structured_content == {"values": {"pane_id": "%1"}}
     broken = tool.output_model.model_construct(values={"pane_id": 5})  # the injected fault
     handlers.answer = lambda: broken
     with pytest.warns(UserWarning, match="serializ"):  # pydantic notices the fault too
-        result = await call_tool(tool, handlers, arguments)
+        result = await call_tool(tool, handlers, Call(), arguments)
     assert result.is_error and result.structured_content is None
     message = error_text(result)
     assert "breaks its output schema" in message
@@ -145,7 +145,7 @@ def stricter_model_for(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
 
 async def run_batch(profile: str, tmux: TmuxServer, operations: list[Any]) -> types.CallToolResult:
     async with handlers_for(profile, tmux) as handlers:
-        return await call_tool(served(profile, BATCH), handlers, {"operations": operations})
+        return await call_tool(served(profile, BATCH), handlers, Call(), {"operations": operations})
 
 
 @pytest.mark.parametrize(

@@ -14,16 +14,20 @@ import anyio
 import pytest
 
 from scripts.lab.tmuxserver import TMUX, TmuxServer
-from tmux_contract_mcp.handlers.tmux.control import (
-    ControlClient,
+from tmux_contract_mcp.handlers.tmux.errors import (
+    CommandFailed,
     ControlClientGone,
+    NoServer,
+    TmuxUnavailable,
+)
+from tmux_contract_mcp.handlers.tmux.transport.control import (
+    ControlClient,
     ControlTransport,
     output_event,
     runs_in_control,
 )
-from tmux_contract_mcp.handlers.tmux.errors import CommandFailed, NoServer, TmuxUnavailable
-from tmux_contract_mcp.handlers.tmux.sockets import Socket
-from tmux_contract_mcp.handlers.tmux.transport import SubprocessTransport
+from tmux_contract_mcp.handlers.tmux.transport.process import SubprocessTransport
+from tmux_contract_mcp.handlers.tmux.transport.sockets import Socket
 
 pytestmark = pytest.mark.anyio
 

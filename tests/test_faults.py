@@ -117,10 +117,19 @@ def attached(server: TmuxServer) -> dict[int, str]:
     return {int(pid): name for pid, name in (row.split(" ", 1) for row in rows)}
 
 
-async def wait_arguments(profile: str, client: Client, pane: str) -> tuple[str, dict[str, Any]]:
-    """The profile's wait on ``pane`` with a long timeout: (tool, arguments)."""
+async def wait_arguments(
+    profile: str, client: Client, pane: str, tmux: TmuxServer, *, cursor: bool = True
+) -> tuple[str, dict[str, Any]]:
+    """The profile's wait on ``pane`` (of ``tmux``) with a long timeout: (tool, arguments);
+    swift's continues from a cursor ``client`` opens unless not ``cursor``."""
     if profile == "python":
         return "wait_for_text", {"pane_id": pane, "patterns": ["FAULT-DONE"], "timeout": 30}
+    if not cursor:
+        return "capture_since", {"paneId": pane, "waitMs": 10_000}
+    # A line above the cursor first: a cursor on a pane with no rows above it has its rows
+    # counted by an output client that outlives the wait (tests/test_live_cursor_counts.py).
+    tmux.tmux("send-keys", "-t", pane, "echo ready", "Enter")
+    await eventually(lambda: "ready" in tmux.lines("capture-pane", "-p", "-t", pane), "ready")
     first = await client.ok("capture_since", {"paneId": pane})
     return "capture_since", {"paneId": pane, "cursor": first["cursor"], "waitMs": 10_000}
 
@@ -144,7 +153,7 @@ async def start_wait(
     """Start the profile's wait on ``pane``; return once it waits (its output client is
     attached to ``session``, where nothing else attaches)."""
     client = lab.clients[profile]
-    tool, arguments = await wait_arguments(profile, client, pane)
+    tool, arguments = await wait_arguments(profile, client, pane, lab.tmux)
     waiting = Waiting()
 
     async def wait() -> None:
@@ -304,9 +313,9 @@ async def test_stdin_eof_during_a_wait_ends_the_server_and_leaves_nothing(
         process.stdin.flush()
         answer = await anyio.to_thread.run_sync(process.stdout.readline)
         assert json.loads(answer)["id"] == 1
-        tool, arguments = await wait_arguments(profile, fresh.clients[profile], pane)
-        if tool == "capture_since":
-            del arguments["cursor"]  # this process cannot read another one's cursor
+        # No cursor: this process cannot read another one's.
+        client = fresh.clients[profile]
+        tool, arguments = await wait_arguments(profile, client, pane, fresh.tmux, cursor=False)
         process.stdin.write(rpc({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         call = {"name": tool, "arguments": arguments}
         process.stdin.write(
@@ -335,6 +344,7 @@ async def test_a_removed_socket_file_is_named_and_nothing_hangs(fresh: Lab, prof
     await client.ok("list_panes")
     socket = Path(fresh.tmux.socket_path)
     server_pid = int(fresh.tmux.tmux("display-message", "-p", "#{pid}").strip())
+    tool, arguments = await wait_arguments(profile, client, pane, fresh.tmux)
     socket.unlink()
     with anyio.fail_after(PROMPTLY * 2):
         # A read over the control client already attached may still be answered...
@@ -342,7 +352,6 @@ async def test_a_removed_socket_file_is_named_and_nothing_hangs(fresh: Lab, prof
         if listed.is_error:
             clear_error(listed, fresh.tmux.socket_path)
         # ...but a wait needs a new client, and says why it cannot have one.
-        tool, arguments = await wait_arguments(profile, client, pane)
         clear_error(await client.call(tool, arguments), fresh.tmux.socket_path, "socket")
     # tmux makes its socket again on SIGUSR1; then everything works.
     os.kill(server_pid, signal.SIGUSR1)

@@ -9,6 +9,7 @@ import (relative ones resolved, those inside functions too) is checked.
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,83 @@ def test_the_runtime_gives_handlers_the_tools_as_served_and_the_direct_calls_che
     assert refused.value.problems and "operations[0].arguments" in refused.value.problems[0]
     assert refused.value.message.startswith("Invalid arguments for list_sessions: ")
     assert "Nothing was run" in refused.value.message
+
+
+# --- the layers of handlers/ ----------------------------------------------------------------
+
+H = f"{PACKAGE}.handlers"
+CORE = (f"{H}.tmux.errors", f"{H}.tmux.transport", f"{H}.tmux.policy", f"{H}.tmux.objects")
+SHARED = (f"{H}.batch", f"{H}.compose", f"{H}.services", f"{H}.lifecycle")
+PROFILES = (f"{H}.python", f"{H}.rust", f"{H}.swift")
+# Each unit of handlers/, and the units it may import (besides itself): the tmux core's
+# three layers point down (objects -> policy -> transport, every layer to the core's
+# errors), the families' shared parts sit on the core, and a profile on all of them but
+# another profile. Nothing imports a unit above it.
+MAY_IMPORT: dict[str, tuple[str, ...]] = {
+    f"{H}.tmux.errors": (),
+    f"{H}.tmux.transport": (f"{H}.tmux.errors",),
+    f"{H}.tmux.policy": (f"{H}.tmux.errors", f"{H}.tmux.transport"),
+    f"{H}.tmux.objects": (f"{H}.tmux.errors", f"{H}.tmux.transport", f"{H}.tmux.policy"),
+    f"{H}.tmux": CORE,
+    f"{H}.services": (),
+    f"{H}.compose": (),
+    f"{H}.batch": (f"{H}.services",),
+    f"{H}.lifecycle": CORE,
+    f"{H}.libtmux_family": (*CORE, f"{H}.services", f"{H}.lifecycle"),
+    **{profile: (*CORE, *SHARED, f"{H}.libtmux_family") for profile in PROFILES},
+    H: (),
+}
+
+
+def unit_of(module: str) -> str | None:
+    """The unit of handlers/ ``module`` belongs to (the longest that holds it)."""
+    units = [unit for unit in MAY_IMPORT if module == unit or module.startswith(f"{unit}.")]
+    return max(units, key=len) if units else None
+
+
+def against_the_layers(module: str, package: str, source: str) -> set[str]:
+    """What ``source`` (module ``module``, relative imports from ``package``) imports of
+    handlers/ that its unit may not import."""
+    unit = unit_of(module)
+    assert unit is not None, module
+    allowed = {unit, *MAY_IMPORT[unit]}
+    wrong = set()
+    for name in imported(source, package):
+        target = unit_of(name)
+        if target is not None and target != H and target not in allowed:
+            wrong.add(name)
+    return wrong
+
+
+def test_every_handler_module_belongs_to_a_unit_of_the_layers() -> None:
+    assert {unit_of(module_name(path)[0]) for path in MODULES} == set(MAY_IMPORT)
+
+
+def test_an_import_against_the_layers_is_seen() -> None:
+    """The check can fail: each way a module could point up is caught."""
+    transport = f"{H}.tmux.transport.control"
+    assert against_the_layers(transport, f"{H}.tmux.transport", "from ..objects import Pane")
+    policy = f"{H}.tmux.policy.guard"
+    assert against_the_layers(policy, f"{H}.tmux.policy", "from ..objects.server import Server")
+    objects = f"{H}.tmux.objects.pane"
+    inside = "def f():\n    from ...python.rows import pane_fields\n"
+    assert against_the_layers(objects, f"{H}.tmux.objects", inside)
+    rust = f"{H}.rust.panes"
+    assert against_the_layers(rust, f"{H}.rust", "from ..swift.targets import Lookups")
+    assert not against_the_layers(rust, f"{H}.rust", "from ..tmux.objects import Pane")
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(HANDLERS)))
+def test_no_handler_module_imports_against_the_layers(path: Path) -> None:
+    module, package = module_name(path)
+    assert against_the_layers(module, package, path.read_text("utf-8")) == set()
+
+
+@pytest.mark.parametrize(
+    "package",
+    [f"{H}.tmux.transport", f"{H}.tmux.policy", f"{H}.tmux.objects", f"{H}.libtmux_family"],
+)
+def test_each_layer_draws_its_public_names(package: str) -> None:
+    layer = importlib.import_module(package)
+    assert layer.__doc__ and layer.__all__
+    assert [name for name in layer.__all__ if not hasattr(layer, name)] == []

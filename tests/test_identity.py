@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from scripts.lab.tmuxserver import TmuxServer
-from tmux_contract_mcp.handlers.tmux.core import Tmux
-from tmux_contract_mcp.handlers.tmux.guard import Guard, Place
-from tmux_contract_mcp.handlers.tmux.identity import Caller, Host, Relation
-from tmux_contract_mcp.handlers.tmux.sockets import Socket, default_socket
+from tmux_contract_mcp.handlers.tmux.objects.server import Tmux
+from tmux_contract_mcp.handlers.tmux.policy.caller import Caller, Relation
+from tmux_contract_mcp.handlers.tmux.policy.guard import Guard, Place
+from tmux_contract_mcp.handlers.tmux.transport.identity import Host
+from tmux_contract_mcp.handlers.tmux.transport.sockets import Socket, default_socket
 
 
 def sockets(tmp_path: Path) -> tuple[Path, Path, Path]:

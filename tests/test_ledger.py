@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tmux_contract_mcp.handlers.tmux.ledger import ECHO_WINDOW, Ledger
+from tmux_contract_mcp.handlers.tmux.policy.ledger import ECHO_WINDOW, Ledger
 
 
 def test_a_reservation_holds_the_pane_until_its_block_ends_even_on_error() -> None:

@@ -24,7 +24,7 @@ from mcp.shared.exceptions import MCPError
 from scripts.lab.client import COMMAND, Client, open_client
 from scripts.lab.tmuxserver import TmuxServer
 from tests.jsonrpc import FifoPeer
-from tmux_contract_mcp.handlers.tmux.formats import literal_format
+from tmux_contract_mcp.handlers.tmux.transport.formats import literal_format
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

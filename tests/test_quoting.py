@@ -8,9 +8,13 @@ import subprocess
 import pytest
 
 from scripts.lab.tmuxserver import TMUX, TmuxServer
-from tmux_contract_mcp.handlers.tmux.control import ControlClient
-from tmux_contract_mcp.handlers.tmux.quoting import command_line, quote_argument, unescape_output
-from tmux_contract_mcp.handlers.tmux.sockets import Socket
+from tmux_contract_mcp.handlers.tmux.transport.control import ControlClient
+from tmux_contract_mcp.handlers.tmux.transport.quoting import (
+    command_line,
+    quote_argument,
+    unescape_output,
+)
+from tmux_contract_mcp.handlers.tmux.transport.sockets import Socket
 
 PARSER_SPECIAL = '\\"$~'  # special inside tmux's double quotes (``~`` at a token's start)
 PLAIN = "".join(c for c in map(chr, range(0x20, 0x7F)) if c not in PARSER_SPECIAL)

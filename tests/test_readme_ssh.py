@@ -18,8 +18,8 @@ from scripts.lab.tmuxserver import TmuxServer
 from tests.test_readme_profiles import README, section, table_rows
 from tests.test_ssh import remote_env
 from tmux_contract_mcp.cli import parser
-from tmux_contract_mcp.handlers.tmux.remote import parse_target
-from tmux_contract_mcp.handlers.tmux.version import MINIMUM_TEXT
+from tmux_contract_mcp.handlers.tmux.transport.ssh import parse_target
+from tmux_contract_mcp.handlers.tmux.transport.version import MINIMUM_TEXT
 
 SECTION = section("Remote tmux over ssh")
 

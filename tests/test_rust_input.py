@@ -24,9 +24,12 @@ import pytest
 from scripts.lab.client import Client, open_client
 from scripts.lab.sentlog import Sent
 from scripts.lab.tmuxserver import TMUX, TmuxServer
-from tmux_contract_mcp.handlers.tmux.core import Tmux, is_read
-from tmux_contract_mcp.handlers.tmux.input import InputRefused, PaneInput, Typing, pieces
-from tmux_contract_mcp.handlers.tmux.ledger import Ledger
+from tmux_contract_mcp.handlers.tmux.errors import InputRefused
+from tmux_contract_mcp.handlers.tmux.objects.input import PaneInput, Typing
+from tmux_contract_mcp.handlers.tmux.objects.server import Tmux
+from tmux_contract_mcp.handlers.tmux.policy.ledger import Ledger
+from tmux_contract_mcp.handlers.tmux.transport.kinds import is_read
+from tmux_contract_mcp.handlers.tmux.transport.quoting import pieces
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -24,7 +24,7 @@ from tests.test_python_panes import cli_argument, tmux_wait
 from tests.test_swift_manage import refused, waiters
 from tests.test_swift_tools import new_session, new_window, show, tag
 from tests.test_transports import eventually, start_again
-from tmux_contract_mcp.handlers.tmux.layouts import layout_checksum
+from tmux_contract_mcp.handlers.tmux.objects.layouts import layout_checksum
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

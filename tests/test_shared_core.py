@@ -10,10 +10,15 @@ from collections.abc import Callable
 
 import pytest
 
-from tmux_contract_mcp.handlers.tmux import search, settings
 from tmux_contract_mcp.handlers.tmux.errors import NoServer, no_server
-from tmux_contract_mcp.handlers.tmux.formats import LinkRow, PaneRow, SessionRow, each_pane_once
-from tmux_contract_mcp.handlers.tmux.targets import is_session_id, session_named
+from tmux_contract_mcp.handlers.tmux.objects import search, settings
+from tmux_contract_mcp.handlers.tmux.objects.rows import (
+    LinkRow,
+    PaneRow,
+    SessionRow,
+    each_pane_once,
+)
+from tmux_contract_mcp.handlers.tmux.objects.targets import is_session_id, session_named
 
 
 def pane(pane_id: str, session_id: str) -> PaneRow:

@@ -15,7 +15,7 @@ import pytest
 
 from scripts.lab.client import COMMAND, ROOT
 from tmux_contract_mcp import cli
-from tmux_contract_mcp.handlers.tmux import core
+from tmux_contract_mcp.handlers.tmux.transport import kinds
 from tmux_contract_mcp.profiles import PROFILES
 
 SHIPPED_ROOTS = ("runtime", "generated", "handlers")
@@ -43,8 +43,8 @@ def test_help_offers_the_real_transports_and_nothing_for_benchmarks() -> None:
 
 def test_the_command_line_reads_the_cores_one_list_of_transports() -> None:
     option = next(a for a in cli.parser()._actions if "--transport" in a.option_strings)
-    assert option.choices is core.TRANSPORTS
-    assert core.TRANSPORTS == ("control", "subprocess")
+    assert option.choices is kinds.TRANSPORTS
+    assert kinds.TRANSPORTS == ("control", "subprocess")
 
 
 @pytest.mark.e2e
@@ -67,11 +67,13 @@ def test_memo_on_the_command_line_is_refused() -> None:
 
 def test_no_shipped_module_is_a_benchmark_stub() -> None:
     shipped = [path for root in SHIPPED_ROOTS for path in (ROOT / root).rglob("*.py")]
-    assert any(path.name == "core.py" for path in shipped)  # the walk sees the tmux core
+    assert any(
+        path.relative_to(ROOT).as_posix() == "handlers/tmux/objects/server.py" for path in shipped
+    )  # the walk sees the tmux core
     assert [path for path in shipped if path.stem == "memo"] == []
     probe = (
         "import importlib.util as u; "
-        "print(u.find_spec('tmux_contract_mcp.handlers.tmux.memo') is None)"
+        "print(u.find_spec('tmux_contract_mcp.handlers.tmux.transport.memo') is None)"
     )
     done = subprocess.run(
         [sys.executable, "-I", "-c", probe], cwd="/", capture_output=True, text=True, timeout=60

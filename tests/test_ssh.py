@@ -21,7 +21,7 @@ from scripts.lab.sshd import SshServer, free_port, private_tmpdir, ssh_under
 from scripts.lab.tmuxserver import TmuxServer
 from tests.test_python_waiting import echoing, new_session, showing, wait_while
 from tests.test_transports import clients, eventually
-from tmux_contract_mcp.handlers.tmux.remote import BadSshTarget, SshTarget, parse_target
+from tmux_contract_mcp.handlers.tmux.transport.ssh import BadSshTarget, SshTarget, parse_target
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

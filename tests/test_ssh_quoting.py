@@ -24,9 +24,9 @@ from scripts.lab.client import Client, open_client
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
 from tests.test_ssh import remote_env
-from tmux_contract_mcp.handlers.tmux.quoting import command_line
-from tmux_contract_mcp.handlers.tmux.remote import Remote, SshTarget, tmux_invocation
-from tmux_contract_mcp.handlers.tmux.transport import run_fed
+from tmux_contract_mcp.handlers.tmux.transport.process import run_fed
+from tmux_contract_mcp.handlers.tmux.transport.quoting import command_line
+from tmux_contract_mcp.handlers.tmux.transport.ssh import Remote, SshTarget, tmux_invocation
 
 pytestmark = [pytest.mark.anyio]
 

@@ -32,11 +32,12 @@ from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
 from tests.test_caller_identity import server_in_pane
 from tests.test_transports import eventually
-from tmux_contract_mcp.handlers.tmux.core import Tmux
-from tmux_contract_mcp.handlers.tmux.guard import Guard, Refused
-from tmux_contract_mcp.handlers.tmux.identity import Host
-from tmux_contract_mcp.handlers.tmux.remote import remote_for
-from tmux_contract_mcp.handlers.tmux.sockets import default_socket
+from tmux_contract_mcp.handlers.tmux.errors import Refused
+from tmux_contract_mcp.handlers.tmux.objects.server import Tmux
+from tmux_contract_mcp.handlers.tmux.policy.guard import Guard
+from tmux_contract_mcp.handlers.tmux.transport.identity import Host
+from tmux_contract_mcp.handlers.tmux.transport.sockets import default_socket
+from tmux_contract_mcp.handlers.tmux.transport.ssh import remote_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

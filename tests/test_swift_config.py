@@ -24,7 +24,7 @@ from scripts.lab.client import COMMAND, open_client
 from scripts.lab.tmuxserver import TmuxServer
 from tmux_contract_mcp.handlers.services import StartupRefused
 from tmux_contract_mcp.handlers.swift.config import problems, read_config
-from tmux_contract_mcp.handlers.tmux.core import Tmux
+from tmux_contract_mcp.handlers.tmux.objects.server import Tmux
 from tmux_contract_mcp.profiles import load_profile
 
 DEDICATED = "libtmux-mcp"

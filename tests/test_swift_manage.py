@@ -19,7 +19,7 @@ from scripts.lab.client import Client, open_client
 from scripts.lab.processes import cmdline, pids
 from scripts.lab.tmuxserver import TmuxServer
 from tests.test_swift_tools import new_session, new_window, show, tag
-from tmux_contract_mcp.handlers.tmux.core import is_read
+from tmux_contract_mcp.handlers.tmux.transport.kinds import is_read
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -20,7 +20,7 @@ from tests.conftest import ALL_TOOLSETS
 from tests.test_caller_identity import server_in_pane
 from tests.test_rust_teardown import exists, filled_pane, show, world
 from tests.test_swift_tools import new_session, new_window, tag, wait_for_line
-from tmux_contract_mcp.handlers.tmux.core import is_read
+from tmux_contract_mcp.handlers.tmux.transport.kinds import is_read
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from tmux_contract_mcp.errors import InvalidArgument
-from tmux_contract_mcp.handlers.tmux.targets import (
+from tmux_contract_mcp.handlers.tmux.objects.targets import (
     check_pane_id,
     check_session_id,
     check_window_id,

@@ -20,7 +20,7 @@ import pytest
 
 from scripts.lab.client import COMMAND, open_client
 from scripts.lab.tmuxserver import TmuxServer
-from tmux_contract_mcp.handlers.tmux.version import MINIMUM, check_tmux, parse_version
+from tmux_contract_mcp.handlers.tmux.transport.version import MINIMUM, check_tmux, parse_version
 
 REAL_TMUX = shutil.which("tmux")
 
@@ -180,7 +180,7 @@ def test_a_missing_tmux_is_named_in_one_line_at_startup(tmux: TmuxServer) -> Non
 
 def test_the_setup_check_exits_non_zero_for_an_old_tmux(tmp_path: Path) -> None:
     binary, _ = fake_tmux(tmp_path, "tmux 2.9")
-    check = [sys.executable, "-m", "tmux_contract_mcp.handlers.tmux.version"]
+    check = [sys.executable, "-m", "tmux_contract_mcp.handlers.tmux.transport.version"]
     old = subprocess.run(
         check,
         capture_output=True,

@@ -126,8 +126,8 @@ def test_a_profile_with_an_unimplemented_tool_refuses_to_start(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The fault: the part that reads panes forgets capture_pane.
-    reading = importlib.import_module("tmux_contract_mcp.handlers.swift.reading")
-    monkeypatch.delattr(reading.Reading, "capture_pane")
+    reading = importlib.import_module("tmux_contract_mcp.handlers.swift.pane_text")
+    monkeypatch.delattr(reading.PaneTextTools, "capture_pane")
     with pytest.raises(ProfileUnavailable, match="no handler for capture_pane"):
         create_handlers(load_profile("swift"), {})
 

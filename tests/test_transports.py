@@ -26,7 +26,7 @@ from jsonschema import Draft202012Validator
 from scripts.lab.client import contracts, error_text, open_client
 from scripts.lab.processes import children, cmdline, environ_of, parent_of, pids
 from scripts.lab.tmuxserver import TMUX, TmuxServer
-from tmux_contract_mcp.handlers.tmux.core import TRANSPORTS
+from tmux_contract_mcp.handlers.tmux.transport.kinds import TRANSPORTS
 from tmux_contract_mcp.toolspec import ToolEntry
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]

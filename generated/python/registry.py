@@ -568,6 +568,7 @@ INSTRUCTIONS: tuple[str, ...] = (
     "Targets: prefer ids from the list_* tools (pane_id %3, window_id @2, session_id $1), which last as long as the object; names and indexes can change. Names match exactly.",
     "A tool uses the most precise target given: pane_id, else window_id, else window_index (needs session_name or session_id), else the session's active window, and that window's active pane. With no target: the first session. session_id and session_name together must name the same session.",
     "socket_name (a tmux -L name) sends one call to another tmux server; without it, calls go to the server this MCP server was started for. Ids are unique only within one server: use an id with the socket_name it came from.",
+    "Instead of polling, subscribe (resources/subscribe) to a tmux:// resource: notifications/resources/updated says when to read it again (a pane printed, a list changed).",
     "Toolsets on: {toolsets_on}.",
     "Toolsets off: {toolsets_off} (their tools are not offered; the user can turn them on with LIBTMUX_TOOLSETS).",
     "This MCP server runs inside tmux: pane {caller_pane} on socket {caller_socket} is the one your client runs in (is_caller true). Never kill that pane, its window, its session or its server, and do not type into it.",
@@ -584,6 +585,7 @@ RESOURCES: tuple[ResourceEntry, ...] = (
         result_model="GetPaneResourceResult",
         contract="contracts/python/resources/get_pane.json",
         complete={"pane_id": "pane_id"},
+        watch_method="watch_resource_get_pane",
     ),
     ResourceEntry(
         name="get_pane_content",
@@ -595,6 +597,7 @@ RESOURCES: tuple[ResourceEntry, ...] = (
         result_model=None,
         contract="contracts/python/resources/get_pane_content.json",
         complete={"pane_id": "pane_id"},
+        watch_method="watch_resource_get_pane_content",
     ),
     ResourceEntry(
         name="get_session",
@@ -606,6 +609,7 @@ RESOURCES: tuple[ResourceEntry, ...] = (
         result_model="GetSessionResourceResult",
         contract="contracts/python/resources/get_session.json",
         complete={"session_name": "session_name"},
+        watch_method="watch_resource_get_session",
     ),
     ResourceEntry(
         name="get_session_windows",
@@ -617,6 +621,7 @@ RESOURCES: tuple[ResourceEntry, ...] = (
         result_model="GetSessionWindowsResourceResult",
         contract="contracts/python/resources/get_session_windows.json",
         complete={"session_name": "session_name"},
+        watch_method="watch_resource_get_session_windows",
     ),
     ResourceEntry(
         name="get_sessions",
@@ -627,6 +632,7 @@ RESOURCES: tuple[ResourceEntry, ...] = (
         variables_model="GetSessionsResourceVariables",
         result_model="GetSessionsResourceResult",
         contract="contracts/python/resources/get_sessions.json",
+        watch_method="watch_resource_get_sessions",
     ),
     ResourceEntry(
         name="get_window",
@@ -638,6 +644,7 @@ RESOURCES: tuple[ResourceEntry, ...] = (
         result_model="GetWindowResourceResult",
         contract="contracts/python/resources/get_window.json",
         complete={"session_name": "session_name", "window_index": "window_index"},
+        watch_method="watch_resource_get_window",
     ),
 )
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import abc
 from typing import TYPE_CHECKING
 
-from ...seam import HandlerSet
+from ...seam import Call, HandlerSet
 
 if TYPE_CHECKING:
     from ...reply import Reply
@@ -74,259 +74,271 @@ class RustProfileHandlers(HandlerSet, abc.ABC):
 
     @abc.abstractmethod
     async def call_read_tools_batch(
-        self, params: CallReadToolsBatchInput
+        self, call: Call, params: CallReadToolsBatchInput
     ) -> CallReadToolsBatchOutput | Reply[CallReadToolsBatchOutput]:
         """Runs 1 to 16 inspect calls in order, each checked and answered as a direct call (never wait_for_text). Arguments a direct call would refuse refuse the whole batch before anything runs; a call that fails, or a tool not served, is a failed row, and on_error stop ends there. Returns one row per call run, with its whole result, and counts; to keep the answer under 1,000,000 bytes results are left out from the lowest index up (resultTruncated)."""
 
     @abc.abstractmethod
     async def capture_pane(
-        self, params: CapturePaneInput
+        self, call: Call, params: CapturePaneInput
     ) -> CapturePaneOutput | Reply[CapturePaneOutput]:
         """Returns a pane's text without colours: the screen, with history all the scrollback too, or lines start to end (0 is the screen's top row, negative lines are scrollback). last_command is unsupported here: marks says so and text is the screen. Over 1,000,000 cells (rows × width) or 400,000 bytes is refused as capacity: narrow start/end. capture_since gives only new output."""
 
     @abc.abstractmethod
     async def capture_since(
-        self, params: CaptureSinceInput
+        self, call: Call, params: CaptureSinceInput
     ) -> CaptureSinceOutput | Reply[CaptureSinceOutput]:
         """Follows a pane's new output. Returns, without cursor, the screen, first true and a cursor; with that cursor, the lines completed since (the newest 2,000 at most) and a new cursor. missed: lines were lost unread. closed: the pane's process ended or the pane is gone. A cursor works only for its pane in this server process."""
 
     @abc.abstractmethod
     async def clear_pane_scrollback(
-        self, params: ClearPaneScrollbackInput
+        self, call: Call, params: ClearPaneScrollbackInput
     ) -> ClearPaneScrollbackOutput | Reply[ClearPaneScrollbackOutput]:
         """Deletes a pane's scrollback history for good; the screen and the process stay. Refuses this server's own pane (self_protection). Returns the pane's id."""
 
     @abc.abstractmethod
     async def create_session(
-        self, params: CreateSessionInput
+        self, call: Call, params: CreateSessionInput
     ) -> CreateSessionOutput | Reply[CreateSessionOutput]:
         """Starts a detached session (no client switches to it) with one window running the default shell. The name must be new, not empty, and free of '.', ':', '\\' and control characters. Returns the new session's row."""
 
     @abc.abstractmethod
     async def create_window(
-        self, params: CreateWindowInput
+        self, call: Call, params: CreateWindowInput
     ) -> CreateWindowOutput | Reply[CreateWindowOutput]:
         """Opens a window at the first free index of a session, in the background, running the default shell. Without name tmux names it after its program and keeps renaming it. Returns the new window's row."""
 
     @abc.abstractmethod
     async def find_pane_by_position(
-        self, params: FindPaneByPositionInput
+        self, call: Call, params: FindPaneByPositionInput
     ) -> FindPaneByPositionOutput | Reply[FindPaneByPositionOutput]:
         """Returns the pane in one corner of a window: the first in tmux's order touching both edges of that corner. corner is top-left, top-right, bottom-left or bottom-right; anything else is invalid_input."""
 
     @abc.abstractmethod
     async def get_pane_info(
-        self, params: GetPaneInfoInput
+        self, call: Call, params: GetPaneInfoInput
     ) -> GetPaneInfoOutput | Reply[GetPaneInfoOutput]:
         """Returns one pane's row. snapshot_pane adds its text, size and cursor."""
 
     @abc.abstractmethod
     async def get_server_info(
-        self, params: GetServerInfoInput
+        self, call: Call, params: GetServerInfoInput
     ) -> GetServerInfoOutput | Reply[GetServerInfoOutput]:
         """Returns the whole server as a tree: each session with its windows (one per link), each window with its panes (id, active, command). One call instead of list_sessions, list_windows and list_panes."""
 
     @abc.abstractmethod
     async def get_session_info(
-        self, params: GetSessionInfoInput
+        self, call: Call, params: GetSessionInfoInput
     ) -> GetSessionInfoOutput | Reply[GetSessionInfoOutput]:
         """Returns one session's row."""
 
     @abc.abstractmethod
     async def get_tmux_variables(
-        self, params: GetTmuxVariablesInput
+        self, call: Call, params: GetTmuxVariablesInput
     ) -> GetTmuxVariablesOutput | Reply[GetTmuxVariablesOutput]:
         """Expands tmux format variables (pane_current_command, window_layout, an option such as mouse) for one pane, or the pane tmux picks without pane. Returns each name's value, "" when tmux does not know it. A name tmux answers from the environment is refused unless LIBTMUX_ENVIRONMENT_VALUES lists it."""
 
     @abc.abstractmethod
     async def get_window_info(
-        self, params: GetWindowInfoInput
+        self, call: Call, params: GetWindowInfoInput
     ) -> GetWindowInfoOutput | Reply[GetWindowInfoOutput]:
         """Returns one window's row. A window linked into several sessions is given at its first link in tmux's order; list_windows shows every link."""
 
     @abc.abstractmethod
-    async def kill_pane(self, params: KillPaneInput) -> KillPaneOutput | Reply[KillPaneOutput]:
+    async def kill_pane(
+        self, call: Call, params: KillPaneInput
+    ) -> KillPaneOutput | Reply[KillPaneOutput]:
         """Ends a pane and its process; a window left with no pane closes too. Refuses this server's own pane (self_protection). Returns the ended pane's id."""
 
     @abc.abstractmethod
     async def kill_session(
-        self, params: KillSessionInput
+        self, call: Call, params: KillSessionInput
     ) -> KillSessionOutput | Reply[KillSessionOutput]:
         """Ends a session and the processes of its windows; a window also linked into another session stays there. Refuses the session holding this server's own pane (self_protection). Returns the ended session's id."""
 
     @abc.abstractmethod
     async def kill_window(
-        self, params: KillWindowInput
+        self, call: Call, params: KillWindowInput
     ) -> KillWindowOutput | Reply[KillWindowOutput]:
         """Ends a window, its panes and their processes, in every session it is linked into. Refuses the window holding this server's own pane (self_protection). Returns the ended window's id."""
 
     @abc.abstractmethod
-    async def list_panes(self, params: ListPanesInput) -> ListPanesOutput | Reply[ListPanesOutput]:
+    async def list_panes(
+        self, call: Call, params: ListPanesInput
+    ) -> ListPanesOutput | Reply[ListPanesOutput]:
         """Returns every pane of the server once, in tmux's order. get_server_info gives sessions, windows and panes as one tree."""
 
     @abc.abstractmethod
     async def list_sessions(
-        self, params: ListSessionsInput
+        self, call: Call, params: ListSessionsInput
     ) -> ListSessionsOutput | Reply[ListSessionsOutput]:
         """Returns every session in tmux's order."""
 
     @abc.abstractmethod
     async def list_windows(
-        self, params: ListWindowsInput
+        self, call: Call, params: ListWindowsInput
     ) -> ListWindowsOutput | Reply[ListWindowsOutput]:
         """Returns every window of every session in tmux's order, one row per session link."""
 
     @abc.abstractmethod
     async def move_window(
-        self, params: MoveWindowInput
+        self, call: Call, params: MoveWindowInput
     ) -> MoveWindowOutput | Reply[MoveWindowOutput]:
         """Moves a window to a free index of a session, its own or another; its id, panes and processes stay. An occupied index is refused and nothing moves. Returns the window's row at its new place."""
 
     @abc.abstractmethod
-    async def paste_text(self, params: PasteTextInput) -> PasteTextOutput | Reply[PasteTextOutput]:
+    async def paste_text(
+        self, call: Call, params: PasteTextInput
+    ) -> PasteTextOutput | Reply[PasteTextOutput]:
         """Pastes text into one pane as a bracketed paste (paste-buffer -p) through a private buffer: a program that enabled bracketed paste, such as a shell's line editor, takes it as pasted, and nothing in it is read as a key. enter adds a newline inside the paste. Only this pane receives it, even under synchronize-panes. Refused, pasting nothing, on the panes send_keys refuses. Returns the pane and the UTF-8 bytes of text."""
 
     @abc.abstractmethod
     async def rename_session(
-        self, params: RenameSessionInput
+        self, call: Call, params: RenameSessionInput
     ) -> RenameSessionOutput | Reply[RenameSessionOutput]:
         """Renames a session; its id, windows and clients stay. An empty name or one another session has is refused. Returns the session's row, where attached counts every client but this server's own."""
 
     @abc.abstractmethod
     async def rename_window(
-        self, params: RenameWindowInput
+        self, call: Call, params: RenameWindowInput
     ) -> RenameWindowOutput | Reply[RenameWindowOutput]:
         """Renames a window; its id and panes stay, and tmux stops renaming it after its program. Returns the window's row."""
 
     @abc.abstractmethod
     async def resize_pane(
-        self, params: ResizePaneInput
+        self, call: Call, params: ResizePaneInput
     ) -> ResizePaneOutput | Reply[ResizePaneOutput]:
         """Moves one border of a pane by cells (1 to 10000) in direction; neighbours give or take the room, and tmux stops at the window's edges and at their minimum size, so the pane may change less or not at all. Returns the pane's size afterwards."""
 
     @abc.abstractmethod
     async def resize_window(
-        self, params: ResizeWindowInput
+        self, call: Call, params: ResizeWindowInput
     ) -> ResizeWindowOutput | Reply[ResizeWindowOutput]:
         """Sets a window's size in columns and rows (each 1 to 10000) and its window-size option to manual, so attached clients no longer resize it. Returns the window's row."""
 
     @abc.abstractmethod
     async def respawn_pane(
-        self, params: RespawnPaneInput
+        self, call: Call, params: RespawnPaneInput
     ) -> RespawnPaneOutput | Reply[RespawnPaneOutput]:
         """Restarts a pane with the command it was started with, keeping its id. A pane whose process still runs is refused unless kill_first, which ends that process (unsaved work in it is lost); kill_first is refused on this server's own pane (self_protection). Returns the pane's row."""
 
     @abc.abstractmethod
     async def run_shell_command(
-        self, params: RunShellCommandInput
+        self, call: Call, params: RunShellCommandInput
     ) -> RunShellCommandOutput | Reply[RunShellCommandOutput]:
         """Runs one command line at the prompt of a pane whose foreground is sh, ash, bash, dash, ksh, ksh93, mksh, pdksh or zsh (not fish), in a subshell (cd, export, exit stay inside). Returns the outcome, exit_status and output (stdout and stderr, newest 256 KiB). After a deadline or cancel the command keeps running and the pane stays reserved until it ends (send_keys C-c alone still reaches it). Refused, typing nothing, on the panes send_keys refuses and on synchronized panes. seconds 0 returns once the line is typed."""
 
     @abc.abstractmethod
     async def search_panes(
-        self, params: SearchPanesInput
+        self, call: Call, params: SearchPanesInput
     ) -> SearchPanesOutput | Reply[SearchPanesOutput]:
         """Finds lines in the text of every pane, or of one session or window (given both, the window must be in the session); history adds scrollback. pattern is literal and case-insensitive unless regex or match_case; regex is read by Rust's regex crate (no look-around or backreferences). Bounds: 4,096 pattern bytes, 64 panes, 8,192 lines, 1 MiB, 5 s reading, 250 ms matching, 200 matches; capped says one cut the search short. Returns the matching lines."""
 
     @abc.abstractmethod
     async def select_layout(
-        self, params: SelectLayoutInput
+        self, call: Call, params: SelectLayoutInput
     ) -> SelectLayoutOutput | Reply[SelectLayoutOutput]:
         """Arranges a window's panes by a preset (even-horizontal, even-vertical, main-horizontal, main-vertical, tiled; the -mirrored mains need tmux 3.5), a unique abbreviation of one, or a window_layout string. Bad layouts are refused before tmux runs; tmux refuses a string with fewer cells than the window's panes. Returns the layout applied."""
 
     @abc.abstractmethod
     async def select_pane(
-        self, params: SelectPaneInput
+        self, call: Call, params: SelectPaneInput
     ) -> SelectPaneOutput | Reply[SelectPaneOutput]:
         """Select a pane, making it its window's active pane. Give a direction to move relative to it instead: up, down, left, and right follow the layout, last returns to the previously active pane, and next and previous step through the window in order. Change tmux state; no client-supplied executable input."""
 
     @abc.abstractmethod
     async def select_window(
-        self, params: SelectWindowInput
+        self, call: Call, params: SelectWindowInput
     ) -> SelectWindowOutput | Reply[SelectWindowOutput]:
         """Makes a window its session's current window, or with direction moves from it: next or previous by index, wrapping, or last, back to the window current before (refused if none). Returns the session's current window afterwards."""
 
     @abc.abstractmethod
-    async def send_keys(self, params: SendKeysInput) -> SendKeysOutput | Reply[SendKeysOutput]:
+    async def send_keys(
+        self, call: Call, params: SendKeysInput
+    ) -> SendKeysOutput | Reply[SendKeysOutput]:
         """Types into a pane in one dispatch: text literally, then keys as tmux key names (C-c, Escape, Up), then Enter if enter. With synchronize-panes on, the window's other synchronized panes receive it too. Refused, typing nothing, if any recipient is dead, has input off, is in a mode such as copy mode, is shown on a person's attached tmux client, is this server's own pane, or is held by run_shell_command (a lone C-c or C-\\ key still passes). Returns the pane and every pane addressed."""
 
     @abc.abstractmethod
     async def send_keys_batch(
-        self, params: SendKeysBatchInput
+        self, call: Call, params: SendKeysBatchInput
     ) -> SendKeysBatchOutput | Reply[SendKeysBatchOutput]:
         """Runs 1 to 64 send_keys operations in order, each with its own pane and all of send_keys' checks. Not atomic: operations before a failure stay done. on_error stop ends at the first failed operation. Returns one row per operation run (its {pane, panes} or its error) and counts."""
 
     @abc.abstractmethod
     async def set_history_limit(
-        self, params: SetHistoryLimitInput
+        self, call: Call, params: SetHistoryLimitInput
     ) -> SetHistoryLimitOutput | Reply[SetHistoryLimitOutput]:
         """Sets history-limit, the scrollback lines a pane keeps (0 to 2147483647), globally or for one session. On tmux before 3.7 only panes created afterwards take it. Returns the option name, the session set (null: global) and the value tmux holds."""
 
     @abc.abstractmethod
     async def set_mouse_enabled(
-        self, params: SetMouseEnabledInput
+        self, call: Call, params: SetMouseEnabledInput
     ) -> SetMouseEnabledOutput | Reply[SetMouseEnabledOutput]:
         """Turns tmux's mouse option on or off, globally or for one session. Returns the option as tmux holds it afterwards."""
 
     @abc.abstractmethod
     async def set_pane_title(
-        self, params: SetPaneTitleInput
+        self, call: Call, params: SetPaneTitleInput
     ) -> SetPaneTitleOutput | Reply[SetPaneTitleOutput]:
         """Sets a pane's title (pane_title, shown in borders and status lines). A title holding control characters (newline, tab, escape) is refused, since tmux would keep the old one. Returns the pane's row."""
 
     @abc.abstractmethod
     async def set_synchronize_panes(
-        self, params: SetSynchronizePanesInput
+        self, call: Call, params: SetSynchronizePanesInput
     ) -> SetSynchronizePanesOutput | Reply[SetSynchronizePanesOutput]:
         """Turns a window's synchronize-panes on or off. On, later send_keys input to one pane reaches every synchronized pane of the window and run_shell_command refuses them; paste_text is unaffected. A pane's own value (tmux 3.2+) still wins. Returns the option, the window and the value; the text adds amplifies, the panes later input reaches together."""
 
     @abc.abstractmethod
     async def show_environment(
-        self, params: ShowEnvironmentInput
+        self, call: Call, params: ShowEnvironmentInput
     ) -> ShowEnvironmentOutput | Reply[ShowEnvironmentOutput]:
         """Returns the global tmux environment, or one session's: each variable set, or removed (unset in new processes). Values are withheld (null, withheld true) unless LIBTMUX_ENVIRONMENT_VALUES names the variable."""
 
     @abc.abstractmethod
-    async def show_hooks(self, params: ShowHooksInput) -> ShowHooksOutput | Reply[ShowHooksOutput]:
+    async def show_hooks(
+        self, call: Call, params: ShowHooksInput
+    ) -> ShowHooksOutput | Reply[ShowHooksOutput]:
         """Returns the tmux hooks that are set, global or one session's: name, command, and index among that hook's commands."""
 
     @abc.abstractmethod
     async def show_option(
-        self, params: ShowOptionInput
+        self, call: Call, params: ShowOptionInput
     ) -> ShowOptionOutput | Reply[ShowOptionOutput]:
         """Returns one tmux option's value at one scope, null when unset there; an array option gives one value per line. Scopes session, window and pane need target, the others take none; a target alone picks the scope by its shape. An unknown option is invalid_input."""
 
     @abc.abstractmethod
     async def signal_channel(
-        self, params: SignalChannelInput
+        self, call: Call, params: SignalChannelInput
     ) -> SignalChannelOutput | Reply[SignalChannelOutput]:
         """Signals a tmux wait-for channel (tmux wait-for -S), ending every wait on it. With nobody waiting, tmux keeps the signal for the next wait; a second signal before then clears it. seconds is ignored. Returns the channel."""
 
     @abc.abstractmethod
     async def snapshot_pane(
-        self, params: SnapshotPaneInput
+        self, call: Call, params: SnapshotPaneInput
     ) -> SnapshotPaneOutput | Reply[SnapshotPaneOutput]:
         """Returns one look at a pane: its row, size, cursor, mode, scroll position, whether dead, and its text (the screen, with history the scrollback too, blank rows below the output dropped). max_lines keeps the newest lines; at most 400,000 bytes are kept, and dropped counts the older lines left out."""
 
     @abc.abstractmethod
     async def split_window(
-        self, params: SplitWindowInput
+        self, call: Call, params: SplitWindowInput
     ) -> SplitWindowOutput | Reply[SplitWindowOutput]:
         """Splits a pane; the new pane runs the default shell, goes below unless direction says otherwise, and takes percent (1 to 100) of the space, else half. The split pane stays active. Without start_directory the shell starts in this MCP server's directory, not the split pane's. Returns the new pane's row."""
 
     @abc.abstractmethod
-    async def swap_pane(self, params: SwapPaneInput) -> SwapPaneOutput | Reply[SwapPaneOutput]:
+    async def swap_pane(
+        self, call: Call, params: SwapPaneInput
+    ) -> SwapPaneOutput | Reply[SwapPaneOutput]:
         """Exchanges the places of two different panes, in one window or across windows; each keeps its id and process, so ids follow the programs. Returns the source pane's row at its new place."""
 
     @abc.abstractmethod
     async def wait_for_channel(
-        self, params: WaitForChannelInput
+        self, call: Call, params: WaitForChannelInput
     ) -> WaitForChannelOutput | Reply[WaitForChannelOutput]:
         """Waits until a tmux wait-for channel is signalled (signal_channel, or tmux wait-for -S) or seconds pass (0 counts as 1; over 600 is refused). A signal kept from before ends it at once; the tmux server going ends it as an error. After a deadline tmux may give the next signal to the ended wait: signal only once a new wait runs. Returns the channel and the outcome."""
 
     @abc.abstractmethod
     async def wait_for_text(
-        self, params: WaitForTextInput
+        self, call: Call, params: WaitForTextInput
     ) -> WaitForTextOutput | Reply[WaitForTextOutput]:
         """Waits until a pane prints text matching one of patterns, or of stop (which wins on the same line), judging only output after the call starts; without patterns any output ends it. Literal and case-insensitive unless regex (Rust's regex crate) or match_case; each at most 4,096 bytes. Wanted text already on a finished screen row answers present_at_entry, on the row being typed pending. Lines this server submitted in the last 2 s are not output. Returns the outcome, the entry matched and the output seen."""
 

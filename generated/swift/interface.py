@@ -14,7 +14,7 @@ from __future__ import annotations
 import abc
 from typing import TYPE_CHECKING
 
-from ...seam import HandlerSet
+from ...seam import Call, HandlerSet
 
 if TYPE_CHECKING:
     from ...reply import Reply
@@ -74,259 +74,271 @@ class SwiftProfileHandlers(HandlerSet, abc.ABC):
 
     @abc.abstractmethod
     async def call_read_tools_batch(
-        self, params: CallReadToolsBatchInput
+        self, call: Call, params: CallReadToolsBatchInput
     ) -> CallReadToolsBatchOutput | Reply[CallReadToolsBatchOutput]:
         """Read pane output; accepts no client-supplied executable input. Returned content may be sensitive or untrusted. Invoke a serial batch of at most 16 inspect tools. One client approval covers every nested name; inner tools receive no separate approval. Retained rows contain full nested envelopes; oversized results are marked resultTruncated, and the response stays below the 1,000,000-byte wire cap."""
 
     @abc.abstractmethod
     async def capture_pane(
-        self, params: CapturePaneInput
+        self, call: Call, params: CapturePaneInput
     ) -> CapturePaneOutput | Reply[CapturePaneOutput]:
         """Reads a pane's screen, or lines start to end (0 is the screen's top row, negative is scrollback); joinWrapped rejoins wrapped lines. Returns the newest maxLines lines. capture_since reads only new output."""
 
     @abc.abstractmethod
     async def capture_since(
-        self, params: CaptureSinceInput
+        self, call: Call, params: CaptureSinceInput
     ) -> CaptureSinceOutput | Reply[CaptureSinceOutput]:
         """Follows a pane's output: complete lines printed after cursor (from capture_since or wait_for_text on this pane), or all without one; waitMs (max 10 s) waits for new ones. Returns lines, the next cursor, linesMissed (lost from history) and restarted (pane or server restarted)."""
 
     @abc.abstractmethod
     async def clear_pane_scrollback(
-        self, params: ClearPaneScrollbackInput
+        self, call: Call, params: ClearPaneScrollbackInput
     ) -> ClearPaneScrollbackOutput | Reply[ClearPaneScrollbackOutput]:
         """Erases a pane's scrollback history, irreversibly; its screen and process stay. Returns deleted: true and the pane id."""
 
     @abc.abstractmethod
     async def create_session(
-        self, params: CreateSessionInput
+        self, call: Call, params: CreateSessionInput
     ) -> CreateSessionOutput | Reply[CreateSessionOutput]:
         """Creates a detached session whose window runs tmux's default command; width and height at most 10000. name (unused; no . : backslash or control characters) and windowName are literal. Returns the session row."""
 
     @abc.abstractmethod
     async def create_window(
-        self, params: CreateWindowInput
+        self, call: Call, params: CreateWindowInput
     ) -> CreateWindowOutput | Reply[CreateWindowOutput]:
         """Opens a window running tmux's default command at the first free index of session, in the background; name is literal (else tmux names it). Returns its placement row."""
 
     @abc.abstractmethod
     async def find_pane_by_position(
-        self, params: FindPaneByPositionInput
+        self, call: Call, params: FindPaneByPositionInput
     ) -> FindPaneByPositionOutput | Reply[FindPaneByPositionOutput]:
         """Finds the pane at one corner of a window, without listing every pane. Returns its row."""
 
     @abc.abstractmethod
     async def get_pane_info(
-        self, params: GetPaneInfoInput
+        self, call: Call, params: GetPaneInfoInput
     ) -> GetPaneInfoOutput | Reply[GetPaneInfoOutput]:
         """Describes one pane. Returns its row (ids, size, state flags, command, path, window edges touched); snapshot_pane adds its text."""
 
     @abc.abstractmethod
     async def get_server_info(
-        self, params: GetServerInfoInput
+        self, call: Call, params: GetServerInfoInput
     ) -> GetServerInfoOutput | Reply[GetServerInfoOutput]:
         """Checks whether the tmux server is running. Returns running, the socket path, and the tmux version when it runs."""
 
     @abc.abstractmethod
     async def get_session_info(
-        self, params: GetSessionInfoInput
+        self, call: Call, params: GetSessionInfoInput
     ) -> GetSessionInfoOutput | Reply[GetSessionInfoOutput]:
         """Describes one session. Returns its row."""
 
     @abc.abstractmethod
     async def get_tmux_variables(
-        self, params: GetTmuxVariablesInput
+        self, call: Call, params: GetTmuxVariablesInput
     ) -> GetTmuxVariablesOutput | Reply[GetTmuxVariablesOutput]:
         """Reads tmux format variables (pane_current_path, window_layout...) as #{name}, for paneId or else the first session's active pane. Returns each value, null when unset or empty."""
 
     @abc.abstractmethod
     async def get_window_info(
-        self, params: GetWindowInfoInput
+        self, call: Call, params: GetWindowInfoInput
     ) -> GetWindowInfoOutput | Reply[GetWindowInfoOutput]:
         """Describes one window and each placement of it. Returns the window row and the placements, each with its ref and target ($1:2)."""
 
     @abc.abstractmethod
-    async def kill_pane(self, params: KillPaneInput) -> KillPaneOutput | Reply[KillPaneOutput]:
+    async def kill_pane(
+        self, call: Call, params: KillPaneInput
+    ) -> KillPaneOutput | Reply[KillPaneOutput]:
         """Ends a pane and its process; a window left empty closes. This server's own pane is refused unless force, which ends this server too. Returns deleted: true and the pane id."""
 
     @abc.abstractmethod
     async def kill_session(
-        self, params: KillSessionInput
+        self, call: Call, params: KillSessionInput
     ) -> KillSessionOutput | Reply[KillSessionOutput]:
         """Ends a session and its windows' processes (a window also linked elsewhere stays there). Refused while this server runs inside the same tmux server, unless force. Returns deleted: true and the session id."""
 
     @abc.abstractmethod
     async def kill_window(
-        self, params: KillWindowInput
+        self, call: Call, params: KillWindowInput
     ) -> KillWindowOutput | Reply[KillWindowOutput]:
         """Ends a window, its panes and their processes, in every session it is in. Refused while this server runs inside the same tmux server, unless force. Returns deleted: true and the window id."""
 
     @abc.abstractmethod
-    async def list_panes(self, params: ListPanesInput) -> ListPanesOutput | Reply[ListPanesOutput]:
+    async def list_panes(
+        self, call: Call, params: ListPanesInput
+    ) -> ListPanesOutput | Reply[ListPanesOutput]:
         """Lists panes: all, or one session's or one window's (a window outside the given session is refused). Returns their rows."""
 
     @abc.abstractmethod
     async def list_sessions(
-        self, params: ListSessionsInput
+        self, call: Call, params: ListSessionsInput
     ) -> ListSessionsOutput | Reply[ListSessionsOutput]:
         """Lists the sessions. Returns their rows; createdAt is in Unix seconds."""
 
     @abc.abstractmethod
     async def list_windows(
-        self, params: ListWindowsInput
+        self, call: Call, params: ListWindowsInput
     ) -> ListWindowsOutput | Reply[ListWindowsOutput]:
         """Lists windows, all or one session's, one row per placement; windowRef names the window, linkRef the placement. Returns the rows."""
 
     @abc.abstractmethod
     async def move_window(
-        self, params: MoveWindowInput
+        self, call: Call, params: MoveWindowInput
     ) -> MoveWindowOutput | Reply[MoveWindowOutput]:
         """Moves one placement of a window to index (default: first free) in session (default: the same); pick it with sourceSession/sourceIndex or a placement ref. Ambiguity or an index in use is refused. Returns the window id and target."""
 
     @abc.abstractmethod
-    async def paste_text(self, params: PasteTextInput) -> PasteTextOutput | Reply[PasteTextOutput]:
+    async def paste_text(
+        self, call: Call, params: PasteTextInput
+    ) -> PasteTextOutput | Reply[PasteTextOutput]:
         """Pastes text into one pane as a bracketed paste (key names and #{} stay text); enter adds a newline inside it. Only this pane gets it, even if synchronized. Refused like send_keys. Returns the pane and characters (grapheme clusters)."""
 
     @abc.abstractmethod
     async def rename_session(
-        self, params: RenameSessionInput
+        self, call: Call, params: RenameSessionInput
     ) -> RenameSessionOutput | Reply[RenameSessionOutput]:
         """Renames a session. The name is literal (# stays #) and must be unused. Returns the session id and the name tmux holds (tmux turns . and : into _)."""
 
     @abc.abstractmethod
     async def rename_window(
-        self, params: RenameWindowInput
+        self, call: Call, params: RenameWindowInput
     ) -> RenameWindowOutput | Reply[RenameWindowOutput]:
         """Renames a window. The name is literal (# stays #). Returns the window id and its name."""
 
     @abc.abstractmethod
     async def resize_pane(
-        self, params: ResizePaneInput
+        self, call: Call, params: ResizePaneInput
     ) -> ResizePaneOutput | Reply[ResizePaneOutput]:
         """Resizes a pane: zoom true toggles zoom and wins; else direction moves its edge by amount cells (default 1); else width and/or height set its size. Giving none is refused. Returns the pane id."""
 
     @abc.abstractmethod
     async def resize_window(
-        self, params: ResizeWindowInput
+        self, call: Call, params: ResizeWindowInput
     ) -> ResizeWindowOutput | Reply[ResizeWindowOutput]:
         """Sets a window's width and/or height (at most 10000; giving neither is refused); tmux then keeps that size, not its clients'. Returns the window id."""
 
     @abc.abstractmethod
     async def respawn_pane(
-        self, params: RespawnPaneInput
+        self, call: Call, params: RespawnPaneInput
     ) -> RespawnPaneOutput | Reply[RespawnPaneOutput]:
         """Restarts a pane's original command in place, same id (capture_since then reports restarted). A live process is refused unless killFirst (not this server's own pane) or force ends it. Returns the pane."""
 
     @abc.abstractmethod
     async def run_shell_command(
-        self, params: RunShellCommandInput
+        self, call: Call, params: RunShellCommandInput
     ) -> RunShellCommandOutput | Reply[RunShellCommandOutput]:
         """Runs a command line at a pane's shell prompt (sh, bash, dash, ksh, zsh...) in a subshell, so cd or exit stay contained. Refused like send_keys, and on synchronized panes. Returns exitStatus (null if unfinished), timedOut and the newest maxLines output lines. A timed-out command keeps running and holds the pane."""
 
     @abc.abstractmethod
     async def search_panes(
-        self, params: SearchPanesInput
+        self, call: Call, params: SearchPanesInput
     ) -> SearchPanesOutput | Reply[SearchPanesOutput]:
         """Searches every pane, or one session's, for pattern (case-sensitive, literal unless regex): screen plus scrollbackLines (default 500), at most maxMatchesPerPane (default 20) each. Returns matches with pane and tmux line number (as capture_pane start/end) and truncatedBy."""
 
     @abc.abstractmethod
     async def select_layout(
-        self, params: SelectLayoutInput
+        self, call: Call, params: SelectLayoutInput
     ) -> SelectLayoutOutput | Reply[SelectLayoutOutput]:
         """Arranges a window's panes by a preset (tiled, main-vertical...), a unique abbreviation of one, or a layout string with checksum (window_layout). Returns the window id and the layout applied, in full."""
 
     @abc.abstractmethod
     async def select_pane(
-        self, params: SelectPaneInput
+        self, call: Call, params: SelectPaneInput
     ) -> SelectPaneOutput | Reply[SelectPaneOutput]:
         """Makes a pane its window's active pane, where typed keys go. Returns the pane id."""
 
     @abc.abstractmethod
     async def select_window(
-        self, params: SelectWindowInput
+        self, call: Call, params: SelectWindowInput
     ) -> SelectWindowOutput | Reply[SelectWindowOutput]:
         """Makes one placement of a window its session's current window; pick it with sourceSession/sourceIndex or a placement ref (ambiguity is refused). Returns the window id and target."""
 
     @abc.abstractmethod
-    async def send_keys(self, params: SendKeysInput) -> SendKeysOutput | Reply[SendKeysOutput]:
+    async def send_keys(
+        self, call: Call, params: SendKeysInput
+    ) -> SendKeysOutput | Reply[SendKeysOutput]:
         """Types into a pane: keys are tmux key names (C-c, Enter; other strings typed as is), or text with literal; enter then presses Enter. If the pane is synchronized, its window's synchronized panes get it too. Refused, nothing typed, if one is dead, input-off, in a mode, viewed by an attached client, busy with another input call (a lone C-c passes), or this server's own (force lifts only that). Returns resolvedPaneIds."""
 
     @abc.abstractmethod
     async def send_keys_batch(
-        self, params: SendKeysBatchInput
+        self, call: Call, params: SendKeysBatchInput
     ) -> SendKeysBatchOutput | Reply[SendKeysBatchOutput]:
         """Runs up to 64 send_keys operations in order, each checked just before it runs; not atomic. onError stop (default) ends at the first failure, continue goes on. Returns completed, failures and the panes each operation reached."""
 
     @abc.abstractmethod
     async def set_history_limit(
-        self, params: SetHistoryLimitInput
+        self, call: Call, params: SetHistoryLimitInput
     ) -> SetHistoryLimitOutput | Reply[SetHistoryLimitOutput]:
         """Sets tmux's global history-limit: scrollback lines kept by panes created later (existing ones keep theirs). Returns the limit."""
 
     @abc.abstractmethod
     async def set_mouse_enabled(
-        self, params: SetMouseEnabledInput
+        self, call: Call, params: SetMouseEnabledInput
     ) -> SetMouseEnabledOutput | Reply[SetMouseEnabledOutput]:
         """Turns tmux's global mouse option on or off (click selects, drag resizes, wheel scrolls). Returns the setting."""
 
     @abc.abstractmethod
     async def set_pane_title(
-        self, params: SetPaneTitleInput
+        self, call: Call, params: SetPaneTitleInput
     ) -> SetPaneTitleOutput | Reply[SetPaneTitleOutput]:
         """Sets a pane's title, literally (# stays #); its program may change it later. Returns the pane id and title."""
 
     @abc.abstractmethod
     async def set_synchronize_panes(
-        self, params: SetSynchronizePanesInput
+        self, call: Call, params: SetSynchronizePanesInput
     ) -> SetSynchronizePanesOutput | Reply[SetSynchronizePanesOutput]:
         """Turns a window's synchronize-panes on or off. On, send_keys to one pane reaches all synchronized ones (a pane's own setting wins) and run_shell_command refuses them. Returns the window id and value."""
 
     @abc.abstractmethod
     async def show_environment(
-        self, params: ShowEnvironmentInput
+        self, call: Call, params: ShowEnvironmentInput
     ) -> ShowEnvironmentOutput | Reply[ShowEnvironmentOutput]:
         """Reads the environment tmux gives new processes: the global one, or one session's. Returns each variable's value; null marks one to be removed."""
 
     @abc.abstractmethod
-    async def show_hooks(self, params: ShowHooksInput) -> ShowHooksOutput | Reply[ShowHooksOutput]:
+    async def show_hooks(
+        self, call: Call, params: ShowHooksInput
+    ) -> ShowHooksOutput | Reply[ShowHooksOutput]:
         """Lists the tmux hooks set, globally or for one session. Returns each hook's name, index (a hook can hold several commands) and command, as text: nothing runs."""
 
     @abc.abstractmethod
     async def show_option(
-        self, params: ShowOptionInput
+        self, call: Call, params: ShowOptionInput
     ) -> ShowOptionOutput | Reply[ShowOptionOutput]:
         """Reads tmux option name. Scopes session, window and pane need target, which alone implies its scope; with neither, global session options are read. Returns name and value pairs."""
 
     @abc.abstractmethod
     async def signal_channel(
-        self, params: SignalChannelInput
+        self, call: Call, params: SignalChannelInput
     ) -> SignalChannelOutput | Reply[SignalChannelOutput]:
         """Signals a tmux wait-for channel, waking wait_for_channel calls and tmux wait-for scripts; with no waiter tmux keeps it for the next. Returns the channel and signalled: true."""
 
     @abc.abstractmethod
     async def snapshot_pane(
-        self, params: SnapshotPaneInput
+        self, call: Call, params: SnapshotPaneInput
     ) -> SnapshotPaneOutput | Reply[SnapshotPaneOutput]:
         """Returns a pane's row and a capture of its screen in one call, as get_pane_info and capture_pane give them."""
 
     @abc.abstractmethod
     async def split_window(
-        self, params: SplitWindowInput
+        self, call: Call, params: SplitWindowInput
     ) -> SplitWindowOutput | Reply[SplitWindowOutput]:
         """Splits a pane, running tmux's default command in the new one, below unless direction says otherwise; the split pane stays active. Without startDirectory it starts in this server's working directory. Returns the new pane row."""
 
     @abc.abstractmethod
-    async def swap_pane(self, params: SwapPaneInput) -> SwapPaneOutput | Reply[SwapPaneOutput]:
+    async def swap_pane(
+        self, call: Call, params: SwapPaneInput
+    ) -> SwapPaneOutput | Reply[SwapPaneOutput]:
         """Exchanges two panes' places, in one window or across windows; each keeps its id and process, the active pane stays. Returns both ids."""
 
     @abc.abstractmethod
     async def wait_for_channel(
-        self, params: WaitForChannelInput
+        self, call: Call, params: WaitForChannelInput
     ) -> WaitForChannelOutput | Reply[WaitForChannelOutput]:
         """Blocks until a tmux wait-for channel is signalled (signal_channel, tmux wait-for -S) or timeoutMs passes. Returns released (false on timeout), seconds and effectiveTimeout."""
 
     @abc.abstractmethod
     async def wait_for_text(
-        self, params: WaitForTextInput
+        self, call: Call, params: WaitForTextInput
     ) -> WaitForTextOutput | Reply[WaitForTextOutput]:
         """Waits until a pane line matches patterns, or stop (outcome stopped); case-sensitive, literal unless regex. Without cursor, text on screen counts; with one, only later output. Not allowed in call_read_tools_batch. Returns outcome, the match, tail (the screen's newest maxLines lines) and a cursor."""
 

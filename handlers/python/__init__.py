@@ -1,10 +1,12 @@
 """The python profile (the libtmux-mcp surface): one handler object composed from parts.
 
-Each part is built here from the services it needs, once per server process:
-the tmux core (``Tmux``), the caller's identity and core lifecycle
-(``TmuxHandlers``), the secret that seals capture_since cursors, and the
-listing and reading parts the resources answer with. Every tool method runs
-the session pair check first (``sessions.session_pair_check``).
+Each part holds the tools of one kind of tmux object (``server``, ``sessions``,
+``windows``, ``panes``, ``buffers``; a pane's text, input, waits and commands),
+the options, the channels, or a surface that is not a tool (``resources``,
+``prompts``), and is built here from the services it needs, once per server
+process: the tmux core (``Tmux``), the secret that seals capture_since cursors,
+and the parts the resources answer with. Every tool method runs the session
+pair check first (``targets.session_pair_check``).
 """
 
 from __future__ import annotations
@@ -14,49 +16,48 @@ from collections.abc import Mapping
 from ...generated.python.interface import PythonProfileHandlers
 from ...generated.python.registry import TOOLS
 from ..compose import compose
+from ..lifecycle import Lifecycle
 from ..services import Runtime
-from ..tmux.core import Tmux, TmuxHandlers
-from ..tmux.refs import Refs
+from ..tmux.objects import Tmux
+from ..tmux.objects.refs import Refs
 from .batch import BatchTools
-from .commands import RunCommandTools
-from .config import ConfigTools
-from .creating import CreatingTools
-from .keys import KeyTools
-from .listing import ListingTools
+from .buffers import BufferTools
+from .channels import ChannelTools
+from .options import OptionTools
+from .pane_commands import PaneCommandTools
+from .pane_input import PaneInputTools
+from .pane_text import PaneTextTools
+from .pane_waits import PaneWaitTools
 from .panes import PaneTools
-from .pasting import PasteTools
-from .prompts import PromptTools
-from .reading import ReadingTools
-from .resources import ResourceTools
-from .selecting import SelectingTools
-from .sessions import session_pair_check
-from .teardown import TeardownTools
-from .waiting import WaitingTools
+from .prompts import Prompts
+from .resources import Resources
+from .server import ServerTools
+from .sessions import SessionTools
+from .targets import session_pair_check
 from .windows import WindowTools
 
 
 def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> PythonProfileHandlers:
     """The profile's handler object; ``runtime`` serves the batch's nested calls."""
     tmux = Tmux(environ)
-    listing = ListingTools(tmux)
-    reading = ReadingTools(tmux, Refs())
+    sessions, windows, panes = SessionTools(tmux), WindowTools(tmux), PaneTools(tmux)
+    text = PaneTextTools(tmux, Refs())
     parts = [
-        TmuxHandlers(tmux),
-        listing,
-        reading,
-        ResourceTools(tmux, listing, reading),
-        WaitingTools(tmux),
-        ConfigTools(tmux),
+        Lifecycle(tmux),
+        ServerTools(tmux),
+        sessions,
+        windows,
+        panes,
+        text,
+        PaneInputTools(tmux),
+        PaneWaitTools(tmux),
+        PaneCommandTools(tmux),
+        BufferTools(tmux),
+        OptionTools(tmux),
+        ChannelTools(tmux),
         BatchTools(runtime),
-        WindowTools(tmux),
-        PaneTools(tmux),
-        SelectingTools(tmux),
-        CreatingTools(tmux),
-        KeyTools(tmux),
-        PasteTools(tmux),
-        RunCommandTools(tmux),
-        TeardownTools(tmux),
-        PromptTools(),
+        Resources(tmux, sessions, windows, panes, text),
+        Prompts(),
     ]
     handlers = compose(
         PythonProfileHandlers,

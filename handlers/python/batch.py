@@ -18,6 +18,7 @@ from ...generated.python.models.call_read_tools_batch import (
     CallReadToolsBatchInput,
     CallReadToolsBatchOutput,
 )
+from ...seam import Call
 from ..batch import Answer, Batch, Operation, Row, texts
 from ..services import ArgumentsRefused, Runtime, ServedTool
 
@@ -68,14 +69,14 @@ class BatchTools:
         self.batch = Batch(runtime, PythonRows())
 
     async def call_read_tools_batch(
-        self, params: CallReadToolsBatchInput
+        self, call: Call, params: CallReadToolsBatchInput
     ) -> CallReadToolsBatchOutput:
         operations = []
         for index, op in enumerate(params.operations):
             arguments = None if op.arguments is MISSING else dict(op.arguments)
             checked = check_operation(self.batch.runtime, op.tool, arguments, index)
             operations.append(Operation(op.tool, arguments, checked))
-        answer = await self.batch.run(operations, params.on_error or "stop")
+        answer = await self.batch.run(call, operations, params.on_error or "stop")
         return CallReadToolsBatchOutput.model_validate(answer.structured())
 
 

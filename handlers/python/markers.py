@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import anyio
 
-from ..tmux.control import output_event
-from ..tmux.shell import quoted_command
-from ..tmux.waits import MAY_HAVE_GONE, dead_pane
+from ..tmux.objects.shell import quoted_command
+from ..tmux.transport.control import output_event
+from ..tmux.transport.events import MAY_HAVE_GONE, dead_pane
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...generated.python.models.prompt_build_dev_workspace import (
-    BuildDevWorkspacePromptArguments,
-)
+from ...generated.python.models.prompt_build_dev_workspace import BuildDevWorkspacePromptArguments
 from ...generated.python.models.prompt_diagnose_failing_pane import (
     DiagnoseFailingPanePromptArguments,
 )
@@ -33,7 +31,7 @@ def seconds(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
-class PromptTools:
+class Prompts:
     async def prompt_run_and_wait(self, arguments: RunAndWaitPromptArguments) -> str:
         pane, command = arguments.pane_id, arguments.command
         timeout = seconds(arguments.timeout if arguments.timeout is not None else 60)

@@ -1,99 +1,126 @@
-"""Arranging sessions and windows: names, selection, layouts, sizes, order, buffers in.
+"""Windows: listing and describing them, creating one, and renaming, selecting,
+arranging, resizing, moving and killing one.
 
-Names reach tmux through ``literal_format``: ``rename-session`` and ``rename-window``
+Names reach tmux through ``literal_format``: ``rename-window`` and ``new-window -n``
 expand their argument as a format (3.3a), which would replace ``#{...}`` and run
 ``#(...)``. Positional user values follow ``--`` so a leading ``-`` is not a flag.
 """
 
 from __future__ import annotations
 
-import re
-import uuid
 from collections.abc import Sequence
 from typing import Any
 
 from ...errors import InvalidArgument, ToolError
-from ...generated.python.models.load_buffer import LoadBufferInput, LoadBufferOutput
+from ...generated.python.models.create_window import CreateWindowInput, CreateWindowOutput
+from ...generated.python.models.get_window_info import GetWindowInfoInput, GetWindowInfoOutput
+from ...generated.python.models.kill_window import KillWindowInput, KillWindowOutput
+from ...generated.python.models.list_windows import (
+    ListWindowsInput,
+    ListWindowsOutput,
+    ListWindowsOutputResultItem,
+)
 from ...generated.python.models.move_window import MoveWindowInput, MoveWindowOutput
-from ...generated.python.models.rename_session import RenameSessionInput, RenameSessionOutput
 from ...generated.python.models.rename_window import RenameWindowInput, RenameWindowOutput
 from ...generated.python.models.resize_window import ResizeWindowInput, ResizeWindowOutput
 from ...generated.python.models.select_layout import SelectLayoutInput, SelectLayoutOutput
 from ...generated.python.models.select_window import SelectWindowInput, SelectWindowOutput
-from ..tmux import layouts
-from ..tmux.core import Server, Tmux
-from ..tmux.errors import CommandFailed, UnknownTarget
-from ..tmux.formats import (
-    LINK_FIELDS,
-    LinkRow,
-    SessionRow,
-    format_of,
-    literal_format,
-    parse_rows,
-)
-from ..tmux.input import buffer_commands
-from ..tmux.targets import WINDOW_INDEX, WindowSelector, session_named
-from .listing import (
-    ACTIVE_PANE,
-    _no_session,
-    _no_sessions,
-    _pick_link,
-    _session_fields,
-    _session_target,
-    _window_fields,
+from ...seam import Call
+from ..tmux.errors import CommandFailed, NotFound
+from ..tmux.objects import layouts
+from ..tmux.objects.pane import ACTIVE_ONLY
+from ..tmux.objects.rows import LINK_FIELDS, LinkRow
+from ..tmux.objects.server import Server, Tmux
+from ..tmux.objects.spawn import no_nul
+from ..tmux.objects.targets import WINDOW_INDEX, WindowSelector, check_window_id, session_named
+from ..tmux.policy import Guard
+from ..tmux.transport.formats import format_of, literal_format, parse_rows
+from .arguments import spawn_args
+from .filters import Filters
+from .rows import ACTIVE_PANE, WINDOW_REPLY, window_fields
+from .targets import (
+    if_gone,
+    in_session,
+    pick_link,
+    pick_session,
+    selector_of,
+    session_target,
+    vanished,
 )
 
 # A window row as the window tools return it: `pane_id` is the window's active pane.
 WINDOW_ROW_FIELDS = (*LINK_FIELDS, *ACTIVE_PANE)
+
 WINDOW_ROW_FORMAT = format_of(WINDOW_ROW_FIELDS)
 
 WINDOW_MINIMUM = layouts.WINDOW_MINIMUM  # tmux's bounds for resize-window -x/-y
-WINDOW_MAXIMUM = layouts.WINDOW_MAXIMUM
 
-# load_buffer's names (as libtmux-mcp allocates them): own prefix, a nonce, a label.
-BUFFER_PREFIX = "libtmux_mcp_"
-LOGICAL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}\Z")
-DEFAULT_LOGICAL_NAME = "buf"
+WINDOW_MAXIMUM = layouts.WINDOW_MAXIMUM
 
 
 class WindowTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    # --- sessions -----------------------------------------------------------------------
-
-    async def rename_session(self, params: RenameSessionInput) -> RenameSessionOutput:
-        if params.new_name == "":
-            raise InvalidArgument(
-                "new_name", "", "is empty; tmux has no nameless sessions", "Pass a name."
-            )
-        session_id, session_name = _session_target(params.session_id, params.session_name)
+    async def list_windows(self, call: Call, params: ListWindowsInput) -> ListWindowsOutput:
+        keep = Filters.parse(params.filters, ListWindowsOutputResultItem)
+        session_id, session_name = session_target(params.session_id, params.session_name)
         server = self.tmux.server(params.socket_name)
-        session = _pick_session(server, await server.list_sessions(), session_id, session_name)
-        try:
-            await server.run(
-                "rename-session", "-t", session.session_id, "--", literal_format(params.new_name)
-            )
-        except CommandFailed as exc:
-            if "duplicate session" in exc.stderr:
-                raise InvalidArgument(
-                    "new_name",
-                    params.new_name,
-                    f"is taken: tmux {server.socket} already has a session named "
-                    f"{exc.stderr.partition(': ')[2]!r} (tmux turns ':' and '.' into '_')",
-                    "Pick another name; call list_sessions to see the names in use.",
-                ) from None
-            _if_gone(exc, server, f"session {session.session_id}", "list_sessions")
-            raise
-        sessions, attached = await server.sessions_and_clients(extra=ACTIVE_PANE)
-        row = next((s for s in sessions if s.session_id == session.session_id), None)
-        if row is None:
-            raise _vanished(server, f"session {session.session_id}", "list_sessions")
-        return RenameSessionOutput(**_session_fields(row, attached))
+        links = await server.list_windows("-a", extra=ACTIVE_PANE)
+        if session_id is not None or session_name is not None:
+            links = in_session(server, links, session_id, session_name)
+        rows = keep([window_fields(link) for link in links])
+        return ListWindowsOutput(result=[ListWindowsOutputResultItem(**row) for row in rows])
 
-    # --- windows ------------------------------------------------------------------------
+    async def get_window_info(self, call: Call, params: GetWindowInfoInput) -> GetWindowInfoOutput:
+        selector = selector_of(
+            params.window_id,
+            params.session_name,
+            params.session_id,
+            window_index=params.window_index,
+        )
+        server = self.tmux.server(params.socket_name)
+        links = await server.list_windows("-a", extra=ACTIVE_PANE)
+        return GetWindowInfoOutput(**window_fields(pick_link(server, links, selector)))
 
-    async def select_window(self, params: SelectWindowInput) -> SelectWindowOutput:
+    async def create_window(self, call: Call, params: CreateWindowInput) -> CreateWindowOutput:
+        selector = selector_of(None, params.session_name, params.session_id)
+        args = ["new-window", "-P", "-F", format_of(WINDOW_REPLY)]
+        if not params.attach:
+            args.append("-d")
+        if params.window_name is not None:
+            args += ["-n", literal_format(no_nul("window_name", params.window_name))]
+        args += await spawn_args(
+            self.tmux.environ,
+            params.start_directory,
+            params.environment,
+            params.suppress_persistent_history,
+        )
+        server = self.tmux.server(params.socket_name)
+        current = (await selector.resolve_window(server, ACTIVE_ONLY)).active_pane
+        session_id = current.session_id
+        if params.direction is None:
+            args += ["-t", f"{session_id}:"]  # the first free index
+        else:
+            place = "-a" if params.direction == "after" else "-b"
+            args += [place, "-t", f"{session_id}:{current['window_index']}"]
+        lines = await server.run(*args)
+        row = server.made_one("window", parse_rows(lines, WINDOW_REPLY), lines, "list_windows")
+        return CreateWindowOutput(
+            window_id=row["window_id"],
+            window_name=row["window_name"],
+            window_index=row["window_index"],
+            session_id=row["session_id"],
+            session_name=row["session_name"],
+            pane_count=int(row["window_panes"] or 0),
+            window_layout=row["window_layout"] or None,
+            window_active=row["window_active"],
+            window_width=row["window_width"],
+            window_height=row["window_height"],
+            active_pane_id=row["pane_id"] or None,
+        )
+
+    async def select_window(self, call: Call, params: SelectWindowInput) -> SelectWindowOutput:
         direction = params.direction
         if direction is None and params.window_id is None and params.window_index is None:
             raise InvalidArgument(
@@ -113,16 +140,19 @@ class WindowTools:
                 "Pass either direction (with session_name or session_id) to step from the "
                 "session's current window, or the window to select.",
             )
-        session_id, session_name = _session_target(params.session_id, params.session_name)
+        session_id, session_name = session_target(params.session_id, params.session_name)
         server = self.tmux.server(params.socket_name)
         if direction is None:
-            selector = WindowSelector(
-                params.window_id, params.window_index, session_name, session_id
+            selector = selector_of(
+                params.window_id,
+                params.session_name,
+                params.session_id,
+                window_index=params.window_index,
             )
             link = await _resolve_link(server, selector)
             row = await _window_command(server, link, ("select-window", "-t", link.target))
-            return SelectWindowOutput(**_window_fields(row))
-        session = _pick_session(server, await server.list_sessions(), session_id, session_name)
+            return SelectWindowOutput(**window_fields(row))
+        session = pick_session(server, await server.list_sessions(), session_id, session_name)
         try:
             rows = await _act_then_list(
                 server, (f"{direction}-window", "-t", session.session_id), session.session_id
@@ -139,29 +169,33 @@ class WindowTools:
                     f"has no {direction} window: {why}. Call list_windows to see its windows, "
                     "and select one by window_id."
                 ) from None
-            _if_gone(exc, server, f"session {session.session_id}", "list_sessions")
+            if_gone(exc, server, "session", session.session_id)
             raise
         current = [row for row in rows if row["window_active"] == "1"]
         if not current:
-            raise _vanished(server, f"session {session.session_id}", "list_sessions")
-        return SelectWindowOutput(**_window_fields(current[0]))
+            raise vanished(server, "session", session.session_id)
+        return SelectWindowOutput(**window_fields(current[0]))
 
-    async def rename_window(self, params: RenameWindowInput) -> RenameWindowOutput:
+    async def rename_window(self, call: Call, params: RenameWindowInput) -> RenameWindowOutput:
         server, link = await self._window(params)
         row = await _window_command(
             server,
             link,
             ("rename-window", "-t", link.window_id, "--", literal_format(params.new_name)),
         )
-        return RenameWindowOutput(**_window_fields(row))
+        return RenameWindowOutput(**window_fields(row))
 
-    async def select_layout(self, params: SelectLayoutInput) -> SelectLayoutOutput:
+    async def select_layout(self, call: Call, params: SelectLayoutInput) -> SelectLayoutOutput:
         layout = _layout_shape(params.layout)
-        session_id, session_name = _session_target(params.session_id, params.session_name)
-        selector = WindowSelector(params.window_id, params.window_index, session_name, session_id)
+        selector = selector_of(
+            params.window_id,
+            params.session_name,
+            params.session_id,
+            window_index=params.window_index,
+        )
         server = self.tmux.server(params.socket_name)
-        links = await server.list_links("-a", extra=(*ACTIVE_PANE, "version"))
-        link = _pick_link(server, links, selector)
+        links = await server.list_windows("-a", extra=(*ACTIVE_PANE, "version"))
+        link = pick_link(server, links, selector)
         layout = _known_layout(layout, link["version"])
         try:
             row = await _window_command(
@@ -177,9 +211,9 @@ class WindowTools:
                 "Use a preset (even-horizontal, even-vertical, main-horizontal, "
                 "main-vertical, tiled), or a window_layout saved from this window.",
             ) from None
-        return SelectLayoutOutput(**_window_fields(row))
+        return SelectLayoutOutput(**window_fields(row))
 
-    async def resize_window(self, params: ResizeWindowInput) -> ResizeWindowOutput:
+    async def resize_window(self, call: Call, params: ResizeWindowInput) -> ResizeWindowOutput:
         if params.width is None and params.height is None:
             raise InvalidArgument(
                 "width",
@@ -201,9 +235,9 @@ class WindowTools:
             size += [flag, str(value)]
         server, link = await self._window(params)
         row = await _window_command(server, link, ("resize-window", "-t", link.window_id, *size))
-        return ResizeWindowOutput(**_window_fields(row))
+        return ResizeWindowOutput(**window_fields(row))
 
-    async def move_window(self, params: MoveWindowInput) -> MoveWindowOutput:
+    async def move_window(self, call: Call, params: MoveWindowInput) -> MoveWindowOutput:
         index = params.destination_index or ""
         if index and not WINDOW_INDEX.fullmatch(index):
             raise InvalidArgument(
@@ -212,16 +246,20 @@ class WindowTools:
                 "is not a window index (expected digits, e.g. '3', or '' for the first free one)",
                 "Pass digits, or leave destination_index out.",
             )
-        session_id, session_name = _session_target(params.session_id, params.session_name)
-        selector = WindowSelector(params.window_id, params.window_index, session_name, session_id)
+        selector = selector_of(
+            params.window_id,
+            params.session_name,
+            params.session_id,
+            window_index=params.window_index,
+        )
         server = self.tmux.server(params.socket_name)
-        links = await server.list_links("-a", extra=ACTIVE_PANE)
-        link = _pick_link(server, links, selector)
+        links = await server.list_windows("-a", extra=ACTIVE_PANE)
+        link = pick_link(server, links, selector)
         destination = link.session_id
         if params.destination_session is not None:
             destination = _destination(server, links, params.destination_session)
         if destination == link.session_id and index == link["window_index"]:
-            return MoveWindowOutput(**_window_fields(link))  # already there: nothing to move
+            return MoveWindowOutput(**window_fields(link))  # already there: nothing to move
         try:
             rows = await _act_then_list(
                 server,
@@ -237,63 +275,28 @@ class WindowTools:
                     "Call list_windows to see the indexes in use, or leave destination_index "
                     "out for the first free one.",
                 ) from None
-            _if_gone(exc, server, f"window {link.window_id}", "list_windows")
+            if_gone(exc, server, "window", link.window_id)
             raise
         row = _row_of(server, rows, link.window_id, index or None)
-        return MoveWindowOutput(**_window_fields(row))
+        return MoveWindowOutput(**window_fields(row))
 
     async def _window(self, params: Any) -> tuple[Server, LinkRow]:
         """The server and the window (as linked at one place) a window tool's fields name."""
-        session_id, session_name = _session_target(params.session_id, params.session_name)
-        selector = WindowSelector(params.window_id, params.window_index, session_name, session_id)
+        selector = selector_of(
+            params.window_id,
+            params.session_name,
+            params.session_id,
+            window_index=params.window_index,
+        )
         server = self.tmux.server(params.socket_name)
         return server, await _resolve_link(server, selector)
 
-    # --- buffers ------------------------------------------------------------------------
-
-    async def load_buffer(self, params: LoadBufferInput) -> LoadBufferOutput:
-        """The content reaches tmux through ``set-buffer``, long content a piece at a time
-        (a tmux client refuses one command line past about 16 KB): no file is involved,
-        so it works as well on a server reached through ssh."""
-        if params.content == "":
-            raise InvalidArgument(
-                "content",
-                "",
-                "is empty; tmux keeps no empty paste buffers (it would silently make none)",
-                "Pass at least one character.",
-            )
-        label = params.logical_name or DEFAULT_LOGICAL_NAME
-        if not LOGICAL_NAME.fullmatch(label):
-            raise InvalidArgument(
-                "logical_name",
-                params.logical_name,
-                "may only hold letters, digits, '_', '.' and '-' (1 to 64 of them)",
-                "Pass a short label such as 'clip' or 'patch-1', or leave it out.",
-            )
+    async def kill_window(self, call: Call, params: KillWindowInput) -> KillWindowOutput:
+        window_id = check_window_id(params.window_id)
         server = self.tmux.server(params.socket_name)
-        name = f"{BUFFER_PREFIX}{uuid.uuid4().hex}_{label}"
-        content = params.content.encode("utf-8", "replace").decode()  # a lone surrogate: "?"
-        await server.run_many(*buffer_commands(name, content))
-        return LoadBufferOutput(buffer_name=name, logical_name=params.logical_name)
-
-
-# --- helpers --------------------------------------------------------------------------------
-
-
-def _pick_session(
-    server: Server, sessions: Sequence[SessionRow], session_id: str | None, name: str | None
-) -> SessionRow:
-    """The session named by id, else by exact name, else the first session."""
-    if not sessions:
-        raise _no_sessions(server)
-    if session_id is None and name is None:
-        return sessions[0]
-    for row in sessions:
-        if session_id is not None and row.session_id == session_id:
-            return row
-        if session_id is None and row.name == name:
-            return row
-    raise _no_session(server, session_id, name)
+        await Guard(server, self.tmux.environ).kill_window(window_id)
+        await server.window(window_id).kill_window()
+        return KillWindowOutput(result=f"Window killed: {window_id}")
 
 
 def _destination(server: Server, links: Sequence[LinkRow], wanted: str) -> str:
@@ -302,14 +305,13 @@ def _destination(server: Server, links: Sequence[LinkRow], wanted: str) -> str:
     link = session_named(links, wanted)
     if link is not None:
         return link.session_id
-    raise UnknownTarget(
-        f"No session with id or name {wanted!r} (from `destination_session`) on tmux "
-        f"{server.socket}. Call list_sessions to see the sessions that exist."
+    raise NotFound(
+        "session", wanted, socket=server.socket, field="destination_session", by="id or name"
     )
 
 
 async def _resolve_link(server: Server, selector: WindowSelector) -> LinkRow:
-    return _pick_link(server, await server.list_links("-a", extra=ACTIVE_PANE), selector)
+    return pick_link(server, await server.list_windows("-a", extra=ACTIVE_PANE), selector)
 
 
 def _window_rows(lines: list[str]) -> list[LinkRow]:
@@ -331,7 +333,7 @@ async def _window_command(server: Server, link: LinkRow, command: Sequence[str])
         rows = await _act_then_list(server, command, link.session_id)
     except CommandFailed as exc:
         if "can't find" in exc.stderr:
-            raise _vanished(server, f"window {link.window_id}", "list_windows") from None
+            raise vanished(server, "window", link.window_id) from None
         raise
     return _row_of(server, rows, link.window_id, link["window_index"])
 
@@ -341,22 +343,8 @@ def _row_of(server: Server, rows: Sequence[LinkRow], window_id: str, index: str 
     found = [row for row in rows if row.window_id == window_id]
     at = [row for row in found if index is None or row["window_index"] == index]
     if not (at or found):
-        raise _vanished(server, f"window {window_id}", "list_windows")
+        raise vanished(server, "window", window_id)
     return (at or found)[0]
-
-
-def _vanished(server: Server, what: str, listing: str) -> UnknownTarget:
-    return UnknownTarget(
-        f"The {what} went away on tmux {server.socket} during the call. "
-        f"Call {listing} to see what exists now."
-    )
-
-
-def _if_gone(exc: CommandFailed, server: Server, what: str, listing: str) -> None:
-    """Raise ``UnknownTarget`` when ``exc`` says the target disappeared between resolving
-    it and acting on it; otherwise the caller re-raises tmux's own error."""
-    if "can't find" in exc.stderr:
-        raise _vanished(server, what, listing) from None
 
 
 # How a caller of this profile gets a layout string to pass back (see ``layouts``).

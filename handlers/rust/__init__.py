@@ -1,7 +1,10 @@
 """The rust profile (the libtmux-rs contract family): one socket per process, ``%``-ids.
 
 The environment is read once (``config``); the served server is found, or
-started on the dedicated socket, at startup (``tmux.launch``).
+started on the dedicated socket, at startup (``libtmux_family.launch``). Each part
+holds the tools of one kind of tmux object (``server``, ``sessions``, ``windows``,
+``panes``; a pane's text, input, waits and commands), the options, the channels,
+the read batch or the capabilities resource.
 """
 
 from __future__ import annotations
@@ -12,52 +15,52 @@ from ...generated import rust as generated_rust
 from ...generated.rust.interface import RustProfileHandlers
 from ...generated.rust.registry import TOOLSETS
 from ..compose import compose
+from ..libtmux_family.capabilities import CapabilityDocument
+from ..libtmux_family.launch import FamilyLifecycle, ServedServer
 from ..services import Runtime
-from ..tmux.capabilities import CapabilityDocument
-from ..tmux.core import Tmux
-from ..tmux.launch import Pin, PinnedLifecycle
-from ..tmux.ledger import Ledger
-from ..tmux.refs import Refs
-from .arranging import Arranging
+from ..tmux.objects.refs import Refs
+from ..tmux.objects.server import Tmux
+from ..tmux.policy.ledger import Ledger
 from .batch import BatchTools
 from .capabilities import Capabilities
-from .channels import Channels
+from .channels import ChannelTools
 from .config import read_config
-from .creating import Creating
-from .input import Input
-from .listing import Listing
-from .panes import Panes
-from .reading import Reading
-from .running import Running
-from .settings import Settings
-from .teardown import Teardown
+from .options import OptionTools
+from .pane_commands import PaneCommandTools
+from .pane_input import PaneInputTools
+from .pane_text import PaneTextTools
+from .pane_waits import PaneWaitTools
+from .panes import PaneTools
+from .server import ServerTools
+from .sessions import SessionTools
+from .windows import WindowTools
 
-# On by default when this process started the server it serves (see ``tmux.launch``).
+# On by default when this process started the server it serves (see ``libtmux_family.launch``).
 OWNER_TOOLSETS = ("teardown",)
 
 
 def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> RustProfileHandlers:
     config = read_config(environ)
-    pin = Pin(config, environ)
-    tmux = Tmux(environ, socket=config.socket, prepare=pin.prepare)
+    served = ServedServer(config, environ)
+    tmux = Tmux(environ, socket=config.socket, prepare=served.prepare)
     ledger = Ledger()  # one per served server: the tools that type and wait share it
     document = CapabilityDocument(
-        generated_rust, TOOLSETS, OWNER_TOOLSETS, config, pin, tmux, runtime
+        generated_rust, TOOLSETS, OWNER_TOOLSETS, config, served, tmux, runtime
     )
     parts = [
-        PinnedLifecycle(tmux, pin, OWNER_TOOLSETS),
-        Listing(tmux),
-        Panes(tmux),
-        Capabilities(document),
-        Creating(tmux),
-        Teardown(tmux),
-        Arranging(tmux),
-        Channels(tmux),
-        Input(tmux, ledger),
-        Running(tmux, ledger),
-        Settings(tmux, environ),
-        Reading(tmux, Refs()),
+        FamilyLifecycle(tmux, served, OWNER_TOOLSETS),
+        ServerTools(tmux),
+        SessionTools(tmux),
+        WindowTools(tmux),
+        PaneTools(tmux),
+        PaneTextTools(tmux, Refs()),
+        PaneInputTools(tmux, ledger),
+        PaneWaitTools(tmux, ledger),
+        PaneCommandTools(tmux, ledger),
+        OptionTools(tmux, environ),
+        ChannelTools(tmux),
         BatchTools(runtime),
+        Capabilities(document),
     ]
     handlers = compose(RustProfileHandlers, parts)
     assert isinstance(handlers, RustProfileHandlers)  # compose built it from this interface

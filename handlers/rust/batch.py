@@ -1,5 +1,6 @@
 """The rust flavour of call_read_tools_batch: rows carrying the nested call's whole result,
-a JSON-RPC error object for a call that never reached its tool, and the family's counts."""
+a JSON-RPC error object for a call that never reached its tool, and the family's counts.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ...generated.rust.models.call_read_tools_batch import (
     CallReadToolsBatchInput,
     CallReadToolsBatchOutput,
 )
+from ...seam import Call
 from ..batch import Answer, Batch, Operation, Row, arguments_json, texts
 from ..services import ArgumentsRefused, Runtime
 
@@ -71,7 +73,7 @@ class BatchTools:
         self.batch = Batch(runtime, RustRows(), oldest_first=True)
 
     async def call_read_tools_batch(
-        self, params: CallReadToolsBatchInput
+        self, call: Call, params: CallReadToolsBatchInput
     ) -> CallReadToolsBatchOutput:
         """Check every served operation's arguments as a direct call would (left out means
         ``{}``), then run them in order; one refused refuses the batch before anything runs.
@@ -89,7 +91,7 @@ class BatchTools:
                 continue
             checked = self._check(op.tool, arguments, index)
             operations.append(Operation(op.tool, arguments, checked))
-        answer = await self.batch.run(operations, on_error)
+        answer = await self.batch.run(call, operations, on_error)
         structured, _ = answer.rendered()
         return CallReadToolsBatchOutput.model_validate(structured)
 

@@ -1,6 +1,6 @@
 """The rust profile's wait-for channels: signalling one, and waiting on one.
 
-Both go through the tmux core's channel code (``tmux.channels``), as in the other
+Both go through the tmux core's channel code (``Server.wait_for``), as in the other
 profiles: the wait is a ``tmux wait-for`` client of its own that sleeps until tmux
 answers, is killed at the deadline or on cancellation, and ends at once with an
 error when the server goes. The family's wait lasts ``seconds`` (30 when omitted,
@@ -11,34 +11,31 @@ from __future__ import annotations
 
 from ...errors import InvalidArgument
 from ...generated.rust.models.signal_channel import SignalChannelInput, SignalChannelOutput
-from ...generated.rust.models.wait_for_channel import (
-    WaitForChannelInput,
-    WaitForChannelOutput,
-)
-from ..tmux import channels
-from ..tmux.core import Tmux
+from ...generated.rust.models.wait_for_channel import WaitForChannelInput, WaitForChannelOutput
+from ...seam import Call
+from ..tmux.objects.server import Tmux, check_channel
 
 DEFAULT_SECONDS = 30
 MAX_SECONDS = 600
 
 
-class Channels:
+class ChannelTools:
     def __init__(self, tmux: Tmux) -> None:
         self.tmux = tmux
 
-    async def signal_channel(self, params: SignalChannelInput) -> SignalChannelOutput:
-        channel = channels.check_channel(params.channel)
-        await self.tmux.server().run("wait-for", "-S", "--", channel)
+    async def signal_channel(self, call: Call, params: SignalChannelInput) -> SignalChannelOutput:
+        channel = check_channel(params.channel)
+        await self.tmux.server().signal_channel(channel)
         return SignalChannelOutput(channel=channel)
 
-    async def wait_for_channel(self, params: WaitForChannelInput) -> WaitForChannelOutput:
-        channel = channels.check_channel(params.channel)
+    async def wait_for_channel(
+        self, call: Call, params: WaitForChannelInput
+    ) -> WaitForChannelOutput:
+        channel = check_channel(params.channel)
         given = params.seconds
         seconds = wait_seconds(given if isinstance(given, int) else None)  # None or unsent
         server = self.tmux.server()
-        signalled = await channels.wait_for(
-            server.socket, self.tmux.tmux_bin, self.tmux.environ, channel, seconds
-        )
+        signalled = await server.wait_for(channel, seconds)
         return WaitForChannelOutput.model_validate(
             {"channel": channel, "outcome": "signalled" if signalled else "deadline"}
         )

@@ -1,4 +1,4 @@
-"""The rust profile's configuration: the families' shared settings (``tmux.family``)
+"""The rust profile's configuration: the families' shared settings (``libtmux_family.config``)
 and its retired variables, read once, at startup.
 
 Anything wrong (both sockets, a relative path, an empty token in a tool list,
@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...generated.rust.registry import DEFAULT_TOOLSETS
-from ..services import StartupRefused
-from ..tmux.family import (
+from ..libtmux_family.config import (
     FamilyConfig,
     family_config,
     list_problems,
     retired_problems,
     socket_problems,
 )
+from ..services import StartupRefused
 
 # Variables of earlier releases of the family: set, they would silently mean nothing.
 RETIRED = {

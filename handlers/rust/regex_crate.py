@@ -38,7 +38,7 @@ import anyio
 from pydantic_core import SchemaError, SchemaValidator, core_schema
 
 from ...errors import InvalidArgument
-from ..tmux.patterns import MATCH_BUDGET
+from ..tmux.objects.patterns import MATCH_BUDGET
 
 MAX_PATTERN_BYTES = 4096
 # What the crate's ``regex::escape`` escapes: its meta characters, and no others (an

@@ -10,10 +10,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..tmux.core import Server
-from ..tmux.formats import LinkRow, PaneRow, SessionRow
+from ..tmux.objects.deadpanes import DEAD_FIELDS
+from ..tmux.objects.rows import SERVER_FIELDS, LinkRow, PaneRow, SessionRow
+from ..tmux.objects.server import Server
 
-# The list_windows fields beyond the shared link listing (``Server.list_links(extra=…)``).
+# What a pane row reads (pane_view, branch_pane), the pane_at_* flags the corners need,
+# and whether the pane is dead (a note says it: ``deadpanes.dead_notes``).
+PANE_FIELDS: tuple[str, ...] = (
+    "pane_id",
+    "pane_index",
+    "pane_active",
+    "pane_current_command",
+    "pane_current_path",
+    "window_id",
+    "pane_at_top",
+    "pane_at_bottom",
+    "pane_at_left",
+    "pane_at_right",
+    *DEAD_FIELDS,
+    *SERVER_FIELDS,
+)
+
+# The list_windows fields beyond the shared link listing (``Server.list_windows(extra=…)``).
 WINDOW_EXTRA: tuple[str, ...] = ("window_linked",)
 
 
@@ -31,7 +49,7 @@ def pane_view(server: Server, row: PaneRow) -> dict[str, Any]:
 
 
 def window_view(row: LinkRow) -> dict[str, Any]:
-    """``WindowView``: one row per session link of a window (``row`` from ``list_links``
+    """``WindowView``: one row per session link of a window (``row`` from ``list_windows``
     asked with ``WINDOW_EXTRA``)."""
     return {
         "id": row.window_id,

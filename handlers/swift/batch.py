@@ -12,6 +12,7 @@ from ...generated.swift.models.call_read_tools_batch import (
     CallReadToolsBatchOutput,
 )
 from ...reply import Reply
+from ...seam import Call
 from ..batch import Answer, Batch, Operation, Row, arguments_json, texts
 from ..services import ArgumentsRefused, Runtime
 
@@ -74,7 +75,7 @@ class BatchTools:
         self.batch = Batch(runtime, SwiftRows())
 
     async def call_read_tools_batch(
-        self, params: CallReadToolsBatchInput
+        self, call: Call, params: CallReadToolsBatchInput
     ) -> Reply[CallReadToolsBatchOutput]:
         """Check every operation's arguments as a direct call would, then run them in order.
 
@@ -103,7 +104,7 @@ class BatchTools:
                 continue
             arguments = arguments_json(op.arguments)
             operations.append(Operation(op.tool, arguments, self._check(op.tool, arguments, index)))
-        answer = await self.batch.run(operations, on_error)
+        answer = await self.batch.run(call, operations, on_error)
         structured, text = answer.rendered()
         assert text is not None
         return Reply(CallReadToolsBatchOutput.model_validate(structured), text)

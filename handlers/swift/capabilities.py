@@ -1,4 +1,4 @@
-"""The swift profile's ``tmux://capabilities`` resource (the document: ``tmux.capabilities``)."""
+"""The swift profile's ``tmux://capabilities`` resource (the document: ``libtmux_family.capabilities``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from ...generated.swift.models.resource_capabilities import (
     CapabilitiesResourceResult,
     CapabilitiesResourceVariables,
 )
-from ..tmux.capabilities import CapabilityDocument
+from ..libtmux_family.capabilities import CapabilityDocument
 
 
 class Capabilities:

@@ -1,6 +1,6 @@
 """tmux wait-for channels: signalling one, and waiting on one with a deadline.
 
-The wait runs as a ``tmux wait-for`` process of its own (``tmux.channels``): it
+The wait runs as a ``tmux wait-for`` process of its own (``Server.wait_for``): it
 sleeps until tmux answers, never polls, and is killed and reaped when the
 deadline passes or the call is cancelled. Its timeout is ``timeoutMs`` (30 s when
 omitted) cut to the server's ceiling, and the result says which applied.
@@ -11,38 +11,35 @@ from __future__ import annotations
 import time
 
 from ...generated.swift.models.signal_channel import SignalChannelInput, SignalChannelOutput
-from ...generated.swift.models.wait_for_channel import (
-    WaitForChannelInput,
-    WaitForChannelOutput,
-)
-from ..tmux import channels
-from ..tmux.core import Tmux
+from ...generated.swift.models.wait_for_channel import WaitForChannelInput, WaitForChannelOutput
+from ...seam import Call
+from ..tmux.objects.server import check_channel
+from .arguments import wait_limit
 from .config import SwiftConfig
-from .lookup import Lookups, given
+from .targets import Lookups
 
 DEFAULT_TIMEOUT_MS = 30_000
 
 
-class Channels:
-    def __init__(self, tmux: Tmux, lookups: Lookups, config: SwiftConfig) -> None:
-        self.tmux = tmux
+class ChannelTools:
+    def __init__(self, lookups: Lookups, config: SwiftConfig) -> None:
         self.lookups = lookups
         self.config = config
 
-    async def signal_channel(self, params: SignalChannelInput) -> SignalChannelOutput:
-        channel = channels.check_channel(params.channel)
-        await self.lookups().server.run("wait-for", "-S", "--", channel)
+    async def signal_channel(self, call: Call, params: SignalChannelInput) -> SignalChannelOutput:
+        channel = check_channel(params.channel)
+        await self.lookups.for_call().server.signal_channel(channel)
         return SignalChannelOutput(channel=channel, signalled=True)
 
-    async def wait_for_channel(self, params: WaitForChannelInput) -> WaitForChannelOutput:
-        channel = channels.check_channel(params.channel)
-        limit = min(given(params.timeoutMs, DEFAULT_TIMEOUT_MS) / 1000, self.config.wait_ceiling)
-        server = self.lookups().server
+    async def wait_for_channel(
+        self, call: Call, params: WaitForChannelInput
+    ) -> WaitForChannelOutput:
+        channel = check_channel(params.channel)
+        limit = wait_limit(params.timeoutMs, self.config)
+        server = self.lookups.for_call().server
         await server.ready()  # the wait is a process of its own: the server must be pinned
         started = time.monotonic()
-        released = await channels.wait_for(
-            server.socket, self.tmux.tmux_bin, self.tmux.environ, channel, limit
-        )
+        released = await server.wait_for(channel, limit)
         return WaitForChannelOutput(
             channel=channel,
             released=released,

@@ -1,4 +1,4 @@
-"""The swift profile's configuration: the families' shared settings (``tmux.family``)
+"""The swift profile's configuration: the families' shared settings (``libtmux_family.config``)
 plus its own wait ceiling and retired variables, read once, at startup.
 
 Anything wrong (both sockets, a relative path, an empty token in a tool list,
@@ -14,14 +14,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 from ...generated.swift.registry import DEFAULT_TOOLSETS
-from ..services import StartupRefused
-from ..tmux.family import (
+from ..libtmux_family.config import (
     FamilyConfig,
     family_config,
     list_problems,
     retired_problems,
     socket_problems,
 )
+from ..services import StartupRefused
 
 WAIT_MAX_ENV = "LIBTMUX_MCP_WAIT_MAX_SECONDS"
 DEFAULT_WAIT_MAX = 120.0

@@ -137,10 +137,11 @@ ROW_TITLES = {
     "find_pane_by_position": "find_pane_by_position",
     "batch_16": "batch of 16 reads",
     "wait": "wait reaction (print→result)",
+    "live": "live: print→resources/updated",  # scripts/bench/live.py
     "cold_start": "cold start to tools/list",
     "import_mcp": "ref: python -c 'import mcp.server.lowlevel' (to exit)",
 }
-ALL_ROWS = ("ping", *FAST_ROWS, "wait", "cold_start", "import_mcp")
+ALL_ROWS = ("ping", *FAST_ROWS, "wait", "live", "cold_start", "import_mcp")
 
 
 def choose(row: str, column: Column, conns: Sequence[Conn], lay: Layout) -> tuple[Call | None, str]:

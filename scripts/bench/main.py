@@ -17,6 +17,7 @@ import anyio
 
 import scripts.bench
 from scripts.bench.calls import ALL_ROWS, FAST_ROWS, Layout, prepare_tmux
+from scripts.bench.live import bench_live
 from scripts.bench.measure import Cell, Results, bench_fast, bench_ping
 from scripts.bench.peer import ensure_peer
 from scripts.bench.record import record
@@ -58,6 +59,8 @@ async def run(
             await bench_fast(columns, conns, lay, counts, results)
             if "wait" in args.rows:
                 await bench_wait(columns, conns, lay, args.wait_iterations, results)
+            if "live" in args.rows:
+                await bench_live(columns, lay, args.live_iterations, results)
         finally:
             stop.set()
     if "cold_start" in args.rows or "import_mcp" in args.rows:
@@ -108,6 +111,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         "--batch-iterations", type=int, default=100, help="samples of the 16-read batch (100)"
     )
     p.add_argument("--wait-iterations", type=int, default=15, help="samples of the wait (15)")
+    p.add_argument("--live-iterations", type=int, default=40, help="samples of live (40)")
     p.add_argument("--cold-iterations", type=int, default=10, help="cold starts per server (10)")
     p.add_argument("--rows", default=",".join(ALL_ROWS), help="comma list of rows to run")
     p.add_argument("--out", type=Path, default=OUT / "results.json", help="raw samples, JSON")

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from tmux_contract_mcp.handlers.tmux import errors
-from tmux_contract_mcp.handlers.tmux.sockets import Socket
-from tmux_contract_mcp.handlers.tmux.transport import Transport
+from tmux_contract_mcp.handlers.tmux.transport.kinds import Transport
+from tmux_contract_mcp.handlers.tmux.transport.sockets import Socket
 
 Key = tuple[str, ...]
 

@@ -176,6 +176,8 @@ def samples(args: argparse.Namespace) -> list[str]:
         counts.append(f"{args.batch_iterations} batches")
     if "wait" in args.rows:
         counts.append(f"{args.wait_iterations} waits")
+    if "live" in args.rows:
+        counts.append(f"{args.live_iterations} live updates")
     if "cold_start" in args.rows or "import_mcp" in args.rows:
         counts.append(f"{args.cold_iterations} starts and imports per server")
     return counts
@@ -231,6 +233,7 @@ def raw(
             "fast": args.iterations,
             "batch": args.batch_iterations,
             "wait": args.wait_iterations,
+            "live": args.live_iterations,
             "cold": args.cold_iterations,
         },
         "peer_as_shipped": args.peer_as_shipped,

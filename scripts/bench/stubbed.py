@@ -7,7 +7,8 @@
 and writes each answer to ``DIR/<pid>.jsonl``; ``--replay`` answers every command
 from the files in DIR, so no tmux process runs and no control client attaches.
 Everything else is the shipped server, unchanged: this module only replaces the
-tmux core's transport factory before it calls the command's own ``main``.
+tmux core's transport factory (``transport.kinds.make_transport``) before it calls
+the command's own ``main``.
 """
 
 from __future__ import annotations
@@ -19,19 +20,19 @@ from pathlib import Path
 
 from scripts.bench.replay import Recording, RecordingTransport, ReplayTransport
 from tmux_contract_mcp import cli
-from tmux_contract_mcp.handlers.tmux import core
-from tmux_contract_mcp.handlers.tmux.sockets import Socket
-from tmux_contract_mcp.handlers.tmux.transport import Transport
+from tmux_contract_mcp.handlers.tmux.transport import kinds
+from tmux_contract_mcp.handlers.tmux.transport.kinds import Transport
+from tmux_contract_mcp.handlers.tmux.transport.sockets import Socket
 
 
 def recording(directory: Path) -> None:
-    real = core.make_transport
+    real = kinds.make_transport
     path = directory / f"{os.getpid()}.jsonl"
 
     def make(kind: str, socket: Socket, tmux_bin: str, environ: Mapping[str, str]) -> Transport:
         return RecordingTransport(real(kind, socket, tmux_bin, environ), path)
 
-    core.make_transport = make
+    kinds.make_transport = make
 
 
 def replaying(directory: Path) -> None:
@@ -40,7 +41,7 @@ def replaying(directory: Path) -> None:
     def make(kind: str, socket: Socket, tmux_bin: str, environ: Mapping[str, str]) -> Transport:
         return ReplayTransport(socket, answers)
 
-    core.make_transport = make
+    kinds.make_transport = make
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -104,7 +104,10 @@ class Client:
         if not result.is_error:
             schema = contracts(self.profile)[tool]["outputSchema"]
             Draft202012Validator(schema).validate(result.structured_content)
-            assert len(result.content) == 1
+            # The result's text, then any notes (a dead pane's, say) as further text blocks.
+            assert result.content and all(
+                isinstance(block, types.TextContent) for block in result.content
+            )
             text = result.content[0]
             assert isinstance(text, types.TextContent)
             expected = expected_text_value(self.profile, tool, result.structured_content)
@@ -137,6 +140,11 @@ class Client:
         value = json.loads(content.text)
         Draft202012Validator(contract.result_schema).validate(value)
         return value
+
+
+def notes(result: types.CallToolResult) -> list[str]:
+    """The text blocks after a result's own text: notes for what its fields cannot say."""
+    return [block.text for block in result.content[1:] if isinstance(block, types.TextContent)]
 
 
 def error_text(result: types.CallToolResult) -> str:

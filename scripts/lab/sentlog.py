@@ -39,6 +39,23 @@ class Sent:
         return rest[0] if rest else ("-V" if "V" in flags else "")
 
     @property
+    def arguments(self) -> tuple[str, ...]:
+        """The command's words from its name on (a process's argv without tmux's own flags)."""
+        if self.kind == "control":
+            return self.words
+        return split_options(self.words)[1]
+
+    @property
+    def commands(self) -> list[tuple[str, ...]]:
+        """The commands this runs or may run: itself, and for a guard (``if-shell``) the
+        commands of each of its branches, which tmux parses when one runs."""
+        arguments = self.arguments
+        if not arguments or arguments[0] not in ("if-shell", "if"):
+            return [arguments]
+        branches = [word for word in arguments[1:] if word.startswith('"')]
+        return [arguments, *(command for branch in branches for command in nested(branch))]
+
+    @property
     def reaches_a_server(self) -> bool:
         """False only for ``tmux -V``: it prints the binary's version and connects to nothing."""
         return self.kind == "control" or "V" not in split_options(self.words)[0]
@@ -66,6 +83,34 @@ def control_words(line: str) -> tuple[str, ...]:
         words.append(raw.encode("latin-1").decode("utf-8", "surrogateescape"))
         at = found.end()
     return tuple(words)
+
+
+_WORD = re.compile(r'"((?:[^"\\]|\\.)*)"|(;)')
+
+
+def nested(text: str) -> list[tuple[str, ...]]:
+    """The commands of a command list as ``quoting.command_list`` writes it (an ``if-shell``
+    branch): double-quoted words, UTF-8 as it is, ``\\`` escapes, commands split by ``;``."""
+    commands: list[tuple[str, ...]] = []
+    words: list[str] = []
+    for found in _WORD.finditer(text):
+        if found[2]:
+            commands.append(tuple(words))
+            words = []
+            continue
+        data = b""
+        for part in re.finditer(r"\\([0-7]{3}|.)|[^\\]", found[1], re.S):
+            escaped = part[1]
+            if escaped is None:
+                data += part[0].encode("utf-8", "surrogateescape")
+            elif len(escaped) == 3:
+                data += bytes([int(escaped, 8)])
+            else:
+                data += escaped.encode("utf-8", "surrogateescape")
+        words.append(data.decode("utf-8", "surrogateescape"))
+    if words:
+        commands.append(tuple(words))
+    return commands
 
 
 def split_options(argv: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:

@@ -88,8 +88,11 @@ class RawPeer:
 
 
 @contextmanager
-def raw_server(command: Sequence[str], env: dict[str, str]) -> Iterator[RawPeer]:
-    """A server started as ``command`` with exactly ``env``, initialized, closed at the end."""
+def raw_server(
+    command: Sequence[str], env: dict[str, str], *, handshake: bool = True
+) -> Iterator[RawPeer]:
+    """A server started as ``command`` with exactly ``env``, closed at the end; initialized
+    unless ``handshake`` is false (2026-07-28 requests carry their version instead)."""
     process = subprocess.Popen(
         list(command),
         stdin=subprocess.PIPE,
@@ -100,7 +103,8 @@ def raw_server(command: Sequence[str], env: dict[str, str]) -> Iterator[RawPeer]
     )
     try:
         peer = RawPeer(process)
-        peer.initialize()
+        if handshake:
+            peer.initialize()
         yield peer
     finally:
         if process.stdin is not None:
