@@ -32,6 +32,7 @@ from scripts.lab.client import Client
 from scripts.lab.httpserver import HttpServer, open_http_client, raw_client
 from scripts.lab.leftovers import leftovers
 from scripts.lab.tmuxserver import TmuxServer
+from scripts.lab.updates import Updates
 from tests.test_http_security import INITIALIZE, authorized
 from tests.test_transports import clients, eventually, type_line
 
@@ -354,3 +355,38 @@ async def test_a_client_keeps_its_connection_from_call_to_call(
             result = await sdk.session.call_tool("list_sessions", {})
             assert not result.is_error
     assert len(ports) >= 20 and len(set(ports[-20:])) <= 2, sorted(set(ports))
+
+
+# --- subscriptions ----------------------------------------------------------------------------
+
+
+async def subscribe(client: Client, uri: str) -> None:
+    """``resources/subscribe`` (the SDK marks it deprecated: 2026-07-28 drops it)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        await client.session.subscribe_resource(uri)
+
+
+async def test_an_update_reaches_the_session_that_subscribed_and_no_other(
+    server: HttpServer, shared: TmuxServer
+) -> None:
+    """Over HTTP an update is a server-to-client notification: it must reach the stream of
+    the session that subscribed, and another session on the same server sees none."""
+    _, pane = new_session(shared)
+    _, other_pane = new_session(shared)
+    uri, other_uri = f"tmux://panes/{pane}/content", f"tmux://panes/{other_pane}/content"
+    first_updates, second_updates = Updates(), Updates()
+    async with (
+        open_http_client(server, "python", "legacy", message_handler=first_updates) as first,
+        open_http_client(server, "python", "legacy", message_handler=second_updates) as second,
+    ):
+        await subscribe(first, uri)
+        await subscribe(second, other_uri)
+        await anyio.to_thread.run_sync(type_line, shared, pane, "for-the-first")
+        await first_updates.wait_for(uri, timeout=DEADLINE)
+        await anyio.to_thread.run_sync(type_line, shared, other_pane, "for-the-second")
+        await second_updates.wait_for(other_uri, timeout=DEADLINE)
+        await second.ok("list_sessions")  # a round trip: anything queued has been sent
+        await anyio.sleep(1.0)
+    assert second_updates.of(uri) == []
+    assert first_updates.of(other_uri) == []
