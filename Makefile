@@ -112,7 +112,9 @@ workflow-ssh: env tmux sshd
 	$(BIN)/python -m scripts.workflow --ssh
 
 # Latency against libtmux-mcp (installed into build/bench/peer-venv on first use),
-# both over stdio on one private tmux server; raw samples in build/bench/results.json.
+# both over stdio on one private tmux server, with ours also through ssh and over
+# Streamable HTTP on a few rows (--no-ssh, --no-http leave them out); raw samples in
+# build/bench/results.json.
 # The peer runs with its per-request logging off unless BENCH_ARGS has --peer-as-shipped.
 # Pass options with BENCH_ARGS, e.g. make bench BENCH_ARGS='--iterations 50'.
 bench: env tmux sshd

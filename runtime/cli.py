@@ -20,18 +20,42 @@ from .handlers.tmux.transport.kinds import (
     UnknownTransport,
 )
 from .handlers.tmux.transport.ssh import SSH_ENV, BadSshTarget
+from .listener import (
+    DEFAULT_IDLE_SECONDS,
+    DEFAULT_MAX_SESSIONS,
+    HTTP_ENV,
+    IDLE_ENV,
+    MAX_SESSIONS_ENV,
+    Bound,
+    ListenerRefused,
+    announcement,
+    bind,
+    listener_from,
+)
 from .profiles import (
     DEFAULT_PROFILE,
     PROFILES,
+    Profile,
     ProfileUnavailable,
     create_handlers,
     load_profile,
     served_after_startup,
 )
 from .stopping import exiting_on_signals, until_stopped
+from .tokens import TOKEN_ENV, TokenRefused, obtain_token
 from .toolsets import TOOLSETS_ENV, ToolsetConfigError
 
 PROFILE_ENV = "TMUX_CONTRACT_MCP_PROFILE"
+STARTUP_REFUSALS = (
+    ProfileUnavailable,
+    ToolsetConfigError,
+    UnknownTransport,
+    BadSshTarget,
+    StartupRefused,
+    ListenerRefused,
+    TokenRefused,
+)
+"""What stops startup with one line on stderr (exit status 2)."""
 
 
 def environment_help() -> str:
@@ -61,7 +85,10 @@ def environment_help() -> str:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tmux-contract-mcp",
-        description="A schema-first MCP server for tmux, served over stdio.",
+        description=(
+            "A schema-first MCP server for tmux, served over stdio, or over Streamable HTTP "
+            "with --http."
+        ),
         epilog=environment_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -89,7 +116,64 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--list-tools", action="store_true", help="print the profile's tools and exit")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    add_http_arguments(p)
     return p
+
+
+def add_http_arguments(p: argparse.ArgumentParser) -> None:
+    http = p.add_argument_group(
+        "Streamable HTTP",
+        "Every request must carry Authorization: Bearer <token>; whoever holds the token\n"
+        "can do what this user can do in tmux.\n"
+        f"${MAX_SESSIONS_ENV} caps the sessions open at once (default\n"
+        f"{DEFAULT_MAX_SESSIONS}); ${IDLE_ENV} ends a session idle that many seconds\n"
+        f"(default {DEFAULT_IDLE_SECONDS:g}).",
+    )
+    http.add_argument(
+        "--http",
+        metavar="[HOST:]PORT",
+        default=None,
+        help=f"serve MCP at http://HOST:PORT/mcp instead of stdio; HOST defaults to 127.0.0.1, "
+        f"PORT 0 picks a free port (default: ${HTTP_ENV})",
+    )
+    http.add_argument(
+        "--token-file",
+        metavar="PATH",
+        default=None,
+        help=f"read the token from PATH (mode 600); else ${TOKEN_ENV} holds it; with neither, "
+        "a new token is written to a file only you can read, and its path printed",
+    )
+    http.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a HOST that is not a loopback address; then give --tls-cert and --tls-key, "
+        "or --insecure-remote-behind-proxy",
+    )
+    http.add_argument(
+        "--tls-cert", metavar="PATH", default=None, help="serve HTTPS with this certificate"
+    )
+    http.add_argument(
+        "--tls-key", metavar="PATH", default=None, help="the certificate's private key"
+    )
+    http.add_argument(
+        "--insecure-remote-behind-proxy",
+        action="store_true",
+        help="with --allow-remote, serve plain HTTP: only behind a proxy that terminates TLS",
+    )
+    http.add_argument(
+        "--allow-host",
+        metavar="NAME[:PORT]",
+        action="append",
+        default=[],
+        help="answer requests with this Host header too (repeatable; default: the bound address)",
+    )
+    http.add_argument(
+        "--allow-origin",
+        metavar="ORIGIN",
+        action="append",
+        default=[],
+        help="answer browser requests from this Origin too (repeatable; default: none but our own)",
+    )
 
 
 @contextmanager
@@ -137,26 +221,65 @@ def run(argv: Sequence[str] | None) -> int:
             environ[TRANSPORT_ENV] = args.transport
         if args.ssh is not None:
             environ[SSH_ENV] = args.ssh
+        bound = listening(args, environ)
+    except STARTUP_REFUSALS as exc:
+        print(f"tmux-contract-mcp: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return serve(profile, served, environ, bound)
+    finally:
+        if bound is not None:
+            bound.sock.close()
+            bound.token.forget()
+
+
+def listening(args: argparse.Namespace, environ: dict[str, str]) -> Bound | None:
+    """The HTTP listener, bound with its token, when ``--http`` (or its variable) asks for
+    one: before the handlers start anything, so a refusal leaves nothing behind."""
+    address = args.http if args.http is not None else environ.get(HTTP_ENV) or None
+    if address is None:
+        return None
+    listener = listener_from(
+        address,
+        environ,
+        allow_remote=args.allow_remote,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+        behind_proxy=args.insecure_remote_behind_proxy,
+        allow_hosts=args.allow_host,
+        allow_origins=args.allow_origin,
+    )
+    sock = bind(listener)
+    try:
+        token = obtain_token(environ, args.token_file, int(sock.getsockname()[1]))
+    except TokenRefused:
+        sock.close()
+        raise
+    return Bound(listener, sock, token)
+
+
+def serve(profile: Profile, served: Profile, environ: dict[str, str], bound: Bound | None) -> int:
+    try:
         with loading_for_good():
             import anyio
 
             from .dispatch import ServedRuntime  # the SDK: loaded only to serve
-            from .server import serve_stdio
 
             runtime = ServedRuntime(served)
             handlers = create_handlers(profile, environ, runtime)
         served = served_after_startup(profile, environ, handlers, runtime)
-    except (
-        ProfileUnavailable,
-        ToolsetConfigError,
-        UnknownTransport,
-        BadSshTarget,
-        StartupRefused,
-    ) as exc:
+    except STARTUP_REFUSALS as exc:
         print(f"tmux-contract-mcp: {exc}", file=sys.stderr)
         return 2
+    if bound is None:
+        from .server import serve_stdio
 
-    return anyio.run(until_stopped(serve_stdio), served, handlers)
+        return anyio.run(until_stopped(serve_stdio), served, handlers)
+    with loading_for_good():
+        from .http import serve_http
+    for line in announcement(bound):
+        print(f"tmux-contract-mcp: {line}", file=sys.stderr, flush=True)
+    return anyio.run(until_stopped(serve_http), served, handlers, bound)
 
 
 if __name__ == "__main__":

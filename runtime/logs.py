@@ -1,19 +1,28 @@
 """The server's own log lines, sent to the client as ``notifications/message``.
 
-Nothing is sent until the client asks with ``logging/setLevel``; from then on
+Nothing is sent until a client asks with ``logging/setLevel``; from then on
 every record of this package's loggers at or above that level goes out, in
-order, on the connection. Records are queued by a logging handler (which may
-run in any thread) and written by one task, so logging never waits on the
-client and a slow client never reorders lines.
+order, on that client's connection. Records are queued by a logging handler
+(which may run in any thread) and written by one task, so logging never waits
+on a client and a slow client never reorders lines.
+
+Over HTTP many clients share the process, each in a conversation of its own
+(``conversation``: its session, or one request of the stateless era). A record
+made while serving a conversation goes only to that conversation's client; a
+record made outside any (the tmux connection's own news) goes to every client
+that asked. A client whose connection has closed is dropped at its next line.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
+from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import mcp.types as types
 
 # MCP's levels (RFC 5424) and Python's. notice, alert and emergency have no Python
@@ -42,39 +51,51 @@ def mcp_level(levelno: int) -> types.LoggingLevel:
     return "debug"
 
 
-Line = tuple[types.LoggingLevel, str, str]
+Line = tuple[types.LoggingLevel, str, str, object]
+
+conversation: contextvars.ContextVar[object] = contextvars.ContextVar("conversation", default=None)
+"""Whose request is being served (None: no one's): set for each request the server serves."""
+
+
+@dataclass
+class Listener:
+    """A client that asked for the log: where to send it, and from which level."""
+
+    session: Any
+    threshold: int
 
 
 class ClientLog(logging.Handler):
-    """Forwards one logger's records to the client once it has set a level."""
+    """Forwards one logger's records to each client that has set a level."""
 
     def __init__(self, logger: logging.Logger) -> None:
         super().__init__()
         self.logger = logger
-        self.session: Any = None
-        self.threshold: int | None = None
+        self.listeners: dict[object, Listener] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         self.queue: asyncio.Queue[Line] | None = None
         self.pump: asyncio.Task[None] | None = None
         self.setFormatter(logging.Formatter("%(message)s"))
 
-    def set_level(self, session: Any, level: str) -> None:
-        """The client's ``logging/setLevel``: start (or retune) forwarding."""
-        self.session = session
-        self.threshold = THRESHOLDS[level]
+    def set_level(self, session: Any, level: str, who: object = None) -> None:
+        """A client's ``logging/setLevel``: start (or retune) forwarding to ``who``."""
+        threshold = THRESHOLDS[level]
+        self.listeners[who] = Listener(session, threshold)
         if self.queue is None:
             self.loop = asyncio.get_running_loop()
             self.queue = asyncio.Queue()
             self.pump = self.loop.create_task(self._pump())
             self.logger.addHandler(self)
-        if self.logger.getEffectiveLevel() > self.threshold:
-            self.logger.setLevel(self.threshold)
+        if self.logger.getEffectiveLevel() > threshold:
+            self.logger.setLevel(threshold)
 
     def emit(self, record: logging.LogRecord) -> None:
-        if self.threshold is None or record.levelno < self.threshold or self.queue is None:
+        if not self.listeners or self.queue is None:
+            return
+        if record.levelno < min(listener.threshold for listener in self.listeners.values()):
             return
         try:
-            line = (mcp_level(record.levelno), record.name, self.format(record))
+            line = (mcp_level(record.levelno), record.name, self.format(record), conversation.get())
         except Exception:
             self.handleError(record)
             return
@@ -92,12 +113,20 @@ class ClientLog(logging.Handler):
     async def _pump(self) -> None:
         assert self.queue is not None
         while True:
-            level, logger, text = await self.queue.get()
+            level, logger, text, owner = await self.queue.get()
+            levelno = THRESHOLDS[level]
             notification = types.LoggingMessageNotification(
                 params=types.LoggingMessageNotificationParams(level=level, logger=logger, data=text)
             )
-            with contextlib.suppress(Exception):  # the client may be gone; never log about it here
-                await self.session.send_notification(notification)
+            for who, listener in list(self.listeners.items()):
+                if levelno < listener.threshold or owner not in (None, who):
+                    continue
+                try:
+                    await listener.session.send_notification(notification)
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    self.listeners.pop(who, None)  # that client's connection is gone
+                except Exception:  # never log about logging here
+                    continue
 
     async def aclose(self) -> None:
         self.logger.removeHandler(self)

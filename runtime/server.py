@@ -1,15 +1,18 @@
-"""The MCP server over stdio: list the profile's contracts, dispatch calls and reads.
+"""The MCP server: list the profile's contracts, dispatch calls and reads.
 
-Resources, resource templates, prompts and completion are served when the
-profile declares any; logging is always offered.
+One ``Server`` per process, whatever the wire: stdio here (``serve_stdio``), Streamable
+HTTP in ``runtime/http.py``. Resources, resource templates, prompts and completion are
+served when the profile declares any; logging is always offered. Every handler that
+does work runs ``served``: in its client's conversation (whose log lines it makes), and
+over HTTP cancelled when that client hangs up.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
 
 import anyio
 import mcp.types as types
@@ -20,14 +23,49 @@ from . import __version__, middleware
 from .completion import complete
 from .dispatch import call_tool
 from .errors import envelope_data
+from .hangup import hangup_of
 from .instructions import instructions_for
 from .live import add_subscriptions
-from .logs import ClientLog
+from .logs import ClientLog, conversation
 from .profiles import Profile
 from .prompts import get_prompt
 from .resources import read_resource
 from .seam import Answering, Call, HandlerSet
 from .toolsets import EXCLUDE_TOOLS_ENV, TOOLS_ENV, TOOLSETS_ENV
+
+SESSION_HEADER = "mcp-session-id"
+ONE_CLIENT = "the one client"
+"""The conversation of a server that has one client only (stdio)."""
+
+P = TypeVar("P")
+R = TypeVar("R")
+Handler = Callable[[ServerRequestContext[Any], P], Awaitable[R]]
+
+
+def conversation_of(ctx: ServerRequestContext[Any]) -> object:
+    """Whose request this is: over HTTP its session, or (a request of the stateless era,
+    or one that opens a session) that request alone; on stdio the one client."""
+    headers = getattr(ctx.request, "headers", None)
+    if headers is None:
+        return ONE_CLIENT
+    session = headers.get(SESSION_HEADER)
+    return session if session is not None else object()
+
+
+def served(handler: Handler[P, R]) -> Handler[P, R]:
+    """``handler`` run in its client's conversation, and cancelled if that client hangs up."""
+
+    async def serving(ctx: ServerRequestContext[Any], params: P) -> R:
+        token = conversation.set(conversation_of(ctx))
+        try:
+            hangup = hangup_of(ctx.request)
+            if hangup is None:
+                return await handler(ctx, params)
+            return await hangup.unless_gone(lambda: handler(ctx, params))
+        finally:
+            conversation.reset(token)
+
+    return serving
 
 
 def unknown_tool(profile: Profile, name: str) -> MCPError:
@@ -79,7 +117,8 @@ def build_server(
             profile, handlers, os.environ if environ is None else environ
         ),
         on_list_tools=on_list_tools,
-        on_call_tool=on_call_tool,
+        on_call_tool=served(on_call_tool),
+        get_tool_input_schema=input_schema_of(profile),
     )
     stamp = server.server_info_stamp  # fixed for the server's life; read-only from here on
     middleware.install(server)
@@ -89,6 +128,17 @@ def build_server(
     )
     add_logging(server, client_log)
     return server
+
+
+def input_schema_of(profile: Profile) -> Callable[[str], Mapping[str, Any] | None]:
+    """A served tool's input schema by name: the SDK's 2026-07-28 HTTP path checks
+    ``Mcp-Param-*`` headers against it (without it, it would run tools/list per call)."""
+
+    def lookup(name: str) -> Mapping[str, Any] | None:
+        tool = profile.tool(name)
+        return None if tool is None else tool.contract["inputSchema"]
+
+    return lookup
 
 
 def add_resources_and_prompts(server: Server[Any], profile: Profile, handlers: HandlerSet) -> None:
@@ -139,19 +189,22 @@ def add_resources_and_prompts(server: Server[Any], profile: Profile, handlers: H
             "resources/templates/list", types.PaginatedRequestParams, on_list_resource_templates
         )
         server.add_request_handler(
-            "resources/read", types.ReadResourceRequestParams, on_read_resource
+            "resources/read", types.ReadResourceRequestParams, served(on_read_resource)
         )
     if profile.prompts:
         server.add_request_handler("prompts/list", types.PaginatedRequestParams, on_list_prompts)
-        server.add_request_handler("prompts/get", types.GetPromptRequestParams, on_get_prompt)
+        server.add_request_handler(
+            "prompts/get", types.GetPromptRequestParams, served(on_get_prompt)
+        )
     if profile.completes:
         server.add_request_handler(
-            "completion/complete", types.CompleteRequestParams, on_completion
+            "completion/complete", types.CompleteRequestParams, served(on_completion)
         )
 
 
 def add_logging(server: Server[Any], client_log: ClientLog) -> None:
-    """``logging/setLevel``: from then on the server's log lines go to the client.
+    """``logging/setLevel``: from then on the server's log lines go to the client (over
+    HTTP: those of its own session's requests, and the process's own).
 
     Registered as a request handler rather than the constructor's keyword, which
     warns that 2026-07-28 sessions drop the method; earlier sessions still use it.
@@ -160,7 +213,7 @@ def add_logging(server: Server[Any], client_log: ClientLog) -> None:
     async def on_set_logging_level(
         ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
     ) -> types.EmptyResult:
-        client_log.set_level(ctx.session, params.level)
+        client_log.set_level(ctx.session, params.level, conversation_of(ctx))
         return types.EmptyResult()
 
     server.add_request_handler(

@@ -257,6 +257,27 @@ def _parse(line: bytes | bytearray) -> Item | types.JSONRPCError | None:
     return _classified(value, refusal)
 
 
+def read_message(text: bytes | bytearray) -> Item | types.JSONRPCError | None:
+    """``text`` read as this wire reads one line: the message; or the error it answers it
+    with (-32700, -32600); or the exception a response it cannot read becomes (never
+    answered); or None (nothing to answer). The HTTP listener reads a request body so."""
+    return _parse(text)
+
+
+def refusal(text: bytes | bytearray) -> types.JSONRPCError | None:
+    """The error this wire answers ``text`` with as one line (-32700, -32600), or None when
+    it reads as a message or is nothing to answer: the HTTP listener answers a request
+    body with the same words."""
+    parsed = _parse(text)
+    return parsed if isinstance(parsed, types.JSONRPCError) else None
+
+
+def oversize(head: bytes | bytearray, why: str) -> types.JSONRPCError:
+    """The -32600 for a message refused unread for its size, with the id its ``head`` shows."""
+    answer = _unread(head, why)
+    return answer if isinstance(answer, types.JSONRPCError) else _invalid(None, why)
+
+
 def _classified(value: Any, refusal: Exception) -> Item | types.JSONRPCError:
     """A JSON value as a message by the members it has, as JSON-RPC 2.0 reads them; else
     the error to answer it with, or (a response) ``refusal``, never answered."""

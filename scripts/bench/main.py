@@ -122,6 +122,18 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help="leave out ours over ssh (by default measured through a private sshd it starts)",
     )
     p.add_argument(
+        "--no-http",
+        action="store_true",
+        help="leave out ours over Streamable HTTP (by default served on 127.0.0.1 and measured)",
+    )
+    p.add_argument(
+        "--http-mode",
+        choices=("legacy", "auto"),
+        default="legacy",
+        help="the HTTP column's client era: legacy, the initialize handshake as the stdio "
+        "columns speak it (default); auto, 2026-07-28",
+    )
+    p.add_argument(
         "--no-sizes",
         action="store_true",
         help="leave out what each answer costs an agent to read (bytes and tokens)",
@@ -148,7 +160,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     with private_tmux() as tmux, private_sshd(not args.no_ssh) as sshd:
         lay = prepare_tmux(tmux)
         ssh = (sshd.target, sshd.client_config) if sshd is not None else None
-        columns = make_columns(tmux, peer, args.peer_as_shipped, ssh)
+        columns = make_columns(
+            tmux, peer, args.peer_as_shipped, ssh, http=not args.no_http, http_mode=args.http_mode
+        )
         results: Results = {row: {c.key: Cell() for c in columns} for row in args.rows}
         print(
             f"private tmux server {tmux.socket_path}: window {lay.window}, panes "

@@ -9,7 +9,15 @@ from typing import Any
 from scripts.bench.calls import FAST_ROWS, ROW_TITLES
 from scripts.bench.measure import Cell, Results
 from scripts.bench.peer import peer_mode
-from scripts.bench.servers import REMOTE_LABEL, REMOTE_ROWS, STUB_LABEL, Column, Conn
+from scripts.bench.servers import (
+    HTTP_LABEL,
+    HTTP_ROWS,
+    REMOTE_LABEL,
+    REMOTE_ROWS,
+    STUB_LABEL,
+    Column,
+    Conn,
+)
 
 TMUX_PART = "tmux + transport (control - no tmux, p50)"
 
@@ -41,7 +49,7 @@ def table(columns: Sequence[Column], rows: Sequence[str], results: Results) -> s
     The last column is what tmux and the control transport add to a call: only
     for the rows that send tmux commands the stub answers (not ping, waits, starts).
     """
-    columns = [c for c in columns if not c.is_remote]  # in the remote table
+    columns = [c for c in columns if not c.is_remote and not c.is_http]  # tables of their own
     ours = [c for c in columns if not c.is_peer and not c.is_stub]
     stub = next((c for c in columns if c.is_stub), None)
     header = ["row (ms: p50 / p95)", *(c.label for c in columns)]
@@ -94,6 +102,29 @@ def remote_table(columns: Sequence[Column], rows: Sequence[str], results: Result
     return aligned(header, body)
 
 
+def http_table(columns: Sequence[Column], rows: Sequence[str], results: Results) -> str:
+    """The HTTP rows: ours over Streamable HTTP beside ours and the peer over stdio, measured
+    turn by turn with them in the same run; ``http - stdio`` is what HTTP adds to a call
+    (p50s), ``http/stdio`` the ratio of the p50s."""
+    http = next((c for c in columns if c.is_http), None)
+    shown = [row for row in rows if row in HTTP_ROWS]
+    if http is None or not shown:
+        return ""
+    here = [c for c in columns if c.key in ("peer", "control")]
+    header = ["over HTTP (ms: p50 / p95)", *(f"{c.label} (stdio)" for c in here)]
+    header += [http.label, "http - stdio (p50)", "http/stdio (p50)", "peer/http"]
+    body = []
+    for row in shown:
+        cells = results[row]
+        line = [ROW_TITLES[row], *(fmt(cells[c.key]) for c in here)]
+        line.append(fmt(cells[http.key]))
+        line.append(difference(cells[http.key], cells["control"]))
+        line.append(ratio(cells[http.key], cells["control"]))
+        line.append(ratio(cells["peer"], cells[http.key]))
+        body.append(line)
+    return aligned(header, body)
+
+
 def notes(columns: Sequence[Column], rows: Sequence[str], results: Results) -> list[str]:
     lines = []
     for row in rows:
@@ -121,6 +152,18 @@ def header(args: argparse.Namespace) -> list[str]:
             f"{REMOTE_LABEL}: ours over control with --ssh to a private sshd on 127.0.0.1 "
             "(loopback), reaching the same tmux server; on its rows it is compared with ours "
             "and the peer here, measured turn by turn in the same run"
+        )
+    if not args.no_http and any(row in HTTP_ROWS for row in args.rows):
+        era = (
+            "with the initialize handshake, as the stdio columns are"
+            if args.http_mode == "legacy"
+            else "in 2026-07-28 (the SDK Client's auto mode), the stdio columns in the handshake"
+        )
+        lines.append(
+            f"{HTTP_LABEL}: ours over control served with --http 127.0.0.1:0 (a bearer token, "
+            "every check of the listener on), driven by the SDK's ClientSession over its "
+            f"Streamable HTTP client {era}; on its rows it is compared with ours and the peer "
+            "over stdio, measured turn by turn in the same run"
         )
     return [*lines, "samples: " + ", ".join(samples(args))]
 
@@ -165,6 +208,7 @@ def report(
             "",
             table(columns, args.rows, results),
             *(["", remote] if (remote := remote_table(columns, args.rows, results)) else []),
+            *(["", http] if (http := http_table(columns, args.rows, results)) else []),
             "\nwhat each cell called (profile:tool):",
             *notes(columns, args.rows, results),
             f"\n{peer_stderr(conns)}",

@@ -12,10 +12,14 @@ from pathlib import Path
 
 import anyio
 from anyio.abc import TaskGroup
+from mcp.client.client import Client
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from scripts.bench.peer import PEER_QUIET
+from scripts.lab.httpserver import HttpServer
 from scripts.lab.tmuxserver import TmuxServer
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -27,6 +31,9 @@ STUBBED = ("-m", "scripts.bench.stubbed")
 # The rows the remote column is measured on: a simple read, the batch, the wait.
 REMOTE_ROWS = ("list_sessions", "capture_pane", "batch_16", "wait")
 REMOTE_LABEL = "ours/ssh"
+# The HTTP column: the same rows, ours served over Streamable HTTP on 127.0.0.1.
+HTTP_ROWS = REMOTE_ROWS
+HTTP_LABEL = "ours/http"
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,8 @@ class Column:
     is_stub: bool = False  # ours with every tmux answer replayed: no tmux, no transport
     rows: tuple[str, ...] | None = None  # the rows it is measured on (None: every row)
     is_remote: bool = False  # ours reaching the tmux server through ssh
+    is_http: bool = False  # ours served over Streamable HTTP (--http 127.0.0.1:0)
+    http_mode: str = "legacy"  # the SDK client's mode: "legacy" (handshake) or "auto" (2026)
 
     def measures(self, row: str) -> bool:
         return self.rows is None or row in self.rows
@@ -61,13 +70,21 @@ class Column:
 
 
 def make_columns(
-    tmux: TmuxServer, peer: Path, peer_as_shipped: bool, ssh: tuple[str, Path] | None = None
+    tmux: TmuxServer,
+    peer: Path,
+    peer_as_shipped: bool,
+    ssh: tuple[str, Path] | None = None,
+    http: bool = False,
+    http_mode: str = "legacy",
 ) -> list[Column]:
     """Every server gets the same socket path; ours its transport as a flag.
 
     ``ssh`` (a target and its ssh config file) adds ours over control through ssh to that
     target, where the same socket path names the same tmux server (the remote is this
-    machine), measured on the remote rows only.
+    machine), measured on the remote rows only. ``http`` adds ours over control served
+    with ``--http 127.0.0.1:0`` to the SDK's Streamable HTTP client, on the HTTP rows only;
+    ``http_mode`` is that client's era: "legacy" (the initialize handshake, as the stdio
+    columns speak) or "auto" (2026-07-28 with this server).
     """
     env = {
         "PATH": os.environ.get("PATH", ""),
@@ -107,6 +124,13 @@ def make_columns(
             Column(
                 "ssh", REMOTE_LABEL, OURS, remote, surfaces, sys.executable,
                 ("--transport", "control"), rows=REMOTE_ROWS, is_remote=True,
+            )
+        )  # fmt: skip
+    if http:
+        columns.append(
+            Column(
+                "http", HTTP_LABEL, OURS, env, surfaces, sys.executable,
+                ("--transport", "control"), rows=HTTP_ROWS, is_http=True, http_mode=http_mode,
             )
         )  # fmt: skip
     return columns
@@ -161,19 +185,16 @@ def params(column: Column, profile: str) -> StdioServerParameters:
 async def hold(conn: Conn, stop: anyio.Event) -> None:
     """Open one server, publish its session, keep it until ``stop`` is set."""
     conn.log.parent.mkdir(parents=True, exist_ok=True)
+    if conn.column.is_http:
+        await hold_http(conn, stop)
+        return
     with conn.log.open("w") as log:
         try:
             async with (
                 stdio_client(params(conn.column, conn.profile), errlog=log) as (read, write),
                 ClientSession(read, write) as session,
             ):
-                with anyio.fail_after(60):
-                    await session.initialize()
-                    listed = await session.list_tools()
-                conn.tools = frozenset(tool.name for tool in listed.tools)
-                conn.session = session
-                conn.ready.set()
-                await stop.wait()
+                await serve_until(conn, session, stop)
         except Exception as exc:
             log.flush()
             tail = log_tail(conn.log)
@@ -181,6 +202,48 @@ async def hold(conn: Conn, stop: anyio.Event) -> None:
         finally:
             conn.session = None
             conn.ready.set()
+
+
+async def hold_http(conn: Conn, stop: anyio.Event) -> None:
+    """The HTTP column: the command started with ``--http 127.0.0.1:0``, then the SDK's
+    ClientSession over its Streamable HTTP client: with the initialize handshake as the
+    stdio columns use it (the era clients speak today), or in 2026-07-28 through the SDK's
+    ``Client`` (``http_mode="auto"``)."""
+    column = conn.column
+    server: HttpServer | None = None
+    try:
+        server = await anyio.to_thread.run_sync(
+            lambda: HttpServer.start(column.env, conn.profile, *column.flags, log=conn.log)
+        )
+        async with create_mcp_http_client(headers=server.headers) as client:
+            transport = streamable_http_client(server.url, http_client=client)
+            if column.http_mode == "legacy":
+                async with transport as (read, write), ClientSession(read, write) as session:
+                    await serve_until(conn, session, stop)
+            else:
+                async with Client(transport, mode=column.http_mode, cache=None) as sdk:
+                    await serve_until(conn, sdk.session, stop, handshake=False)
+    except Exception as exc:
+        tail = log_tail(conn.log)
+        conn.error = describe(exc) + (f" (stderr: {tail})" if tail else "")
+    finally:
+        conn.session = None
+        conn.ready.set()
+        if server is not None:
+            await anyio.to_thread.run_sync(server.stop)
+
+
+async def serve_until(
+    conn: Conn, session: ClientSession, stop: anyio.Event, handshake: bool = True
+) -> None:
+    with anyio.fail_after(60):
+        if handshake:
+            await session.initialize()
+        listed = await session.list_tools()
+    conn.tools = frozenset(tool.name for tool in listed.tools)
+    conn.session = session
+    conn.ready.set()
+    await stop.wait()
 
 
 async def open_all(conns: Sequence[Conn], stop: anyio.Event, tg: TaskGroup) -> None:

@@ -113,7 +113,7 @@ async def wait_arguments(
     if not cursor:
         return "capture_since", {"paneId": pane, "waitMs": 10_000}
     # A line above the cursor first: a cursor on a pane with no rows above it has its rows
-    # counted by an output client that outlives the wait (tests/test_live_cursor_counts.py).
+    # counted by an output client that outlives the wait (tests/e2e/test_live_cursor_counts.py).
     tmux.tmux("send-keys", "-t", pane, "echo ready", "Enter")
     await eventually(lambda: "ready" in tmux.lines("capture-pane", "-p", "-t", pane), "ready")
     first = await client.ok("capture_since", {"paneId": pane})

@@ -31,3 +31,17 @@ def test_each_column_follows_each_other_column_equally_often(count: int) -> None
     assert set(follows) == pairs
     assert len(set(follows.values())) == 1
     assert len(set(first.values())) == 1 and set(first) == {c.key for c in cols}
+
+
+@pytest.mark.parametrize("count", [2, 3, 4, 5, 6, 7])
+def test_a_few_iterations_already_balance_the_order(count: int) -> None:
+    """Within 2n iterations (n columns), not n!: a row of 200 iterations stays fair."""
+    cols = columns(count)
+    follows: Counter[tuple[str, str]] = Counter()
+    first: Counter[str] = Counter()
+    for i in range(2 * count):
+        order = rotation(cols, i)
+        first[order[0].key] += 1
+        follows.update((a.key, b.key) for a, b in itertools.pairwise(order))
+    assert len(follows) == count * (count - 1) and len(set(follows.values())) == 1
+    assert len(set(first.values())) == 1 and len(first) == count
