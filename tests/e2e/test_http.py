@@ -11,7 +11,6 @@ reports progress and is cancelled by its client; ``--ssh`` combines with ``--htt
 from __future__ import annotations
 
 import json
-import uuid
 import warnings
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -26,9 +25,9 @@ from scripts.lab.httpserver import HttpServer, open_http_client, open_stdio_clie
 from scripts.lab.overssh import remote_env
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
-from tests.plugin import ALL_TOOLSETS
 from tests.helpers.tmux import tmux_clients
 from tests.helpers.waiting import eventually
+from tests.plugin import ALL_TOOLSETS
 from tmux_contract_mcp.profiles import PROFILES
 
 pytestmark = pytest.mark.anyio
@@ -104,12 +103,10 @@ def wait_arguments(profile: str, pane: str, pattern: str, seconds: int) -> dict[
     return {"paneId": pane, "patterns": [pattern], "timeoutMs": seconds * 1000}
 
 
-def new_session(tmux: TmuxServer) -> tuple[str, str]:
-    name = f"h-{uuid.uuid4().hex[:8]}"
-    pane = tmux.tmux(
-        "new-session", "-d", "-s", name, "-x", "100", "-y", "20", "-P", "-F", "#{pane_id}", "cat"
-    ).strip()
-    return name, pane
+def session_of_cat(tmux: TmuxServer) -> tuple[str, str]:
+    """A 100x20 session whose pane runs cat: (its name, its pane)."""
+    made = tmux.new_session(None, "cat", width=100, height=20)
+    return made.name, made.pane
 
 
 # --- the same answers -----------------------------------------------------------------------
@@ -188,7 +185,7 @@ async def test_bad_arguments_are_refused_as_over_stdio(http: Client, stdio: Clie
 async def test_a_wait_reports_progress_to_its_client(
     http: Client, profile: str, shared: TmuxServer
 ) -> None:
-    _, pane = new_session(shared)
+    _, pane = session_of_cat(shared)
     notes: list[tuple[float, float | None, str | None]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
@@ -209,7 +206,7 @@ async def test_a_wait_reports_progress_to_its_client(
 async def test_a_cancelled_wait_ends_and_the_next_call_is_answered(
     http: Client, profile: str, shared: TmuxServer
 ) -> None:
-    session, pane = new_session(shared)
+    session, pane = session_of_cat(shared)
     answered: list[types.CallToolResult] = []
     scope = anyio.CancelScope()
 

@@ -34,6 +34,7 @@ from tmux_contract_mcp.stdio import LINE_LIMIT
 
 pytestmark = pytest.mark.anyio
 
+
 @pytest.fixture(scope="module")
 def server(shared: TmuxServer) -> Iterator[HttpServer]:
     with HttpServer.running(shared.server_env(), "python") as running:

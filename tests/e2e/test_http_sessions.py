@@ -13,7 +13,6 @@ import subprocess
 import sys
 import textwrap
 import time
-import uuid
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,14 +48,10 @@ def server(shared: TmuxServer) -> Iterator[HttpServer]:
         yield running
 
 
-def new_session(tmux: TmuxServer) -> tuple[str, str]:
-    name = f"s-{uuid.uuid4().hex[:8]}"
-    script = "stty -echo; exec cat"
-    pane = tmux.tmux(
-        "new-session", "-d", "-s", name, "-x", "100", "-y", "20", "-P", "-F", "#{pane_id}",
-        "sh", "-c", script,
-    ).strip()  # fmt: skip
-    return name, pane
+def session_of_cat(tmux: TmuxServer) -> tuple[str, str]:
+    """A 100x20 session whose pane runs cat: (its name, its pane)."""
+    made = tmux.new_session(None, "sh", "-c", "stty -echo; exec cat", width=100, height=20)
+    return made.name, made.pane
 
 
 def shows(tmux: TmuxServer, pane: str, line: str) -> bool:
@@ -77,8 +72,8 @@ async def test_one_clients_cancellation_never_touches_anothers_wait(
     server: HttpServer, shared: TmuxServer, mode: str
 ) -> None:
     """Both clients' waits are their Nth request, so they carry the same JSON-RPC id."""
-    first_session, first_pane = new_session(shared)
-    second_session, second_pane = new_session(shared)
+    first_session, first_pane = session_of_cat(shared)
+    second_session, second_pane = session_of_cat(shared)
     async with (
         open_http_client(server, "python", mode) as first,
         open_http_client(server, "python", mode) as second,
@@ -155,7 +150,7 @@ async def test_a_clients_log_lines_are_its_own(server: HttpServer) -> None:
 async def test_one_clients_cursor_never_moves_anothers(
     server: HttpServer, shared: TmuxServer
 ) -> None:
-    _, pane = new_session(shared)
+    _, pane = session_of_cat(shared)
     async with (
         open_http_client(server, "python", "legacy") as first,
         open_http_client(server, "python", "auto") as second,
@@ -262,7 +257,7 @@ WAITING_CLIENT = textwrap.dedent(
 async def test_a_client_killed_mid_wait_cancels_the_wait(
     server: HttpServer, shared: TmuxServer, mode: str
 ) -> None:
-    session, pane = new_session(shared)
+    session, pane = session_of_cat(shared)
     root = Path(__file__).resolve().parent.parent
     client = subprocess.Popen(
         [sys.executable, "-c", WAITING_CLIENT, server.url, server.token, mode, pane],
@@ -290,7 +285,7 @@ async def test_sigterm_ends_sessions_and_waits_and_leaves_nothing_in_tmux(
     others = [server.process.pid]
     env = {**shared.server_env(), "XDG_RUNTIME_DIR": str(tmp_path)}
     stopped = HttpServer.start(env, "python", token=None)
-    sessions = [new_session(shared) for _ in MODES]
+    sessions = [session_of_cat(shared) for _ in MODES]
     failures: list[BaseException] = []
     try:
 
@@ -373,8 +368,8 @@ async def test_an_update_reaches_the_session_that_subscribed_and_no_other(
 ) -> None:
     """Over HTTP an update is a server-to-client notification: it must reach the stream of
     the session that subscribed, and another session on the same server sees none."""
-    _, pane = new_session(shared)
-    _, other_pane = new_session(shared)
+    _, pane = session_of_cat(shared)
+    _, other_pane = session_of_cat(shared)
     uri, other_uri = f"tmux://panes/{pane}/content", f"tmux://panes/{other_pane}/content"
     first_updates, second_updates = Updates(), Updates()
     async with (

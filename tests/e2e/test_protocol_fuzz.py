@@ -9,10 +9,6 @@ The table names every kind; a seeded, bounded generator adds lines no table list
 from __future__ import annotations
 
 import json
-import os
-import select
-import subprocess
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,11 +16,20 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from scripts.lab.client import COMMAND
 from scripts.lab.tmuxserver import TmuxServer
-from tests.helpers.rawwire import ANY_ID, BAD_PARAMS, CASES, INVALID, NO_METHOD, PARSE, Expected, RawWire, nested, request
-from tests.helpers.wire import INITIALIZE, INITIALIZED
-from tmux_contract_mcp.stdio import DEPTH_LIMIT, LINE_LIMIT
+from tests.helpers.rawwire import (
+    ANY_ID,
+    BAD_PARAMS,
+    CASES,
+    INVALID,
+    NO_METHOD,
+    PARSE,
+    Expected,
+    RawWire,
+    request,
+)
+from tmux_contract_mcp.stdio import LINE_LIMIT
+
 
 @pytest.fixture(scope="module")
 def raw(shared: TmuxServer) -> Iterator[RawWire]:

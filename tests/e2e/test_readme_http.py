@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any, cast
 
 import httpx2
-import pytest
 
 from scripts.lab.client import COMMAND
 from scripts.lab.httpserver import HttpServer

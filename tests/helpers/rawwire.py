@@ -13,7 +13,7 @@ from typing import Any
 from scripts.lab.client import COMMAND
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.wire import INITIALIZE, INITIALIZED
-from tmux_contract_mcp.stdio import DEPTH_LIMIT, LINE_LIMIT
+from tmux_contract_mcp.stdio import DEPTH_LIMIT
 
 PARSE, INVALID, NO_METHOD, BAD_PARAMS = -32700, -32600, -32601, -32602
 ANY_ID = object()  # an expectation: null, or the id of the message the line was made from
