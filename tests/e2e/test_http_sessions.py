@@ -258,7 +258,7 @@ async def test_a_client_killed_mid_wait_cancels_the_wait(
     server: HttpServer, shared: TmuxServer, mode: str
 ) -> None:
     session, pane = session_of_cat(shared)
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     client = subprocess.Popen(
         [sys.executable, "-c", WAITING_CLIENT, server.url, server.token, mode, pane],
         cwd=root,

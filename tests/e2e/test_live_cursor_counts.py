@@ -80,9 +80,9 @@ def lines(answer: dict[str, object]) -> list[str]:
 
 @pytest.fixture
 def profile_client(
-    request: pytest.FixtureRequest, client: Client, rust_client: Client, swift_client: Client
+    request: pytest.FixtureRequest, python_client: Client, rust_client: Client, swift_client: Client
 ) -> Client:
-    return {"python": client, "rust": rust_client, "swift": swift_client}[request.param]
+    return {"python": python_client, "rust": rust_client, "swift": swift_client}[request.param]
 
 
 @pytest.mark.parametrize("profile_client", PROFILES, indirect=True)
@@ -114,22 +114,22 @@ async def test_a_cursor_opened_on_an_empty_pane_misses_nothing_when_nothing_was_
 
 
 async def test_rows_lost_below_a_cursor_on_blank_rows_are_reported(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     """Blank rows above the cursor are found again anywhere: only the count can tell."""
     script = "yes '' | head -n 400; echo end"
     pane = pane_running(shared, script, history=30, before="printf 'x\\n\\n\\n\\n'")
     until_shown(shared, pane, "x")
-    opened = await since(client, pane)
+    opened = await since(python_client, pane)
     assert lines(opened) == ["x"]  # the screen; the three rows above the cursor are blank
     shared.tmux("send-keys", "-t", pane, "Enter")
     until_shown(shared, pane, "end")
-    later = await since(client, pane, str(opened["cursor"]))
+    later = await since(python_client, pane, str(opened["cursor"]))
     assert missed(later) is True
 
 
 async def test_a_display_redrawn_in_place_is_not_taken_for_lost_rows(
-    shared: TmuxServer, client: Client
+    shared: TmuxServer, python_client: Client
 ) -> None:
     """Three lines drawn 200 times over (cursor up three rows, then the lines): 600 line
     feeds, three rows, in a pane that keeps 20 rows of history."""
@@ -139,10 +139,10 @@ async def test_a_display_redrawn_in_place_is_not_taken_for_lost_rows(
         "echo done"
     )
     pane = pane_running(shared, draw, history=20)
-    opened = await since(client, pane)
+    opened = await since(python_client, pane)
     shared.tmux("send-keys", "-t", pane, "Enter")
     until_shown(shared, pane, "done")
-    later = await since(client, pane, str(opened["cursor"]))
+    later = await since(python_client, pane, str(opened["cursor"]))
     assert missed(later) is False
     assert lines(later) == ["a200", "b200", "c200", "done"]
 

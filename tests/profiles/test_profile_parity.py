@@ -76,6 +76,7 @@ def state(shared: TmuxServer) -> State:
     tmux.tmux("split-window", "-v", "-t", "second:0")
     tmux.tmux("new-window", "-d", "-t", "second:", "-n", "logs")
     tmux.tmux("link-window", "-d", "-s", "second:logs", "-t", "main:")
+    tmux.settle("second:0")  # its split reads "tmux" until the new pane's program runs
     return State(tmux, grid)
 
 
