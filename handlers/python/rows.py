@@ -14,8 +14,10 @@ from ..tmux.transport.formats import as_flag, as_int
 # `#{pane_id}` in a list-sessions / list-windows row is the active pane of the active window.
 ACTIVE_PANE = ("pane_id",)
 
-SHAPE_FIELDS: tuple[str, ...] = (
-    *TARGET_FIELDS,
+# How pane_fields shapes each field: as tmux's text, as a number, as a flag.
+_TEXT = (
+    "pane_index",
+    "pane_active",
     "pane_current_command",
     "pane_current_path",
     "pane_pid",
@@ -23,18 +25,18 @@ SHAPE_FIELDS: tuple[str, ...] = (
     "pane_width",
     "pane_height",
     "pane_tty",
-    "pane_left",
-    "pane_top",
-    "pane_right",
-    "pane_bottom",
-    "pane_at_top",
-    "pane_at_bottom",
-    "pane_at_left",
-    "pane_at_right",
+)
+_NUMBERS = ("pane_left", "pane_top", "pane_right", "pane_bottom")
+_FLAGS = ("pane_at_top", "pane_at_bottom", "pane_at_left", "pane_at_right")
+
+SHAPE_FIELDS: tuple[str, ...] = (
+    *TARGET_FIELDS,
+    *(name for name in (*_TEXT, *_NUMBERS, *_FLAGS) if name not in TARGET_FIELDS),
     *DEAD_FIELDS,
 )
 """What a tool that answers with ``pane_fields`` asks tmux for: the shape and the targeting,
 and whether the pane is dead (no field says it: ``deadpanes.dead_notes`` do)."""
+
 
 # Fields of the -P -F replies. A name may hold a newline, so no name comes last
 # (parse_rows rejoins a row split inside any field but the last).
@@ -60,21 +62,6 @@ WINDOW_REPLY = (
     "window_height",
     "pane_id",
 )
-
-
-_TEXT = (
-    "pane_index",
-    "pane_active",
-    "pane_current_command",
-    "pane_current_path",
-    "pane_pid",
-    "pane_title",
-    "pane_width",
-    "pane_height",
-    "pane_tty",
-)
-_NUMBERS = ("pane_left", "pane_top", "pane_right", "pane_bottom")
-_FLAGS = ("pane_at_top", "pane_at_bottom", "pane_at_left", "pane_at_right")
 
 
 def pane_fields(server: Server, row: PaneRow) -> dict[str, Any]:

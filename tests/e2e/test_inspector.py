@@ -57,18 +57,17 @@ def test_the_inspector_reads_a_resource(server: HttpServer, tmp_path: Path) -> N
     assert content["uri"] == uri and json.loads(content["text"])
 
 
-def test_the_inspector_gets_a_prompt_and_sets_the_log_level(
+def test_the_inspector_gets_a_prompt_where_one_is_served_and_sets_the_log_level(
     server: HttpServer, tmp_path: Path, shared: TmuxServer
 ) -> None:
-    if server.profile != "python":
-        pytest.skip("only the python profile serves prompts")
-    pane = shared.active_pane()
-    got = run(
-        server, tmp_path, "--method", "prompts/get", "--prompt-name", "run_and_wait",
-        "--prompt-args", "command=make test", f"pane_id={pane}",
-    )  # fmt: skip
-    text = got["messages"][0]["content"]["text"]
-    assert "make test" in text and pane in text
+    if server.profile == "python":  # the only profile that serves prompts
+        pane = shared.active_pane()
+        got = run(
+            server, tmp_path, "--method", "prompts/get", "--prompt-name", "run_and_wait",
+            "--prompt-args", "command=make test", f"pane_id={pane}",
+        )  # fmt: skip
+        text = got["messages"][0]["content"]["text"]
+        assert "make test" in text and pane in text
     assert run(server, tmp_path, "--method", "logging/setLevel", "--log-level", "debug") == {}
 
 
