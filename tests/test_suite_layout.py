@@ -1,11 +1,8 @@
 """The suite's own rules: what several test modules share is defined once.
 
 A shared fixture lives in the plugin (tests/plugin.py), a shared helper in tests/helpers/;
-a test module that defines its own copy fails here (as datamodel-code-generator's
-tests/test_assert_helper_usage.py does for its helpers). Before these rules the suite had
-nine ``new_session`` functions with nine signatures and seventeen module-level ``client``
-fixtures hiding the conftest's. And no test module imports another one: what two modules
-share is a helper.
+a test module that defines its own copy fails here, and no test module imports another
+one: what two modules share is a helper.
 """
 
 from __future__ import annotations
