@@ -1,5 +1,6 @@
 """Pitfalls users report against tools that drive tmux, each held by a test of its own
-name, in every profile, on real tmux (docs/pitfalls.md lists them with their sources).
+name, in every profile, on real tmux, here and through ssh (``shared_env``;
+docs/pitfalls.md lists them with their sources).
 
 The mode, dead-pane and hang pitfalls have their tests beside the fixes they needed
 (``test_typing_refused_in_modes_and_dead_panes.py``,
@@ -44,24 +45,26 @@ from tests.helpers.profile_calls import (
 from tests.helpers.profile_calls import (
     snapshot as snapshot_call,
 )
-from tests.plugin import ALL_TOOLSETS
+from tests.plugin import ALL_TOOLSETS, ServerEnv
+from tmux_contract_mcp.handlers.tmux.transport.ssh import SSH_ENV
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.reach("local", "ssh")]
 
 WAIT = "10"
 
 
-def profile_env(shared: TmuxServer, profile: str, **extra: str) -> dict[str, str]:
+def profile_env(shared_env: ServerEnv, profile: str, **extra: str) -> dict[str, str]:
+    """A profile's server reaching the module's tmux server, here or through ssh."""
     more = {"LIBTMUX_TOOLSETS": ALL_TOOLSETS} if profile != "python" else {}
-    return shared.server_env(LIBTMUX_MCP_WAIT_MAX_SECONDS=WAIT, **more, **extra)
+    return shared_env(LIBTMUX_MCP_WAIT_MAX_SECONDS=WAIT, **more, **extra)
 
 
 @pytest.fixture(scope="module")
-async def profile_clients(shared: TmuxServer) -> AsyncIterator[dict[str, Client]]:
+async def profile_clients(shared_env: ServerEnv) -> AsyncIterator[dict[str, Client]]:
     async with (
-        open_client(profile_env(shared, "python"), "python") as python,
-        open_client(profile_env(shared, "rust"), "rust") as rust,
-        open_client(profile_env(shared, "swift"), "swift") as swift,
+        open_client(profile_env(shared_env, "python"), "python") as python,
+        open_client(profile_env(shared_env, "rust"), "rust") as rust,
+        open_client(profile_env(shared_env, "swift"), "swift") as swift,
     ):
         yield {"python": python, "rust": rust, "swift": swift}
 
@@ -308,13 +311,14 @@ async def test_line_drawing_comes_back_as_the_lines_drawn_not_as_letters(
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_text_outside_ascii_survives_a_server_started_in_the_c_locale(
-    shared: TmuxServer, profile: str
+    shared: TmuxServer, shared_env: ServerEnv, profile: str
 ) -> None:
     """Pitfall: under a non-UTF-8 locale tmux prints every byte outside printable ASCII as
-    '_' (the field separator of a listing among them): listings came back empty."""
+    '_' (the field separator of a listing among them): listings came back empty. Through
+    ssh the remote tmux runs in sshd's locale, which passes none (C) whatever ours is."""
     pane = window(shared, "sh", "-c", "printf 'é漢🙂 ok\\n'; exec cat")
     until_screen_shows(shared, pane, "ok")
-    async with open_client(profile_env(shared, profile, LC_ALL="C"), profile) as client:
+    async with open_client(profile_env(shared_env, profile, LC_ALL="C"), profile) as client:
         listed = await client.ok("list_panes", {})
         rows = listed.get("result") or listed.get("panes") or []
         assert pane in {row.get("pane_id") or row.get("id") for row in rows}
@@ -338,7 +342,9 @@ async def test_an_error_names_the_full_socket_path_tmux_was_asked_on(
     assert str(shared.tmpdir) in said
 
 
-async def test_no_server_on_the_socket_is_said_with_its_full_path(tmp_path: Path) -> None:
+async def test_no_server_on_the_socket_is_said_with_its_full_path(
+    shared_env: ServerEnv, tmp_path: Path
+) -> None:
     """The same pitfall where nothing listens: python names the socket file it tried."""
     env = {
         "PATH": "/usr/bin:/bin",
@@ -346,6 +352,10 @@ async def test_no_server_on_the_socket_is_said_with_its_full_path(tmp_path: Path
         "TMUX_TMPDIR": str(tmp_path),
         "LIBTMUX_SOCKET": "nobody-here",
     }
+    if SSH_ENV in shared_env():
+        # The remote side resolves a socket name in its own TMUX_TMPDIR (sshd's, not ours):
+        # through ssh the same socket file is named by its path.
+        env = shared_env(**env, LIBTMUX_SOCKET_PATH=str(tmp_path / "nobody-here"))
     async with open_client(env, "python") as client:
         said = await client.error("list_sessions", {})
     assert str(tmp_path) in said and "nobody-here" in said, said

@@ -56,7 +56,7 @@ from tmux_contract_mcp.handlers.tmux.objects.input import PaneInput, Typing
 from tmux_contract_mcp.handlers.tmux.objects.server import Tmux
 from tmux_contract_mcp.handlers.tmux.policy.ledger import Ledger
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.reach("local", "ssh")]
 
 WAY_OUT = {
     "python": "Call exit_copy_mode (pane_id {pane})",

@@ -30,7 +30,7 @@ from tmux_contract_mcp.handlers.tmux.transport.control import ControlClient, Con
 from tmux_contract_mcp.handlers.tmux.transport.keyguard import guarded, types_keys, wrap
 from tmux_contract_mcp.handlers.tmux.transport.sockets import Socket
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.reach("local", "ssh")]
 
 ONE_ROUND_TRIP = 2.0  # seconds: a round trip takes milliseconds; the hang took the 10 s timeout
 OK = ("display-message", "-p", "ok")
