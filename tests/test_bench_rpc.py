@@ -96,10 +96,10 @@ def test_against_the_real_server_answers_match_by_id_and_errors_are_recognized(
         assert client.skipped == 1
         assert info.error() is None and info.structured["pane_id"] == pane
         assert info.message["id"] == ping + 1 and info.elapsed_ns > 0
-        missing = client.call("get_pane_info", {"pane_id": "%999"})
-        assert missing.error() is not None and missing.error().startswith("tool error: ")
-        unknown = client.request("no/such/method")
-        assert unknown.error() is not None and unknown.error().startswith("JSON-RPC error -32601")
+        missing = client.call("get_pane_info", {"pane_id": "%999"}).error()
+        assert missing is not None and missing.startswith("tool error: ")
+        unknown = client.request("no/such/method").error()
+        assert unknown is not None and unknown.startswith("JSON-RPC error -32601")
         assert client.ping().error() is None
         listed = client.list_tools()
         assert "get_pane_info" in {tool["name"] for tool in listed.result["tools"]}
