@@ -1,37 +1,40 @@
-"""The servers under test: the columns (what runs, with which environment and flags), how
-each is started, and one open session per profile."""
+"""The servers under test: the columns (what runs, with which environment and flags), and one
+process per column and profile, held open for the whole run behind a raw JSON-RPC client."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
-import anyio
-from anyio.abc import TaskGroup
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+import psutil
 
 from scripts.bench.peer import PEER_QUIET
+from scripts.bench.rpc import RawClient
 from scripts.lab.tmuxserver import TmuxServer
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 OUT = ROOT / "build" / "bench"
 OURS = str(Path(sys.executable).parent / "tmux-contract-mcp")
+PROFILES = ("python", "rust", "swift")
 STUB_LABEL = "no tmux, no transport"
 STUB_ANSWERS = OUT / "stub-answers"
 STUBBED = ("-m", "scripts.bench.stubbed")
-# The rows the remote column is measured on: a simple read, the batch, the wait.
-REMOTE_ROWS = ("list_sessions", "capture_pane", "batch_16", "wait")
 REMOTE_LABEL = "ours/ssh"
+PEER_LABEL = "libtmux-mcp"
+# The rows no column but the ones named measures: the starts are measured on fresh
+# processes of their own (not through ssh, not stubbed), the wait needs tmux to print.
+START_ROWS = ("cold_start", "import_mcp")
 
 
 @dataclass(frozen=True)
 class Column:
-    """One server under test; ``profiles`` are the tool surfaces it is opened with.
+    """One way of running a server; ``profiles`` are the tool surfaces it is opened with
+    (the peer serves the python surface: ours under ``--profile python`` copies it).
 
     Ours is started as ``command [*launcher] --profile P [*flags]`` from ``cwd``;
     the peer takes no arguments.
@@ -48,53 +51,65 @@ class Column:
     cwd: Path | None = None
     is_peer: bool = False
     is_stub: bool = False  # ours with every tmux answer replayed: no tmux, no transport
-    rows: tuple[str, ...] | None = None  # the rows it is measured on (None: every row)
     is_remote: bool = False  # ours reaching the tmux server through ssh
+    skips: tuple[str, ...] = ()  # the rows it is not measured on
+    at_scale: bool = True  # measured on the scale rows ("scale:...")
 
     def measures(self, row: str) -> bool:
-        return self.rows is None or row in self.rows
+        if row.startswith("scale:"):
+            return self.at_scale
+        return row not in self.skips
 
     def args(self, profile: str) -> list[str]:
         if self.is_peer:
             return []
         return [*self.launcher, "--profile", profile, *self.flags]
 
+    def argv(self, profile: str) -> list[str]:
+        return [self.command, *self.args(profile)]
 
-def make_columns(
-    tmux: TmuxServer, peer: Path, peer_as_shipped: bool, ssh: tuple[str, Path] | None = None
-) -> list[Column]:
-    """Every server gets the same socket path; ours its transport as a flag.
 
-    ``ssh`` (a target and its ssh config file) adds ours over control through ssh to that
-    target, where the same socket path names the same tmux server (the remote is this
-    machine), measured on the remote rows only.
-    """
-    env = {
+def base_env(tmux: TmuxServer) -> dict[str, str]:
+    """What every server gets: the same tmux server, by socket path."""
+    return {
         "PATH": os.environ.get("PATH", ""),
         "HOME": os.environ.get("HOME", "/root"),
         "TMUX_TMPDIR": str(tmux.tmpdir),
         "LIBTMUX_SOCKET_PATH": tmux.socket_path,
     }
+
+
+def make_columns(
+    tmux: TmuxServer,
+    peer: Path,
+    peer_as_shipped: bool,
+    ssh: tuple[str, Path] | None = None,
+    profiles: Sequence[str] = PROFILES,
+) -> list[Column]:
+    """Every server gets the same socket path; ours its transport as a flag.
+
+    ``ssh`` (a target and its ssh config file) adds ours over control through ssh to that
+    target, where the same socket path names the same tmux server (the remote is this
+    machine). ``profiles`` narrows our profiles; the subprocess transport runs python's only.
+    """
+    env = base_env(tmux)
     peer_env = env if peer_as_shipped else {**env, **PEER_QUIET}
-    surfaces = ("python", "swift")
+    surfaces = tuple(p for p in PROFILES if p in profiles)
     columns = [
         Column(
-            "peer", "libtmux-mcp", str(peer), peer_env, ("peer",), str(peer.parent / "python"),
+            "peer", PEER_LABEL, str(peer), peer_env, ("python",), str(peer.parent / "python"),
             is_peer=True,
         ),
+        Column("control", "ours/control", OURS, env, surfaces, sys.executable,
+               ("--transport", "control")),
     ]  # fmt: skip
-    for transport in ("control", "subprocess"):
-        flags = ("--transport", transport)
+    if "python" in surfaces:
         columns.append(
-            Column(transport, f"ours/{transport}", OURS, env, surfaces, sys.executable, flags)
-        )
-    columns.append(
-        Column(
-            "stub", STUB_LABEL, sys.executable, env, surfaces, sys.executable,
-            ("--transport", "control"), (*STUBBED, "--replay", str(STUB_ANSWERS)), ROOT,
-            is_stub=True,
-        )
-    )  # fmt: skip
+            Column(
+                "subprocess", "ours/subprocess", OURS, env, ("python",), sys.executable,
+                ("--transport", "subprocess"), at_scale=False,
+            )
+        )  # fmt: skip
     if ssh is not None:
         target, config = ssh
         remote = {
@@ -106,42 +121,33 @@ def make_columns(
         columns.append(
             Column(
                 "ssh", REMOTE_LABEL, OURS, remote, surfaces, sys.executable,
-                ("--transport", "control"), rows=REMOTE_ROWS, is_remote=True,
+                ("--transport", "control"), is_remote=True, skips=START_ROWS,
             )
         )  # fmt: skip
+    columns.append(stub_column(env, surfaces, STUB_ANSWERS))
     return columns
 
 
-def recorder(stub: Column) -> Column:
-    """The stubbed column's server over the real control transport, writing down every answer."""
-    launcher = (*STUBBED, "--record", str(STUB_ANSWERS))
+def stub_column(env: dict[str, str], profiles: tuple[str, ...], answers: Path) -> Column:
     return Column(
-        "record", "recording for the stub", stub.command, stub.env, stub.profiles, stub.python,
-        stub.flags, launcher, stub.cwd,
+        "stub", STUB_LABEL, sys.executable, env, profiles, sys.executable,
+        ("--transport", "control"), (*STUBBED, "--replay", str(answers)), ROOT,
+        is_stub=True, skips=(*START_ROWS, "wait"),
     )  # fmt: skip
 
 
-@dataclass
-class Conn:
-    """A server process kept open for the whole run, one per (column, profile)."""
-
-    column: Column
-    profile: str
-    ready: anyio.Event = field(default_factory=anyio.Event)
-    session: ClientSession | None = None
-    tools: frozenset[str] = frozenset()
-    error: str | None = None
-
-    @property
-    def log(self) -> Path:
-        return OUT / "logs" / f"{self.column.key}-{self.profile}.log"
+def replaying(stub: Column, answers: Path) -> Column:
+    """The stubbed column answering from ``answers`` (a recording of its own)."""
+    return replace(stub, launcher=(*STUBBED, "--replay", str(answers)))
 
 
-def describe(exc: BaseException) -> str:
-    """The innermost messages of an exception group: the SDK nests them deeply."""
-    if isinstance(exc, BaseExceptionGroup):
-        return "; ".join(describe(inner) for inner in exc.exceptions)
-    return f"{type(exc).__name__}: {exc}"
+def recorder(stub: Column, answers: Path) -> Column:
+    """The stubbed column's server over the real control transport, writing every answer
+    to ``answers``."""
+    return replace(
+        stub, key="record", label="recording for the stub",
+        launcher=(*STUBBED, "--record", str(answers)), is_stub=False,
+    )  # fmt: skip
 
 
 def log_tail(path: Path, lines: int = 3) -> str:
@@ -152,50 +158,95 @@ def log_tail(path: Path, lines: int = 3) -> str:
     return " | ".join(line.strip() for line in text[-lines:])
 
 
-def params(column: Column, profile: str) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=column.command, args=column.args(profile), env=column.env, cwd=column.cwd
-    )
+def describe(exc: BaseException) -> str:
+    """The innermost messages of an exception group."""
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(describe(inner) for inner in exc.exceptions)
+    return f"{type(exc).__name__}: {exc}"
 
 
-async def hold(conn: Conn, stop: anyio.Event) -> None:
-    """Open one server, publish its session, keep it until ``stop`` is set."""
-    conn.log.parent.mkdir(parents=True, exist_ok=True)
-    with conn.log.open("w") as log:
+def rss_kib(pid: int) -> int | None:
+    """Resident memory of ``pid`` in KiB (None: gone)."""
+    try:
+        return int(psutil.Process(pid).memory_info().rss // 1024)
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+        return None
+
+
+@dataclass
+class Server:
+    """One server process held open for the run: a column's server of one profile."""
+
+    column: Column
+    profile: str
+    client: RawClient | None = None
+    tools: dict[str, dict[str, Any]] = field(default_factory=dict)  # as tools/list has them
+    error: str | None = None
+    rss_open_kib: int | None = None  # once it has answered tools/list
+    rss_end_kib: int | None = None  # when the run is over
+
+    @property
+    def key(self) -> str:
+        return f"{self.column.key}/{self.profile}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.column.label} [{self.profile}]"
+
+    @property
+    def log(self) -> Path:
+        return OUT / "logs" / f"{self.column.key}-{self.profile}.log"
+
+    def spawn(self) -> None:
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        with self.log.open("wb") as log:  # the child keeps its own descriptor
+            try:
+                self.client = RawClient(
+                    self.column.argv(self.profile), self.column.env, self.column.cwd, log
+                )
+            except OSError as exc:
+                self.error = describe(exc)
+
+    def ready(self) -> None:
+        """Initialize and list the tools of a spawned server; on failure, say why."""
+        if self.client is None:
+            return
         try:
-            async with (
-                stdio_client(params(conn.column, conn.profile), errlog=log) as (read, write),
-                ClientSession(read, write) as session,
-            ):
-                with anyio.fail_after(60):
-                    await session.initialize()
-                    listed = await session.list_tools()
-                conn.tools = frozenset(tool.name for tool in listed.tools)
-                conn.session = session
-                conn.ready.set()
-                await stop.wait()
+            self.client.initialize()
+            listed = self.client.list_tools()
+            if listed.error():
+                raise RuntimeError(listed.error())
+            self.tools = {t["name"]: t for t in listed.result.get("tools", [])}
+            self.rss_open_kib = rss_kib(self.client.pid)
         except Exception as exc:
-            log.flush()
-            tail = log_tail(conn.log)
-            conn.error = describe(exc) + (f" (stderr: {tail})" if tail else "")
-        finally:
-            conn.session = None
-            conn.ready.set()
+            tail = log_tail(self.log)
+            self.error = describe(exc) + (f" (stderr: {tail})" if tail else "")
+            self.client.close(grace=2)
+            self.client = None
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.rss_end_kib = rss_kib(self.client.pid)
+            self.client.close()
+            self.client = None
 
 
-async def open_all(conns: Sequence[Conn], stop: anyio.Event, tg: TaskGroup) -> None:
-    """Start every server in ``tg`` and return once each is ready or has failed."""
-    for conn in conns:
-        tg.start_soon(hold, conn, stop)
-    for conn in conns:
-        await conn.ready.wait()
-    for conn in conns:
-        state = f"{len(conn.tools)} tools" if conn.session else f"unavailable: {conn.error}"
-        print(f"· {conn.column.label} [{conn.profile}]: {state}", file=sys.stderr)
+def open_servers(servers: Iterable[Server]) -> list[Server]:
+    """Start every server at once, then wait for each to answer tools/list."""
+    servers = list(servers)
+    for server in servers:
+        server.spawn()
+    for server in servers:
+        server.ready()
+        state = f"{len(server.tools)} tools" if server.client else f"unavailable: {server.error}"
+        print(f"· {server.label}: {state}", file=sys.stderr, flush=True)
+    return servers
 
 
-def conn_for(conns: Sequence[Conn], column: Column, profile: str) -> Conn | None:
-    for conn in conns:
-        if conn.column is column and conn.profile == profile and conn.session is not None:
-            return conn
-    return None
+def close_servers(servers: Iterable[Server]) -> None:
+    for server in servers:
+        server.close()
+
+
+def servers_for(columns: Iterable[Column]) -> list[Server]:
+    return [Server(column, profile) for column in columns for profile in column.profiles]
