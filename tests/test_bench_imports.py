@@ -18,6 +18,7 @@ from scripts.bench.imports import (
     report,
     server_tree,
 )
+from scripts.bench.starting import import_once
 from scripts.lab.client import COMMAND
 from scripts.lab.tmuxserver import TmuxServer
 
@@ -101,3 +102,9 @@ def test_the_installed_server_imports_its_own_package_beyond_the_sdk(tmux: TmuxS
     names = {e.name for e in extras(roots, baseline)}
     assert "tmux_contract_mcp.cli" in names
     assert "mcp.server.lowlevel" not in names
+
+
+def test_the_bare_import_is_timed_to_imported_and_a_failing_one_is_an_error() -> None:
+    assert import_once(sys.executable) > 0
+    with pytest.raises(RuntimeError, match="failed"):
+        import_once("/bin/false")

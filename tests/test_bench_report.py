@@ -9,9 +9,10 @@ from pathlib import Path
 from scripts.bench.calls import CALL_ROWS, PER_PANE_ROWS, SCALE_ROWS
 from scripts.bench.layout import Scale
 from scripts.bench.main import parse
-from scripts.bench.measure import Cell, Results, RowId
+from scripts.bench.measure import Cell, Results, RowId, cut_short
 from scripts.bench.peer import PEER_QUIET
 from scripts.bench.report import (
+    CUT,
     FLOOR_PING,
     PEER_RATIO,
     SSH_PART,
@@ -19,11 +20,13 @@ from scripts.bench.report import (
     Run,
     call_table,
     header,
+    notes,
     raw,
     report,
     scale_table,
     start_table,
 )
+from scripts.bench.rpc import Reply
 from scripts.bench.servers import PROFILES, Server, make_columns
 from scripts.bench.starting import Start
 from scripts.lab.tmuxserver import TmuxServer
@@ -156,7 +159,7 @@ def test_the_start_table_sets_each_start_beside_its_interpreters_import_and_memo
     assert rows[0][:4] == [
         "server (ms: p50 / p95)",
         "cold start to tools/list",
-        "import mcp.server.lowlevel",
+        "import mcp.server.lowlevel (to imported)",
         "start − import",
     ]
     assert rows[2] == [
@@ -183,3 +186,19 @@ def test_the_printed_report_and_the_raw_samples_hold_every_group() -> None:
     assert set(saved["rows"]) == set(run.results)
     assert saved["scales"][1]["panes"] == 200
     assert set(saved["columns"]) == {c.key for c in run.columns}
+
+
+def test_an_answer_a_bound_cut_short_is_marked_and_the_notes_say_which_bound() -> None:
+    capped = {"result": {"structuredContent": {"matches": [], "capped": True}}}
+    assert cut_short(Reply(1, b"", capped)) == "capped=True"
+    by = {"result": {"structuredContent": {"truncated": False, "truncated_by": ["limit"]}}}
+    assert cut_short(Reply(1, b"", by)) == "truncated_by=['limit']"
+    assert cut_short(Reply(1, b"", {"result": {"structuredContent": {"truncated": False}}})) == ""
+    run = fake_run()
+    rid = RowId("scale:search_panes", "rust", 200)
+    run.results[rid.key]["control"].cut_short = "capped=True"
+    line = next(
+        r for r in rows_of(scale_table(run)) if r[1:3] == ["rust", "200"] and "search" in r[0]
+    )
+    assert line[4] == f"2.00 / 2.00 {CUT}"
+    assert f"- {rid.key} / ours/control: {CUT} cut short: capped=True" in notes(run)

@@ -86,7 +86,7 @@ ROW_TITLES = {
     "batch_16": "batch of 16 reads",
     "wait": "wait reaction (print→result)",
     "cold_start": "cold start to tools/list",
-    "import_mcp": "ref: python -c 'import mcp.server.lowlevel' (to exit)",
+    "import_mcp": "ref: python -c 'import mcp.server.lowlevel' (to imported)",
 }
 SCALE_TITLES = {
     "list_panes": "list_panes, every pane",

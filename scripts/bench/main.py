@@ -17,7 +17,7 @@ from pathlib import Path
 import psutil
 
 import scripts.bench
-from scripts.bench.calls import ALL_ROWS, CALL_ROWS, SCALE_ROWS, Call, per_call
+from scripts.bench.calls import ALL_ROWS, CALL_ROWS, SCALE_ROWS, TOOLS_LIST, Call, per_call
 from scripts.bench.imports import imports_report
 from scripts.bench.layout import SCALE_SIZES, Layout, prepare_tmux
 from scripts.bench.measure import Cell, Results, RowId, prepare, progress, time_units
@@ -46,7 +46,8 @@ from scripts.lab.tmuxserver import TmuxServer
 
 
 def iterations_of(args: argparse.Namespace, row: str) -> int:
-    return int(args.batch_iterations if row == "batch_16" else args.iterations)
+    """The batch and tools/list (each some 20 times a read's work) get fewer samples."""
+    return int(args.batch_iterations if row in ("batch_16", TOOLS_LIST) else args.iterations)
 
 
 def bench_calls(run: Run, lay: Layout, servers: Sequence[Server]) -> None:
@@ -191,11 +192,14 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m scripts.bench", description=doc.splitlines()[0])
     p.add_argument("--iterations", type=int, default=200, help="samples per per-call row (200)")
     p.add_argument(
-        "--batch-iterations", type=int, default=100, help="samples of the 16-read batch (100)"
+        "--batch-iterations",
+        type=int,
+        default=100,
+        help="samples of the 16-read batch and of tools/list (100)",
     )
     p.add_argument("--wait-iterations", type=int, default=15, help="samples of the wait (15)")
     p.add_argument(
-        "--scale-iterations", type=int, default=15, help="samples per scale row and size (15)"
+        "--scale-iterations", type=int, default=10, help="samples per scale row and size (10)"
     )
     p.add_argument("--cold-iterations", type=int, default=8, help="cold starts per server (8)")
     p.add_argument(

@@ -41,6 +41,7 @@ class Cell:
     note: str = ""
     samples: list[int] = field(default_factory=list)
     answer_bytes: int = 0  # of the checked answer's line
+    cut_short: str = ""  # what the checked answer says cut it short (capped, truncated...)
 
     def fail(self, why: str) -> None:
         if self.status == "ok":
@@ -186,6 +187,19 @@ def contract_error(server: Server, call: Call, reply: Reply) -> str | None:
     return None if held else "the text content does not hold the structured content"
 
 
+def cut_short(reply: Reply) -> str:
+    """The flags of an answer that say a bound cut it short (``capped``, ``truncated``,
+    ``truncated_by``...), as ``name=value``; empty when none is set."""
+    data = reply.structured
+    if not isinstance(data, dict):
+        return ""
+    return ", ".join(
+        f"{key}={value}"
+        for key, value in data.items()
+        if ("capped" in key.lower() or "truncat" in key.lower()) and value
+    )
+
+
 def invoke(server: Server, call: Call, seq: int) -> Reply:
     client = server.client
     assert client is not None
@@ -239,6 +253,7 @@ def prepare(
             first = invoke(server, call, 0)
             error = reply_error(first, call) or contract_error(server, call, first)
             cell.answer_bytes = len(first.raw)
+            cell.cut_short = cut_short(first)
             for warm in range(1, warm_ups):
                 error = error or reply_error(invoke(server, call, warm), call)
         except Exception as exc:

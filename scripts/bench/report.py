@@ -3,7 +3,8 @@ notes that say what each cell called, and the raw samples as JSON.
 
 Cells are p50 / p95 in ms. A blank cell is a column that does not serve that profile (the
 peer serves python's surface only, the subprocess transport is measured on python only);
-``n/a`` and ``failed`` are explained in the notes.
+``n/a`` and ``failed`` are explained in the notes, and so is a cell marked ✂, whose answer
+says one of its server's bounds cut it short (rust's search stops at 8,192 lines).
 """
 
 from __future__ import annotations
@@ -64,13 +65,17 @@ class Run:
 # --- cells -----------------------------------------------------------------------------------
 
 
+CUT = "✂"  # the answer says a bound cut it short: the notes say which
+
+
 def fmt(cell: Cell | None) -> str:
     if cell is None:
         return ""
     summary = cell.summary()
     if not summary:
         return cell.status
-    return f"{summary['p50_ms']:.2f} / {summary['p95_ms']:.2f}"
+    mark = f" {CUT}" if cell.cut_short else ""
+    return f"{summary['p50_ms']:.2f} / {summary['p95_ms']:.2f}{mark}"
 
 
 def ratio(peer: Cell | None, ours: Cell | None) -> str:
@@ -208,7 +213,7 @@ def start_table(run: Run) -> str:
     header = [
         "server (ms: p50 / p95)",
         "cold start to tools/list",
-        "import mcp.server.lowlevel",
+        "import mcp.server.lowlevel (to imported)",
         "start − import",
         "RSS after start (MiB)",
         "RSS held open: at open → after the run (MiB)",
@@ -251,6 +256,10 @@ def header(run: Run) -> list[str]:
         "every call is timed by a raw JSON-RPC client (a line written to the server's stdin "
         "to the last byte of its answer's line); answers are checked after the clock stops"
     )
+    lines.append(
+        f"cells are p50 / p95 in ms; blank: the column does not serve that profile; {CUT}: "
+        "the answer says a bound of its server cut it short (see the notes)"
+    )
     return [*lines, "samples: " + ", ".join(samples(args))]
 
 
@@ -260,10 +269,10 @@ def describe_machine(machine: dict[str, str]) -> str:
 
 def samples(args: argparse.Namespace) -> list[str]:
     counts = []
-    if any(row not in ("batch_16", "wait") for row in args.rows if row in CALL_ROWS):
+    if any(row not in ("batch_16", TOOLS_LIST, "wait") for row in args.rows if row in CALL_ROWS):
         counts.append(f"{args.iterations} per per-call row")
-    if "batch_16" in args.rows:
-        counts.append(f"{args.batch_iterations} batches")
+    if "batch_16" in args.rows or TOOLS_LIST in args.rows:
+        counts.append(f"{args.batch_iterations} batches and tools/lists")
     if "wait" in args.rows:
         counts.append(f"{args.wait_iterations} waits")
     if not args.no_scale and args.scale_rows:
@@ -289,6 +298,8 @@ def notes(run: Run) -> list[str]:
         for column, cell in cells.items():
             if cell.status != "ok":
                 lines.append(f"- {key} / {label(run, column)}: {cell.status}: {cell.note}")
+            elif cell.cut_short:
+                lines.append(f"- {key} / {label(run, column)}: {CUT} cut short: {cell.cut_short}")
     return lines
 
 
