@@ -312,6 +312,13 @@ async def soak(profile: str, calls: int, warmup: int, at_once: int, bounds: Boun
             mix = MIXES[profile]()
             await run_calls(client, lay, mix, 0, warmup, at_once)
             start = settled(pid, tmux)
+            # Said now as well as in the report, so a run that stops early still shows them.
+            print(
+                f"  {profile}: RSS {started / 1024:.1f} MiB after start, "
+                f"{start.rss_kib / 1024:.1f} MiB after {warmup} calls of warm-up",
+                file=sys.stderr,
+                flush=True,
+            )
             began = time.monotonic()
 
             def progress(done: int) -> None:
