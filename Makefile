@@ -111,12 +111,13 @@ workflow: env tmux
 workflow-ssh: env tmux sshd
 	$(BIN)/python -m scripts.workflow --ssh
 
-# Latency against libtmux-mcp (installed into build/bench/peer-venv on first use),
-# both over stdio on one private tmux server, with ours also through ssh and over
-# Streamable HTTP on a few rows (--no-ssh, --no-http leave them out); raw samples in
-# build/bench/results.json.
-# The peer runs with its per-request logging off unless BENCH_ARGS has --peer-as-shipped.
-# Pass options with BENCH_ARGS, e.g. make bench BENCH_ARGS='--iterations 50'.
+# Latency of every profile against libtmux-mcp (installed into build/bench/peer-venv on first
+# use), each timed over raw JSON-RPC against one private tmux server: per call (stdio; ours
+# also through ssh and served over Streamable HTTP, timed by a raw HTTP POST client; --no-ssh,
+# --no-http leave them out), at 10, 50 and 200 panes, cold start and memory; Markdown tables,
+# raw samples in build/bench/results.json. The peer runs with its per-request logging off
+# unless BENCH_ARGS has --peer-as-shipped. Pass options with BENCH_ARGS, e.g. make bench
+# BENCH_ARGS='--iterations 50 --no-scale --profiles python' (python -m scripts.bench --help).
 bench: env tmux sshd
 	$(BIN)/python -m scripts.bench $(BENCH_ARGS)
 
@@ -146,10 +147,11 @@ fuzz-compare: env tmux
 	$(BIN)/python -m scripts.fuzz --compare $(FUZZ_ARGS)
 
 # Thousands of mixed calls (reads, writes, waits, batches) to one server per profile over
-# stdio, on a private tmux server: the server's resident memory, open descriptors, threads,
-# child processes and the tmux client count after warm-up and at the end. Fails when a call
-# fails or a figure grows past its bound. Pass options with SOAK_ARGS, e.g.
-# make soak SOAK_ARGS='--calls 10000 --profile python'.
+# stdio, on a private tmux server: the server's resident memory after start, and its resident
+# memory, open descriptors, threads, child processes and the tmux client count after warm-up
+# and at the end, with the memory's growth in percent. Fails when a call fails or a figure
+# grows past its bound (memory: 4 MiB and 5 %). Pass options with SOAK_ARGS, e.g.
+# make soak SOAK_ARGS='--calls 100000 --profile python' (about 20 minutes).
 .PHONY: soak
 SOAK_ARGS ?=
 soak: env tmux

@@ -7,7 +7,10 @@ wait pane's ``tmux://panes/{pane_id}/content``. A sample writes a line straight 
 pane's terminal and times print → update. Samples are spaced past the coalescing
 interval, so each is the first print after a quiet spell, the one sent at once; a flood's
 later updates are held to one per interval by design and are not latency. The peer
-advertises no ``resources.subscribe``, and replayed answers hear no tmux: n/a.
+advertises no ``resources.subscribe``, and replayed answers hear no tmux: n/a. Its cells are
+the row ``live`` of the python profile (``RowId("live", "python")``), beside the per-call
+rows. The update is heard by the SDK's client (a notification is not an answer the raw
+client waits for): the same client for every column, so the columns compare.
 """
 
 from __future__ import annotations
@@ -21,13 +24,15 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from scripts.bench.calls import Layout
-from scripts.bench.measure import CALL_TIMEOUT, Results, progress
+from scripts.bench.calls import LIVE
+from scripts.bench.layout import Layout
+from scripts.bench.measure import CALL_TIMEOUT, Cell, Results, RowId, progress
 from scripts.bench.servers import Column, describe
 from scripts.bench.waiting import print_marker
 from scripts.lab.updates import Updates, Watching
 
-ROW = "live"  # its title: calls.ROW_TITLES
+ROW = LIVE  # its title: calls.ROW_TITLES
+PROFILE = "python"
 SPACING = 0.25  # seconds between samples: past the 100 ms interval
 
 
@@ -40,8 +45,7 @@ async def sample(client: Watching, uri: str, lay: Layout, marker: str) -> int:
     return int((update.at - printed) * 1e9)
 
 
-async def measure(column: Column, lay: Layout, iterations: int, results: Results) -> None:
-    cell = results[ROW][column.key]
+async def measure(column: Column, lay: Layout, iterations: int, cell: Cell) -> None:
     cell.call = "resources/subscribe tmux://panes/{pane_id}/content"
     uri = f"tmux://panes/{lay.wait_pane}/content"
     updates = Updates()
@@ -70,21 +74,22 @@ async def measure(column: Column, lay: Layout, iterations: int, results: Results
 async def bench_live(
     columns: Sequence[Column], lay: Layout, iterations: int, results: Results
 ) -> None:
+    cells = results.setdefault(RowId(ROW, PROFILE).key, {})
     measured = []
     for column in columns:
-        cell = results[ROW][column.key]
+        if not column.measures(ROW) or PROFILE not in column.profiles:
+            continue  # no cell: a blank in the table
+        cell = cells.setdefault(column.key, Cell())
         if column.is_peer:
             cell.status, cell.note = "n/a", "advertises no resources.subscribe"
         elif column.is_stub:
             cell.status, cell.note = "n/a", "replayed answers hear no tmux"
-        elif not column.measures(ROW) or "python" not in column.profiles:
-            cell.status, cell.note = "n/a", "not measured here"
         else:
             measured.append(column)
-    progress(ROW, measured)
+    progress(ROW, len(measured))
     for column in measured:
         try:
-            await measure(column, lay, iterations, results)
+            await measure(column, lay, iterations, cells[column.key])
         except Exception as exc:
-            results[ROW][column.key].fail(describe(exc))
+            cells[column.key].fail(describe(exc))
             print(f"  live / {column.label} FAILED: {describe(exc)}", file=sys.stderr)

@@ -1,22 +1,34 @@
-"""Timing calls: the cells, the fair order of columns, the ping and the fast rows."""
+"""Timing calls: the cells, the fair order of the servers, one row at a time.
+
+Every call goes through the raw client (``scripts.bench.rpc``): a sample is the time from
+writing the request to reading the last byte of its answer. Each answer is then checked
+(outside the sample): a JSON-RPC error, ``isError`` or a batch with a failed row ends the
+cell. Before a cell is timed, its first answer is also checked against the output schema
+its server advertises (ours: the contract's; the peer: its own), and ours' text against the
+structured content as the lab's client checks it (unless the text is not JSON: a tool that
+words its own text, such as swift's batch summary).
+"""
 
 from __future__ import annotations
 
+import gc
+import json
 import math
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import Any, TypeVar
 
-import anyio
-import mcp.types as types
-from mcp.client.session import ClientSession
+from jsonschema import Draft202012Validator
 
-from scripts.bench.calls import BATCH_SIZE, Call, Layout, choose
-from scripts.bench.servers import Column, Conn, conn_for, describe
+from scripts.bench.calls import BATCH_SIZE, Call
+from scripts.bench.rpc import Reply
+from scripts.bench.servers import Server, describe
+from scripts.lab.client import contracts, expected_text_value, text_holds
 
-CALL_TIMEOUT = 30.0
+CALL_TIMEOUT = 60.0
 WARM_UPS = 3
 
 
@@ -28,10 +40,15 @@ class Cell:
     status: str = "ok"
     note: str = ""
     samples: list[int] = field(default_factory=list)
+    answer_bytes: int = 0  # of the checked answer's line
+    cut_short: str = ""  # what the checked answer says cut it short (capped, truncated...)
 
     def fail(self, why: str) -> None:
         if self.status == "ok":
             self.status, self.note = "failed", why
+
+    def skip(self, why: str) -> None:
+        self.status, self.note = "n/a", why
 
     def summary(self) -> dict[str, Any]:
         data = sorted(self.samples)
@@ -46,156 +63,238 @@ class Cell:
             "mean_ms": sum(data) / len(data) / 1e6,
         }
 
+    def p50(self) -> float | None:
+        summary = self.summary()
+        return float(summary["p50_ms"]) if summary else None
+
 
 def percentile(data: Sequence[int], q: float) -> float:
     """Nearest-rank percentile of sorted data: always an observed sample."""
     return float(data[max(0, math.ceil(q * len(data)) - 1)])
 
 
-def result_error(result: types.Result, tool: str) -> str | None:
-    """Why a tool result does not count as a success (batch rows included)."""
-    if not isinstance(result, types.CallToolResult):
-        return f"unexpected result type {type(result).__name__}"
-    if result.is_error:
-        text = " ".join(c.text for c in result.content if isinstance(c, types.TextContent))
-        return f"tool error: {text[:300]}"
-    data = result.structured_content
-    if tool == "call_read_tools_batch" and isinstance(data, dict):
-        rows = data.get("results") or []
-        if data.get("failed") or len(rows) != BATCH_SIZE:
-            bad = [r.get("error") for r in rows if isinstance(r, dict) and not r.get("success")]
-            return f"batch ran {len(rows)} rows, failed {data.get('failed')}: {bad[:2]}"
+@dataclass(frozen=True)
+class RowId:
+    """One printed row: a row of a group, on one profile's surface, at one size."""
+
+    name: str
+    profile: str
+    panes: int | None = None
+
+    @property
+    def key(self) -> str:
+        size = f"@{self.panes}" if self.panes is not None else ""
+        return f"{self.name}/{self.profile}{size}"
+
+
+Results = dict[str, dict[str, Cell]]  # RowId.key -> column key -> cell
+
+
+def williams(count: int, i: int) -> list[int]:
+    """Row ``i`` of a balanced Latin square (Williams' design) on ``count`` items.
+
+    Over ``count`` rows (even count) or ``2 * count`` (odd count, the square and its mirror),
+    every item comes first equally often and follows every other item equally often.
+    """
+    first = [0]
+    low, high = 1, count - 1
+    while len(first) < count:
+        first.append(low)
+        low += 1
+        if len(first) < count:
+            first.append(high)
+            high -= 1
+    shift = i % count
+    order = [(item + shift) % count for item in first]
+    if count % 2 == 1 and (i // count) % 2 == 1:
+        order.reverse()
+    return order
+
+
+T = TypeVar("T")
+
+
+def rotation(items: Sequence[T], i: int) -> list[T]:
+    """The items in a different order each iteration, so that each follows each other
+    equally often.
+
+    A call made right after one of the peer's is measurably slower (0.1-0.25 ms here),
+    whichever server makes it. A plain rotation put the same server after the peer every
+    time and charged that server alone for it.
+    """
+    return [items[k] for k in williams(len(items), i)]
+
+
+def period(count: int) -> int:
+    """Iterations after which ``rotation`` has given every order it gives equally often."""
+    return count if count % 2 == 0 else 2 * count
+
+
+# --- what counts as a success ------------------------------------------------------------------
+
+
+def reply_error(reply: Reply, call: Call) -> str | None:
+    """Why an answer does not count as a success (every row of a batch included)."""
+    error = reply.error()
+    if error or call.method != "tools/call":
+        if call.method == "tools/list" and not error and not reply.result.get("tools"):
+            return "tools/list listed no tools"
+        return error
+    data = reply.structured
+    if call.tool == "call_read_tools_batch":
+        data = data.get("result", data) if isinstance(data, dict) else data  # the peer wraps
+        if not isinstance(data, dict):
+            return f"batch answered {type(data).__name__}, not an object"
+        ran = data.get("succeeded", len(data.get("results") or []))
+        if data.get("failed") or ran != BATCH_SIZE:
+            rows = data.get("results") or []
+            bad = [r.get("error") for r in rows if isinstance(r, dict) and r.get("error")]
+            return f"batch ran {ran} rows, failed {data.get('failed')}: {bad[:2]}"
     return None
 
 
-async def call_tool(session: ClientSession, call: Call, seq: int) -> tuple[int, str | None]:
-    """One timed tools/call; the timeout scope stays outside the timed span."""
-    arguments = call.build(seq)
-    with anyio.fail_after(CALL_TIMEOUT):
-        start = time.perf_counter_ns()
-        result = await session.call_tool(call.tool, arguments)
-        elapsed = time.perf_counter_ns() - start
-    return elapsed, result_error(result, call.tool)
+@cache
+def _validator(schema_json: str) -> Draft202012Validator:
+    return Draft202012Validator(json.loads(schema_json))
 
 
-def rotation(columns: Sequence[Column], i: int) -> list[Column]:
-    """The columns in a different order each iteration, from a balanced Latin square.
-
-    A call made right after one of the peer's is measurably slower (0.1-0.25 ms here),
-    whichever server makes it. The square's orders (a Williams design: n of them for n
-    columns, 2n when n is odd) make each column come first, and follow each other column,
-    equally often within a few iterations; cycling through every permutation did too, but
-    only over n! iterations (720 for six columns, more than a row runs), and a plain
-    rotation put the same column after the peer every time and charged it alone for it.
-    """
-    orders = balanced_orders(len(columns))
-    return [columns[k] for k in orders[i % len(orders)]]
-
-
-def balanced_orders(n: int) -> list[list[int]]:
-    """A Williams design: orders of 0..n-1 where each ordered pair is adjacent equally often."""
-    first, low, high = [0], 1, n - 1
-    while len(first) < n:
-        first.append(low)
-        low += 1
-        if len(first) < n:
-            first.append(high)
-            high -= 1
-    orders = [[(k + shift) % n for k in first] for shift in range(n)]
-    if n % 2:
-        orders += [list(reversed(order)) for order in orders]
-    return orders
-
-
-Results = dict[str, dict[str, Cell]]
+def contract_error(server: Server, call: Call, reply: Reply) -> str | None:
+    """The first answer of a cell against the output schema its server advertises, and
+    ours' text against its structured content; why it fails, or None."""
+    if call.method != "tools/call":
+        return None
+    if server.column.is_peer:
+        schema = server.tools.get(call.tool, {}).get("outputSchema")
+    else:
+        schema = contracts(call.profile)[call.tool]["outputSchema"]
+    structured = reply.structured
+    if schema is not None:
+        errors = sorted(
+            _validator(json.dumps(schema, sort_keys=True)).iter_errors(structured), key=str
+        )
+        if errors:
+            return f"answer outside the output schema: {errors[0].message[:300]}"
+    if server.column.is_peer:
+        return None
+    content = reply.result.get("content") or []
+    if len(content) != 1 or content[0].get("type") != "text":
+        return f"expected one text block, got {len(content)} blocks"
+    expected = expected_text_value(call.profile, call.tool, structured)
+    try:
+        held = text_holds(str(content[0]["text"]), expected)
+    except ValueError:  # not JSON: a text the tool words itself (swift's batch summary)
+        return None
+    return None if held else "the text content does not hold the structured content"
 
 
-async def bench_fast(
-    columns: Sequence[Column],
-    conns: Sequence[Conn],
-    lay: Layout,
-    rows: Mapping[str, int],
-    results: Results,
-) -> None:
-    """Each row: check every chosen call, warm up, then alternate the columns ``rows[row]`` times."""
-    for row, iterations in rows.items():
-        calls: dict[str, Call] = {}
-        for column in columns:
-            cell = results[row][column.key]
-            call, why = choose(row, column, conns, lay)
-            if call is None:
-                cell.status, cell.note = "n/a", why
-                continue
-            cell.call = call.label
-            conn = conn_for(conns, column, call.profile)
-            assert conn is not None and conn.session is not None
-            try:
-                for warm in range(WARM_UPS):
-                    _, error = await call_tool(conn.session, call, warm)
-                    if error:
-                        raise RuntimeError(error)
-            except Exception as exc:
-                cell.fail(describe(exc))
-                print(
-                    f"  {row} / {column.label} ({call.label}) FAILED: {cell.note}", file=sys.stderr
-                )
-                continue
-            calls[column.key] = call
-        progress(row, calls)
+def cut_short(reply: Reply) -> str:
+    """The flags of an answer that say a bound cut it short (``capped``, ``truncated``,
+    ``truncated_by``...), as ``name=value``; empty when none is set."""
+    data = reply.structured
+    if not isinstance(data, dict):
+        return ""
+    return ", ".join(
+        f"{key}={value}"
+        for key, value in data.items()
+        if ("capped" in key.lower() or "truncat" in key.lower()) and value
+    )
+
+
+def invoke(server: Server, call: Call, seq: int) -> Reply:
+    client = server.client
+    assert client is not None
+    if call.method == "ping":
+        return client.ping(CALL_TIMEOUT)
+    if call.method == "tools/list":
+        return client.list_tools(CALL_TIMEOUT)
+    return client.call(call.tool, call.build(seq), CALL_TIMEOUT)
+
+
+# --- a row -----------------------------------------------------------------------------------
+
+Choose = Callable[[Server], tuple[Call | None, str]]
+
+
+@dataclass
+class Unit:
+    """One cell being timed: its server, its call and where its samples go."""
+
+    server: Server
+    call: Call
+    cell: Cell
+
+
+def prepare(
+    row: str,
+    servers: Sequence[Server],
+    choose: Choose,
+    cell_of: Callable[[Server], Cell],
+    warm_ups: int = WARM_UPS,
+) -> list[Unit]:
+    """Every server's cell on ``row``: n/a where it has no such call, failed where its first
+    answer is not a success or not what its contract says; then warmed up."""
+    units = []
+    for server in servers:
+        if not server.column.measures(row):
+            continue  # no cell: a blank in the table
+        cell = cell_of(server)
+        if server.client is None:
+            cell.skip(f"server unavailable: {server.error}")
+            continue
+        call, why = choose(server)
+        if call is None:
+            cell.skip(why)
+            continue
+        if call.method == "tools/call" and call.tool not in server.tools:
+            cell.skip(f"{call.profile}: no {call.tool}")
+            continue
+        cell.call = call.label
+        try:
+            first = invoke(server, call, 0)
+            error = reply_error(first, call) or contract_error(server, call, first)
+            cell.answer_bytes = len(first.raw)
+            cell.cut_short = cut_short(first)
+            for warm in range(1, warm_ups):
+                error = error or reply_error(invoke(server, call, warm), call)
+        except Exception as exc:
+            error = describe(exc)
+        if error:
+            cell.fail(error)
+            print(f"  {row} / {server.label} ({call.label}) FAILED: {error}", file=sys.stderr)
+            continue
+        units.append(Unit(server, call, cell))
+    return units
+
+
+def time_units(units: Sequence[Unit], iterations: int) -> None:
+    """``iterations`` rounds, each unit once a round, in an order that changes every round.
+
+    Each round's calls get consecutive seqs, so a call never repeats the arguments of the
+    one just before it (select_pane always changes the active pane)."""
+    gc.collect()
+    gc.disable()
+    try:
         for i in range(iterations):
-            for k, column in enumerate(rotation(columns, i)):
-                call_or_none = calls.get(column.key)
-                cell = results[row][column.key]
-                if call_or_none is None or cell.status != "ok":
+            for k, unit in enumerate(rotation(units, i)):
+                if unit.cell.status != "ok":
                     continue
-                conn = conn_for(conns, column, call_or_none.profile)
-                assert conn is not None and conn.session is not None
                 try:
-                    elapsed, error = await call_tool(
-                        conn.session, call_or_none, i * len(columns) + k
-                    )
+                    reply = invoke(unit.server, unit.call, i * len(units) + k)
                 except Exception as exc:
-                    cell.fail(describe(exc))
+                    unit.cell.fail(f"iteration {i}: {describe(exc)}")
                     continue
+                error = reply_error(reply, unit.call)
                 if error:
-                    cell.fail(f"iteration {i}: {error}")
+                    unit.cell.fail(f"iteration {i}: {error}")
                 else:
-                    cell.samples.append(elapsed)
-
-
-async def bench_ping(
-    columns: Sequence[Column], conns: Sequence[Conn], iterations: int, results: Results
-) -> None:
-    """An MCP ping round trip per server: the cost of the client and the stdio hop."""
-    sessions: dict[str, ClientSession] = {}
-    for column in columns:
-        profile = "peer" if column.is_peer else "python"
-        conn = conn_for(conns, column, profile)
-        cell = results["ping"][column.key]
-        if not column.measures("ping"):
-            cell.status, cell.note = "n/a", "not measured on this row"
-            continue
-        if conn is None or conn.session is None:
-            cell.status, cell.note = "n/a", f"{profile}: server unavailable"
-            continue
-        cell.call = f"{profile}:ping"
-        sessions[column.key] = conn.session
-        await conn.session.send_ping()
-    progress("ping", sessions)
-    for i in range(iterations):
-        for column in rotation(columns, i):
-            session = sessions.get(column.key)
-            if session is None:
-                continue
-            with anyio.fail_after(CALL_TIMEOUT):
-                start = time.perf_counter_ns()
-                await session.send_ping()
-                results["ping"][column.key].samples.append(time.perf_counter_ns() - start)
+                    unit.cell.samples.append(reply.elapsed_ns)
+    finally:
+        gc.enable()
 
 
 STARTED = time.monotonic()
 
 
-def progress(row: str, measured: Any) -> None:
+def progress(what: str, count: int) -> None:
     clock = time.monotonic() - STARTED
-    print(f"· [{clock:5.0f} s] {row}: {len(measured)} server(s)", file=sys.stderr, flush=True)
+    print(f"· [{clock:5.0f} s] {what}: {count} cell(s)", file=sys.stderr, flush=True)

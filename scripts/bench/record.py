@@ -1,42 +1,54 @@
 """The recording pass behind the "no tmux, no transport" column.
 
-Before anything is timed, a recording server (ours over the control transport,
-started by ``scripts.bench.stubbed --record``) makes every call the stubbed
-column will make, with every argument it will use, so each tmux command it
-sends and tmux's answer are written down. The stubbed column then replays them.
+Before anything is timed, a recording server per profile (ours over the control transport,
+started by ``scripts.bench.stubbed --record``) makes every call the stubbed column will
+make, with every argument it will use, so each tmux command it sends and tmux's answer are
+written down. The stubbed column is then started on that recording and replays it.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
-import anyio
+from scripts.bench.calls import Call
+from scripts.bench.measure import invoke, reply_error
+from scripts.bench.servers import (
+    Column,
+    close_servers,
+    describe,
+    open_servers,
+    recorder,
+    servers_for,
+)
 
-from scripts.bench.calls import Layout, choose
-from scripts.bench.measure import call_tool
-from scripts.bench.servers import Column, Conn, conn_for, describe, open_all
+# A row's name, and its call on a profile's surface (None: no such call there).
+Recorded = tuple[str, Callable[[str], Call | None]]
 
 
-async def record(column: Column, lay: Layout, rows: Sequence[str]) -> None:
-    """Run each row's call with every seq the timing will use (they repeat every ``lay.cycle``)."""
-    conns = [Conn(column, profile) for profile in column.profiles]
-    stop = anyio.Event()
-    async with anyio.create_task_group() as tg:
-        await open_all(conns, stop, tg)
-        try:
-            for row in rows:
-                call, _ = choose(row, column, conns, lay)
-                conn = conn_for(conns, column, call.profile) if call else None
-                if call is None or conn is None or conn.session is None:
-                    continue  # the stubbed column reports the row n/a for the same reason
-                for seq in range(lay.cycle):
+def record(stub: Column, answers: Path, rows: Sequence[Recorded], seqs: int) -> None:
+    """Run each row's call with every seq the timing will use (its arguments repeat every
+    ``seqs``), writing tmux's answers to ``answers``."""
+    shutil.rmtree(answers, ignore_errors=True)
+    answers.mkdir(parents=True)
+    servers = open_servers(servers_for([recorder(stub, answers)]))
+    try:
+        for server in servers:
+            if server.client is None:
+                continue  # the stubbed column reports the rows unavailable for the same reason
+            for row, choose in rows:
+                call = choose(server.profile)
+                if call is None or call.method != "tools/call" or call.tool not in server.tools:
+                    continue
+                for seq in range(seqs):
                     try:
-                        _, error = await call_tool(conn.session, call, seq)
+                        error = reply_error(invoke(server, call, seq), call)
                     except Exception as exc:
                         error = describe(exc)
                     if error:
-                        print(f"  recording {row} ({call.label}): {error}", file=sys.stderr)
+                        print(f"  recording {row} ({server.label}): {error}", file=sys.stderr)
                         break
-        finally:
-            stop.set()
+    finally:
+        close_servers(servers)

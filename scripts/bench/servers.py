@@ -1,44 +1,46 @@
-"""The servers under test: the columns (what runs, with which environment and flags), how
-each is started, and one open session per profile."""
+"""The servers under test: the columns (what runs, with which environment and flags), and one
+process per column and profile, held open for the whole run behind a raw JSON-RPC client."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
-import anyio
-from anyio.abc import TaskGroup
-from mcp.client.client import Client
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+import psutil
 
+from scripts.bench.httprpc import RawHttpClient
 from scripts.bench.peer import PEER_QUIET
+from scripts.bench.rpc import RawClient
 from scripts.lab.httpserver import HttpServer
 from scripts.lab.tmuxserver import TmuxServer
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 OUT = ROOT / "build" / "bench"
 OURS = str(Path(sys.executable).parent / "tmux-contract-mcp")
+PROFILES = ("python", "rust", "swift")
 STUB_LABEL = "no tmux, no transport"
 STUB_ANSWERS = OUT / "stub-answers"
 STUBBED = ("-m", "scripts.bench.stubbed")
-# The rows the remote column is measured on: a simple read, the batch, the wait.
-REMOTE_ROWS = ("list_sessions", "capture_pane", "batch_16", "wait")
 REMOTE_LABEL = "ours/ssh"
-# The HTTP column: the same rows, ours served over Streamable HTTP on 127.0.0.1.
-HTTP_ROWS = REMOTE_ROWS
+# The HTTP column: ours served over Streamable HTTP on 127.0.0.1, on a simple read, the
+# batch and the wait (each profile), timed by a raw HTTP POST client (scripts.bench.httprpc).
+HTTP_ROWS = ("list_sessions", "capture_pane", "batch_16", "wait")
 HTTP_LABEL = "ours/http"
+PEER_LABEL = "libtmux-mcp"
+# The rows no column but the ones named measures: the starts are measured on fresh
+# processes of their own (not through ssh, not stubbed), the wait needs tmux to print.
+START_ROWS = ("cold_start", "import_mcp")
 
 
 @dataclass(frozen=True)
 class Column:
-    """One server under test; ``profiles`` are the tool surfaces it is opened with.
+    """One way of running a server; ``profiles`` are the tool surfaces it is opened with
+    (the peer serves the python surface: ours under ``--profile python`` copies it).
 
     Ours is started as ``command [*launcher] --profile P [*flags]`` from ``cwd``;
     the peer takes no arguments.
@@ -55,18 +57,37 @@ class Column:
     cwd: Path | None = None
     is_peer: bool = False
     is_stub: bool = False  # ours with every tmux answer replayed: no tmux, no transport
-    rows: tuple[str, ...] | None = None  # the rows it is measured on (None: every row)
     is_remote: bool = False  # ours reaching the tmux server through ssh
     is_http: bool = False  # ours served over Streamable HTTP (--http 127.0.0.1:0)
-    http_mode: str = "legacy"  # the SDK client's mode: "legacy" (handshake) or "auto" (2026)
+    http_mode: str = "legacy"  # the HTTP client's era: "legacy" (handshake) or "auto" (2026)
+    skips: tuple[str, ...] = ()  # the rows it is not measured on
+    at_scale: bool = True  # measured on the scale rows ("scale:...")
+    rows: tuple[str, ...] | None = None  # the only rows it is measured on (None: all but skips)
 
     def measures(self, row: str) -> bool:
-        return self.rows is None or row in self.rows
+        if row.startswith("scale:"):
+            return self.at_scale
+        if self.rows is not None:
+            return row in self.rows
+        return row not in self.skips
 
     def args(self, profile: str) -> list[str]:
         if self.is_peer:
             return []
         return [*self.launcher, "--profile", profile, *self.flags]
+
+    def argv(self, profile: str) -> list[str]:
+        return [self.command, *self.args(profile)]
+
+
+def base_env(tmux: TmuxServer) -> dict[str, str]:
+    """What every server gets: the same tmux server, by socket path."""
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", "/root"),
+        "TMUX_TMPDIR": str(tmux.tmpdir),
+        "LIBTMUX_SOCKET_PATH": tmux.socket_path,
+    }
 
 
 def make_columns(
@@ -74,6 +95,7 @@ def make_columns(
     peer: Path,
     peer_as_shipped: bool,
     ssh: tuple[str, Path] | None = None,
+    profiles: Sequence[str] = PROFILES,
     http: bool = False,
     http_mode: str = "legacy",
 ) -> list[Column]:
@@ -81,37 +103,29 @@ def make_columns(
 
     ``ssh`` (a target and its ssh config file) adds ours over control through ssh to that
     target, where the same socket path names the same tmux server (the remote is this
-    machine), measured on the remote rows only. ``http`` adds ours over control served
-    with ``--http 127.0.0.1:0`` to the SDK's Streamable HTTP client, on the HTTP rows only;
-    ``http_mode`` is that client's era: "legacy" (the initialize handshake, as the stdio
-    columns speak) or "auto" (2026-07-28 with this server).
+    machine). ``profiles`` narrows our profiles; the subprocess transport runs python's only.
+    ``http`` adds ours over control served with ``--http 127.0.0.1:0``, timed by a raw HTTP
+    client, on the HTTP rows only; ``http_mode`` is that client's era: "legacy" (the
+    initialize handshake, as the stdio columns speak) or "auto" (2026-07-28 with this server).
     """
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": os.environ.get("HOME", "/root"),
-        "TMUX_TMPDIR": str(tmux.tmpdir),
-        "LIBTMUX_SOCKET_PATH": tmux.socket_path,
-    }
+    env = base_env(tmux)
     peer_env = env if peer_as_shipped else {**env, **PEER_QUIET}
-    surfaces = ("python", "swift")
+    surfaces = tuple(p for p in PROFILES if p in profiles)
     columns = [
         Column(
-            "peer", "libtmux-mcp", str(peer), peer_env, ("peer",), str(peer.parent / "python"),
+            "peer", PEER_LABEL, str(peer), peer_env, ("python",), str(peer.parent / "python"),
             is_peer=True,
         ),
+        Column("control", "ours/control", OURS, env, surfaces, sys.executable,
+               ("--transport", "control")),
     ]  # fmt: skip
-    for transport in ("control", "subprocess"):
-        flags = ("--transport", transport)
+    if "python" in surfaces:
         columns.append(
-            Column(transport, f"ours/{transport}", OURS, env, surfaces, sys.executable, flags)
-        )
-    columns.append(
-        Column(
-            "stub", STUB_LABEL, sys.executable, env, surfaces, sys.executable,
-            ("--transport", "control"), (*STUBBED, "--replay", str(STUB_ANSWERS)), ROOT,
-            is_stub=True,
-        )
-    )  # fmt: skip
+            Column(
+                "subprocess", "ours/subprocess", OURS, env, ("python",), sys.executable,
+                ("--transport", "subprocess"), at_scale=False,
+            )
+        )  # fmt: skip
     if ssh is not None:
         target, config = ssh
         remote = {
@@ -123,49 +137,41 @@ def make_columns(
         columns.append(
             Column(
                 "ssh", REMOTE_LABEL, OURS, remote, surfaces, sys.executable,
-                ("--transport", "control"), rows=REMOTE_ROWS, is_remote=True,
+                ("--transport", "control"), is_remote=True, skips=START_ROWS,
             )
         )  # fmt: skip
     if http:
         columns.append(
             Column(
                 "http", HTTP_LABEL, OURS, env, surfaces, sys.executable,
-                ("--transport", "control"), rows=HTTP_ROWS, is_http=True, http_mode=http_mode,
+                ("--transport", "control"), is_http=True, http_mode=http_mode,
+                at_scale=False, rows=HTTP_ROWS,
             )
         )  # fmt: skip
+    columns.append(stub_column(env, surfaces, STUB_ANSWERS))
     return columns
 
 
-def recorder(stub: Column) -> Column:
-    """The stubbed column's server over the real control transport, writing down every answer."""
-    launcher = (*STUBBED, "--record", str(STUB_ANSWERS))
+def stub_column(env: dict[str, str], profiles: tuple[str, ...], answers: Path) -> Column:
     return Column(
-        "record", "recording for the stub", stub.command, stub.env, stub.profiles, stub.python,
-        stub.flags, launcher, stub.cwd,
+        "stub", STUB_LABEL, sys.executable, env, profiles, sys.executable,
+        ("--transport", "control"), (*STUBBED, "--replay", str(answers)), ROOT,
+        is_stub=True, skips=(*START_ROWS, "wait"),
     )  # fmt: skip
 
 
-@dataclass
-class Conn:
-    """A server process kept open for the whole run, one per (column, profile)."""
-
-    column: Column
-    profile: str
-    ready: anyio.Event = field(default_factory=anyio.Event)
-    session: ClientSession | None = None
-    tools: frozenset[str] = frozenset()
-    error: str | None = None
-
-    @property
-    def log(self) -> Path:
-        return OUT / "logs" / f"{self.column.key}-{self.profile}.log"
+def replaying(stub: Column, answers: Path) -> Column:
+    """The stubbed column answering from ``answers`` (a recording of its own)."""
+    return replace(stub, launcher=(*STUBBED, "--replay", str(answers)))
 
 
-def describe(exc: BaseException) -> str:
-    """The innermost messages of an exception group: the SDK nests them deeply."""
-    if isinstance(exc, BaseExceptionGroup):
-        return "; ".join(describe(inner) for inner in exc.exceptions)
-    return f"{type(exc).__name__}: {exc}"
+def recorder(stub: Column, answers: Path) -> Column:
+    """The stubbed column's server over the real control transport, writing every answer
+    to ``answers``."""
+    return replace(
+        stub, key="record", label="recording for the stub",
+        launcher=(*STUBBED, "--record", str(answers)), is_stub=False,
+    )  # fmt: skip
 
 
 def log_tail(path: Path, lines: int = 3) -> str:
@@ -176,89 +182,105 @@ def log_tail(path: Path, lines: int = 3) -> str:
     return " | ".join(line.strip() for line in text[-lines:])
 
 
-def params(column: Column, profile: str) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=column.command, args=column.args(profile), env=column.env, cwd=column.cwd
-    )
+def describe(exc: BaseException) -> str:
+    """The innermost messages of an exception group."""
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(describe(inner) for inner in exc.exceptions)
+    return f"{type(exc).__name__}: {exc}"
 
 
-async def hold(conn: Conn, stop: anyio.Event) -> None:
-    """Open one server, publish its session, keep it until ``stop`` is set."""
-    conn.log.parent.mkdir(parents=True, exist_ok=True)
-    if conn.column.is_http:
-        await hold_http(conn, stop)
-        return
-    with conn.log.open("w") as log:
-        try:
-            async with (
-                stdio_client(params(conn.column, conn.profile), errlog=log) as (read, write),
-                ClientSession(read, write) as session,
-            ):
-                await serve_until(conn, session, stop)
-        except Exception as exc:
-            log.flush()
-            tail = log_tail(conn.log)
-            conn.error = describe(exc) + (f" (stderr: {tail})" if tail else "")
-        finally:
-            conn.session = None
-            conn.ready.set()
-
-
-async def hold_http(conn: Conn, stop: anyio.Event) -> None:
-    """The HTTP column: the command started with ``--http 127.0.0.1:0``, then the SDK's
-    ClientSession over its Streamable HTTP client: with the initialize handshake as the
-    stdio columns use it (the era clients speak today), or in 2026-07-28 through the SDK's
-    ``Client`` (``http_mode="auto"``)."""
-    column = conn.column
-    server: HttpServer | None = None
+def rss_kib(pid: int) -> int | None:
+    """Resident memory of ``pid`` in KiB (None: gone)."""
     try:
-        server = await anyio.to_thread.run_sync(
-            lambda: HttpServer.start(column.env, conn.profile, *column.flags, log=conn.log)
-        )
-        async with create_mcp_http_client(headers=server.headers) as client:
-            transport = streamable_http_client(server.url, http_client=client)
-            if column.http_mode == "legacy":
-                async with transport as (read, write), ClientSession(read, write) as session:
-                    await serve_until(conn, session, stop)
-            else:
-                async with Client(transport, mode=column.http_mode, cache=None) as sdk:
-                    await serve_until(conn, sdk.session, stop, handshake=False)
-    except Exception as exc:
-        tail = log_tail(conn.log)
-        conn.error = describe(exc) + (f" (stderr: {tail})" if tail else "")
-    finally:
-        conn.session = None
-        conn.ready.set()
-        if server is not None:
-            await anyio.to_thread.run_sync(server.stop)
+        return int(psutil.Process(pid).memory_info().rss // 1024)
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+        return None
 
 
-async def serve_until(
-    conn: Conn, session: ClientSession, stop: anyio.Event, handshake: bool = True
-) -> None:
-    with anyio.fail_after(60):
-        if handshake:
-            await session.initialize()
-        listed = await session.list_tools()
-    conn.tools = frozenset(tool.name for tool in listed.tools)
-    conn.session = session
-    conn.ready.set()
-    await stop.wait()
+@dataclass
+class Server:
+    """One server process held open for the run: a column's server of one profile."""
+
+    column: Column
+    profile: str
+    client: RawClient | RawHttpClient | None = None
+    tools: dict[str, dict[str, Any]] = field(default_factory=dict)  # as tools/list has them
+    error: str | None = None
+    rss_open_kib: int | None = None  # once it has answered tools/list
+    rss_end_kib: int | None = None  # when the run is over
+
+    @property
+    def key(self) -> str:
+        return f"{self.column.key}/{self.profile}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.column.label} [{self.profile}]"
+
+    @property
+    def log(self) -> Path:
+        return OUT / "logs" / f"{self.column.key}-{self.profile}.log"
+
+    def spawn(self) -> None:
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        if self.column.is_http:
+            try:
+                server = HttpServer.start(
+                    self.column.env, self.profile, *self.column.flags, log=self.log
+                )
+                self.client = RawHttpClient(server, self.column.http_mode)
+            except Exception as exc:
+                tail = log_tail(self.log)
+                self.error = describe(exc) + (f" (stderr: {tail})" if tail else "")
+            return
+        with self.log.open("wb") as log:  # the child keeps its own descriptor
+            try:
+                self.client = RawClient(
+                    self.column.argv(self.profile), self.column.env, self.column.cwd, log
+                )
+            except OSError as exc:
+                self.error = describe(exc)
+
+    def ready(self) -> None:
+        """Initialize and list the tools of a spawned server; on failure, say why."""
+        if self.client is None:
+            return
+        try:
+            self.client.initialize()
+            listed = self.client.list_tools()
+            if listed.error():
+                raise RuntimeError(listed.error())
+            self.tools = {t["name"]: t for t in listed.result.get("tools", [])}
+            self.rss_open_kib = rss_kib(self.client.pid)
+        except Exception as exc:
+            tail = log_tail(self.log)
+            self.error = describe(exc) + (f" (stderr: {tail})" if tail else "")
+            self.client.close(grace=2)
+            self.client = None
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.rss_end_kib = rss_kib(self.client.pid)
+            self.client.close()
+            self.client = None
 
 
-async def open_all(conns: Sequence[Conn], stop: anyio.Event, tg: TaskGroup) -> None:
-    """Start every server in ``tg`` and return once each is ready or has failed."""
-    for conn in conns:
-        tg.start_soon(hold, conn, stop)
-    for conn in conns:
-        await conn.ready.wait()
-    for conn in conns:
-        state = f"{len(conn.tools)} tools" if conn.session else f"unavailable: {conn.error}"
-        print(f"· {conn.column.label} [{conn.profile}]: {state}", file=sys.stderr)
+def open_servers(servers: Iterable[Server]) -> list[Server]:
+    """Start every server at once, then wait for each to answer tools/list."""
+    servers = list(servers)
+    for server in servers:
+        server.spawn()
+    for server in servers:
+        server.ready()
+        state = f"{len(server.tools)} tools" if server.client else f"unavailable: {server.error}"
+        print(f"· {server.label}: {state}", file=sys.stderr, flush=True)
+    return servers
 
 
-def conn_for(conns: Sequence[Conn], column: Column, profile: str) -> Conn | None:
-    for conn in conns:
-        if conn.column is column and conn.profile == profile and conn.session is not None:
-            return conn
-    return None
+def close_servers(servers: Iterable[Server]) -> None:
+    for server in servers:
+        server.close()
+
+
+def servers_for(columns: Iterable[Column]) -> list[Server]:
+    return [Server(column, profile) for column in columns for profile in column.profiles]

@@ -1,93 +1,89 @@
-"""The start rows: a fresh server answering tools/list, and the bare SDK import as a floor."""
+"""The start rows: a fresh server answering tools/list (and its resident memory then), and
+the bare SDK import as a floor."""
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import IO, Any
 
-import anyio
-from mcp.client.session import ClientSession
-from mcp.client.stdio import stdio_client
+from scripts.bench.measure import Cell, progress, rotation
+from scripts.bench.rpc import RawClient
+from scripts.bench.servers import OUT, Column, describe, log_tail, rss_kib
 
-from scripts.bench.measure import Results, progress, rotation
-from scripts.bench.servers import OUT, Column, describe, log_tail, params
+IMPORT = "import mcp.server.lowlevel"
 
 
-async def cold_once(column: Column, log: TextIO) -> int:
-    """Spawn → initialize → tools/list answered; shutting down is not timed."""
-    profile = "peer" if column.is_peer else "python"
-    elapsed = 0
-    with anyio.fail_after(120):
-        start = time.perf_counter_ns()
-        async with (
-            stdio_client(params(column, profile), errlog=log) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            await session.list_tools()
-            elapsed = time.perf_counter_ns() - start
+@dataclass
+class Start:
+    """One server's starts: the time of each, and its resident memory once it answered."""
+
+    column: Column
+    profile: str
+    cell: Cell
+    rss_kib: list[int] = field(default_factory=list)
+
+
+def cold_once(column: Column, profile: str, log: IO[Any]) -> tuple[int, int | None]:
+    """Spawn → initialize → tools/list answered (ns), and the RSS then; closing is not timed."""
+    start = time.perf_counter_ns()
+    client = RawClient(column.argv(profile), column.env, column.cwd, log)
+    try:
+        client.initialize(120)
+        listed = client.list_tools(120)
+        elapsed = time.perf_counter_ns() - start
+        if listed.error() or not listed.result.get("tools"):
+            raise RuntimeError(f"tools/list: {listed.error() or 'no tools'}")
+        return elapsed, rss_kib(client.pid)
+    finally:
+        client.close()
+
+
+def import_once(python: str) -> int:
+    """Spawn → ``mcp.server.lowlevel`` imported (a line on stdout says so), as the cold start
+    is spawn → answered: the interpreter's exit is timed in neither."""
+    start = time.perf_counter_ns()
+    with subprocess.Popen(
+        [python, "-c", f"{IMPORT}; print('imported', flush=True)"], stdout=subprocess.PIPE
+    ) as process:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        elapsed = time.perf_counter_ns() - start
+        process.stdout.read()
+    if process.returncode != 0 or line.strip() != b"imported":
+        raise RuntimeError(f"{python} -c '{IMPORT}' failed (exit {process.returncode})")
     return elapsed
 
 
-async def import_once(python: str) -> int:
-    start = time.perf_counter_ns()
-    await anyio.run_process([python, "-c", "import mcp.server.lowlevel"], check=True)
-    return time.perf_counter_ns() - start
-
-
-async def bench_cold(
-    columns: Sequence[Column], rows: Sequence[str], iterations: int, results: Results
-) -> None:
-    """Fresh processes, alternating: each server's start, and the bare SDK import as a floor.
-
-    The import runs once per interpreter and iteration; both of our columns share it.
-    """
-    cold = "cold_start" in rows
-    for column in columns:
-        if column.is_stub:  # the stub replaces answers from tmux, not the start
-            why = "not measured: the stub replaces tmux answers, not the start"
-        elif not column.measures("cold_start"):
-            why = "not measured on this row"
-        else:
-            continue
-        for row in ("cold_start", "import_mcp"):
-            if row in results:
-                results[row][column.key].status, results[row][column.key].note = "n/a", why
-    columns = [c for c in columns if not c.is_stub and c.measures("cold_start")]
-    pythons = {c.python for c in columns} if "import_mcp" in rows else set()
-    for column in columns:
-        profile = "peer" if column.is_peer else "python"
-        if cold:
-            results["cold_start"][column.key].call = f"{profile}:initialize+tools/list"
-        if pythons:
-            venv = Path(column.python).parent.parent.name
-            results["import_mcp"][column.key].call = f"{venv} python"
-    progress("cold start / import", columns)
+def bench_cold(starts: Sequence[Start], imports: dict[str, Cell], iterations: int) -> None:
+    """Fresh processes, alternating: each server's start, and each interpreter's bare SDK
+    import (``imports``: by interpreter) as its floor."""
+    for start in starts:
+        start.cell.call = f"{start.profile}: initialize + tools/list"
+    for python, cell in imports.items():
+        cell.call = f"{Path(python).parent.parent.name} python -c '{IMPORT}' (to imported)"
+    progress("cold start / import", len(starts) + len(imports))
     path = OUT / "logs" / "cold.log"
     path.parent.mkdir(parents=True, exist_ok=True)
+    units: list[Start | str] = [*starts, *imports]
     with path.open("w") as log:
         for i in range(iterations):
-            imported: set[str] = set()
-            for column in rotation(columns, i):
-                cell = results["cold_start"][column.key] if cold else None
-                if cell is not None and cell.status == "ok":
-                    try:
-                        cell.samples.append(await cold_once(column, log))
-                    except Exception as exc:
-                        log.flush()
-                        cell.fail(f"{describe(exc)} (stderr: {log_tail(path)})")
-                if column.python not in pythons or column.python in imported:
+            for unit in rotation(units, i):
+                cell = imports[unit] if isinstance(unit, str) else unit.cell
+                if cell.status != "ok":
                     continue
-                imported.add(column.python)
-                cells = [results["import_mcp"][c.key] for c in columns if c.python == column.python]
                 try:
-                    elapsed = await import_once(column.python)
+                    if isinstance(unit, str):
+                        cell.samples.append(import_once(unit))
+                        continue
+                    elapsed, rss = cold_once(unit.column, unit.profile, log)
                 except Exception as exc:
-                    for each in cells:
-                        each.fail(describe(exc))
+                    log.flush()
+                    cell.fail(f"{describe(exc)} (stderr: {log_tail(path)})")
                     continue
-                for each in cells:
-                    if each.status == "ok":
-                        each.samples.append(elapsed)
+                cell.samples.append(elapsed)
+                if rss is not None:
+                    unit.rss_kib.append(rss)

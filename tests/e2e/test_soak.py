@@ -17,3 +17,5 @@ def test_a_short_soak_runs_every_kind_of_call_and_stays_within_its_bounds(
     for kind in ("batchs", "reads", "waits", "writes"):
         assert kind in out, out
     assert "within bounds" in out and "FAIL" not in out, out
+    assert "after start  after warm-up     at the end" in out, out
+    assert "% from warm-up to the end" in out, out

@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from scripts.lab.client import contracts
-from scripts.soak import MIXES, Bounds, Layout, Snapshot, problems
+from scripts.soak import MIXES, Bounds, Layout, Snapshot, growth_pct, problems
 
 BASE = Snapshot(rss_kib=80 * 1024, fds=13, threads=2, children=("tmux: client",), tmux_clients=1)
 
@@ -18,6 +18,7 @@ BASE = Snapshot(rss_kib=80 * 1024, fds=13, threads=2, children=("tmux: client",)
     ("change", "says"),
     [
         ({"rss_kib": BASE.rss_kib + 5 * 1024}, "resident memory grew 5.0 MiB (bound 4 MiB)"),
+        ({"rss_kib": BASE.rss_kib + 5 * 1024}, "resident memory grew 6.2 % (bound 5 %)"),
         ({"fds": 14}, "open file descriptors grew 13 -> 14"),
         ({"threads": 3}, "threads grew 2 -> 3"),
         ({"children": ("sh", "tmux: client")}, "child processes grew"),
@@ -28,12 +29,20 @@ def test_each_figure_that_grows_past_its_bound_fails_the_soak(
     change: dict[str, object], says: str
 ) -> None:
     end = dataclasses.replace(BASE, **change)  # type: ignore[arg-type]
-    assert [says in found for found in problems(BASE, end, Bounds())] == [True]
+    assert [says in found for found in problems(BASE, end, Bounds())].count(True) == 1
+
+
+def test_resident_memory_has_a_bound_in_mib_and_one_in_percent() -> None:
+    grew = dataclasses.replace(BASE, rss_kib=BASE.rss_kib + 5 * 1024)  # +6.25 %
+    assert len(problems(BASE, grew, Bounds())) == 2
+    assert problems(BASE, grew, Bounds(rss_growth_mib=6, rss_growth_pct=7)) == []
+    assert ["6.2 %" in p for p in problems(BASE, grew, Bounds(rss_growth_mib=6))] == [True]
+    assert growth_pct(80 * 1024, 84 * 1024) == 5.0
 
 
 def test_figures_within_their_bounds_pass_and_shrinking_is_no_failure() -> None:
     assert problems(BASE, BASE, Bounds()) == []
-    grew_a_little = dataclasses.replace(BASE, rss_kib=BASE.rss_kib + 3 * 1024)
+    grew_a_little = dataclasses.replace(BASE, rss_kib=BASE.rss_kib + 3 * 1024)  # +3.75 %
     assert problems(BASE, grew_a_little, Bounds()) == []
     smaller = Snapshot(rss_kib=70 * 1024, fds=11, threads=1, children=(), tmux_clients=0)
     assert problems(BASE, smaller, Bounds()) == []
