@@ -37,12 +37,11 @@ from mcp_types import (
     PROTOCOL_VERSION_META_KEY,
 )
 
-from scripts.bench.rpc import PROTOCOL, TIMEOUT, Reply, RpcError, encode
+from scripts.bench.rpc import CLIENT_INFO, PROTOCOL, TIMEOUT, McpMethods, Reply, RpcError, encode
 from scripts.lab.httpserver import HttpServer
 
 MODERN = "2026-07-28"
 SESSION_HEADER = "mcp-session-id"
-CLIENT_INFO = {"name": "bench", "version": "0"}
 
 
 def answer_in(body: bytes, content_type: str, ident: int | None) -> tuple[bytes, dict[str, Any]]:
@@ -64,7 +63,7 @@ def answer_in(body: bytes, content_type: str, ident: int | None) -> tuple[bytes,
     raise RpcError(f"no answer to request {ident} in the event stream: {body[:200]!r}")
 
 
-class RawHttpClient:
+class RawHttpClient(McpMethods):
     """One ``--http`` server process and a keep-alive HTTP connection to it."""
 
     def __init__(self, server: HttpServer, mode: str = "legacy") -> None:
@@ -185,25 +184,7 @@ class RawHttpClient:
         """The handshake in legacy mode; in 2026-07-28 there is none (None)."""
         if self.mode == "auto":
             return None
-        reply = self.request(
-            "initialize",
-            {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": CLIENT_INFO},
-            timeout,
-        )
-        if reply.error():
-            raise RpcError(f"initialize failed: {reply.error()}")
-        self.initialized = reply.result
-        self.notify("notifications/initialized")
-        return reply
-
-    def call(self, tool: str, arguments: Mapping[str, Any], timeout: float = TIMEOUT) -> Reply:
-        return self.request("tools/call", {"name": tool, "arguments": arguments}, timeout)
-
-    def ping(self, timeout: float = TIMEOUT) -> Reply:
-        return self.request("ping", None, timeout)
-
-    def list_tools(self, timeout: float = TIMEOUT) -> Reply:
-        return self.request("tools/list", None, timeout)
+        return super().initialize(timeout)
 
     # --- the process ----------------------------------------------------------------------
 

@@ -73,7 +73,47 @@ def encode(message: Mapping[str, Any]) -> bytes:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
-class RawClient:
+CLIENT_INFO = {"name": "bench", "version": "0"}
+
+
+class McpMethods:
+    """The MCP requests a bench client makes, over whatever ``request`` and ``notify`` its
+    transport gives (stdio lines here, HTTP POSTs in ``httprpc``)."""
+
+    initialized: dict[str, Any]  # the server's answer to initialize ({} until then)
+
+    def request(
+        self, method: str, params: Mapping[str, Any] | None = None, timeout: float = TIMEOUT
+    ) -> Reply:
+        raise NotImplementedError
+
+    def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        raise NotImplementedError
+
+    def initialize(self, timeout: float = TIMEOUT) -> Reply | None:
+        """The handshake-era handshake: initialize, then its notification."""
+        reply = self.request(
+            "initialize",
+            {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": CLIENT_INFO},
+            timeout,
+        )
+        if reply.error():
+            raise RpcError(f"initialize failed: {reply.error()}")
+        self.initialized = reply.result
+        self.notify("notifications/initialized")
+        return reply
+
+    def call(self, tool: str, arguments: Mapping[str, Any], timeout: float = TIMEOUT) -> Reply:
+        return self.request("tools/call", {"name": tool, "arguments": arguments}, timeout)
+
+    def ping(self, timeout: float = TIMEOUT) -> Reply:
+        return self.request("ping", None, timeout)
+
+    def list_tools(self, timeout: float = TIMEOUT) -> Reply:
+        return self.request("tools/list", None, timeout)
+
+
+class RawClient(McpMethods):
     """One server process and the client end of its stdio."""
 
     def __init__(
@@ -193,33 +233,6 @@ class RawClient:
         if params is not None:
             message["params"] = params
         self._write(encode(message))
-
-    # --- MCP ------------------------------------------------------------------------------
-
-    def initialize(self, timeout: float = TIMEOUT) -> Reply:
-        reply = self.request(
-            "initialize",
-            {
-                "protocolVersion": PROTOCOL,
-                "capabilities": {},
-                "clientInfo": {"name": "bench", "version": "0"},
-            },
-            timeout,
-        )
-        if reply.error():
-            raise RpcError(f"initialize failed: {reply.error()}")
-        self.initialized = reply.result
-        self.notify("notifications/initialized")
-        return reply
-
-    def call(self, tool: str, arguments: Mapping[str, Any], timeout: float = TIMEOUT) -> Reply:
-        return self.request("tools/call", {"name": tool, "arguments": arguments}, timeout)
-
-    def ping(self, timeout: float = TIMEOUT) -> Reply:
-        return self.request("ping", None, timeout)
-
-    def list_tools(self, timeout: float = TIMEOUT) -> Reply:
-        return self.request("tools/list", None, timeout)
 
     # --- the process ----------------------------------------------------------------------
 
