@@ -210,10 +210,16 @@ async def test_during_a_swift_wait_only_the_group_counts_see_its_output_client(
             arguments = {"paneId": pane, "cursor": first["cursor"], "waitMs": 3000}
             async with anyio.create_task_group() as group:
                 group.start_soon(swift.ok, "capture_since", arguments)
+                # A cursor's row counter may hold (or hand over) the session's output client
+                # as the wait starts: read until the wait's client is attached.
                 with anyio.fail_after(DEADLINE):
-                    while not output_clients(shared):
+                    while True:
+                        answer = await swift.ok(
+                            "get_tmux_variables", {"names": names, "paneId": pane}
+                        )
+                        if output_clients(shared) and answer["values"][names[0]] == "1":
+                            break
                         await anyio.sleep(0.02)
-                answer = await swift.ok("get_tmux_variables", {"names": names, "paneId": pane})
             assert answer["values"] == {names[0]: "1", names[1]: "0", names[2]: "0"}
     finally:
         shared.tmux("kill-session", "-t", "grouped-wait")
