@@ -36,7 +36,12 @@ import anyio
 import mcp.types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ServerEvent
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    ResourceUpdated,
+    ServerEvent,
+)
 from mcp.shared.exceptions import MCPError
 
 from .errors import InvalidArgument, NotFound, ToolError
@@ -223,6 +228,7 @@ class Live:
         self.handlers = handlers
         self.interval = interval_from(environ)
         self.bus = InMemorySubscriptionBus()
+        self.listen = ListenHandler(self.bus)  # 2026-07-28's subscriptions/listen streams
         self.topics: dict[str, Topic] = {}
         self.subscribers: dict[object, Subscriber] = {}
         self._opening = anyio.Lock()
@@ -345,7 +351,9 @@ class Live:
         return subscriber
 
     async def aclose(self) -> None:
-        """The server stops: every subscriber and topic ends, every watch is let go."""
+        """The server stops: every subscriber, listen stream and topic ends, every watch is
+        let go."""
+        self.listen.close()
         for subscriber in list(self.subscribers.values()):
             await subscriber.aclose()
         for topic in list(self.topics.values()):
@@ -387,9 +395,20 @@ def add_subscriptions(
         await live.subscriber(ctx).unsubscribe(str(params.uri))
         return types.EmptyResult()
 
+    async def on_listen(
+        ctx: ServerRequestContext[Any], params: types.SubscriptionsListenRequestParams
+    ) -> types.SubscriptionsListenResult:
+        """2026-07-28: the URIs a stream names are held (refused, by name, as
+        ``resources/subscribe`` refuses them) while the SDK's handler streams the bus."""
+        async with live.holding(params.notifications.resource_subscriptions or ()):
+            return await live.listen(ctx, params)
+
     server.add_request_handler("resources/subscribe", types.SubscribeRequestParams, on_subscribe)
     server.add_request_handler(
         "resources/unsubscribe", types.UnsubscribeRequestParams, on_unsubscribe
+    )
+    server.add_request_handler(
+        "subscriptions/listen", types.SubscriptionsListenRequestParams, on_listen
     )
     server.lifespan = ending(server.lifespan, live)
     return live

@@ -110,3 +110,9 @@ def tmux_answering_version(directory: Path, version_answer: str) -> tuple[Path, 
 
 def socket_label(tmux: TmuxServer) -> str:
     return tmux.name
+
+
+def output_clients(server: TmuxServer) -> list[str]:
+    """Control clients that receive pane output (a wait's; the server's own has no-output)."""
+    rows = server.lines("list-clients", "-F", "#{client_name} #{client_flags}")
+    return [row for row in rows if "control-mode" in row and "no-output" not in row]

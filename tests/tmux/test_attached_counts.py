@@ -20,6 +20,7 @@ import pytest
 
 from scripts.lab.client import Client, open_in_process
 from scripts.lab.tmuxserver import TMUX, TmuxServer
+from tests.helpers.tmux import output_clients
 from tests.helpers.waiting import quiet_cat
 from tmux_contract_mcp.handlers.tmux.transport.formats import counts_clients
 
@@ -168,12 +169,6 @@ async def test_a_wait_in_progress_is_counted_by_its_own_output_client(
                 await anyio.sleep(0.02)
         assert (await counts(python_client, pane_id=pane))[0] == "1"
     assert (await counts(python_client, pane_id=pane))[0] == "0"
-
-
-def output_clients(server: TmuxServer) -> list[str]:
-    """Control clients that receive pane output (a wait's; the server's own has no-output)."""
-    rows = server.lines("list-clients", "-F", "#{client_name} #{client_flags}")
-    return [row for row in rows if "control-mode" in row and "no-output" not in row]
 
 
 @pytest.mark.parametrize("transport", ["control", "subprocess"])
