@@ -137,32 +137,7 @@ async def test_an_update_follows_a_print_promptly(shared: TmuxServer, watcher: W
     assert "line 7" in await watcher.read(uri, "get_pane_content")
 
 
-async def test_a_flood_is_coalesced_and_its_last_output_is_not_lost(
-    shared: TmuxServer, watcher: Watching
-) -> None:
-    _, pane = own_session(shared, "stty -echo; read go; seq 1 50000; echo flood-done; exec cat")
-    uri = content(pane)
-    await watcher.subscribe(uri)
-    await watcher.updates.quiet(0.3)
-    since = len(watcher.updates.seen)
-    started = time.monotonic()
-    shared.tmux("send-keys", "-t", pane, "Enter")
-    deadline = time.monotonic() + 60
-    while "flood-done" not in shared.tmux("capture-pane", "-p", "-t", pane):
-        assert time.monotonic() < deadline
-        await anyio.sleep(0.05)
-    ended = time.monotonic()
-    await watcher.updates.quiet(0.5)  # the final update, after the last interval
-    updates = watcher.updates.of(uri, since)
-    assert updates, "no update at all"
-    # At most one per 100 ms (and the first at once, the final one after the flood).
-    assert len(updates) <= (ended - started) / 0.1 + 3, len(updates)
-    gaps = [b.at - a.at for a, b in itertools.pairwise(updates)]
-    # Sent 100 ms apart; the client reads each a little late, some later than others.
-    assert all(gap >= 0.05 for gap in gaps), gaps
-    assert updates[-1].at >= ended - 0.15  # one came after the output ended
-    text = await watcher.read(uri, "get_pane_content")
-    assert text.rstrip("\n").split("\n")[-1] == "flood-done"
+# A flood, coalesced with its last output kept: on both eras and wires in test_eras.py.
 
 
 async def test_the_interval_is_set_by_an_environment_variable(shared: TmuxServer) -> None:
