@@ -14,10 +14,12 @@ each one advertised is exercised on each era.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import time
 import warnings
 from collections.abc import Iterator
+from typing import Any
 
 import anyio
 import mcp.types as types
@@ -235,6 +237,65 @@ async def test_a_pane_that_goes_gets_its_last_update_and_nothing_stays_in_tmux(
     assert not commands & {"set-hook", "pipe-pane", "set-option", "set", "setw"}, commands
     assert shared.tmux("show-hooks", "-g") == hooks
     assert shared.tmux("display-message", "-p", "-t", pane, "#{pane_pipe}").strip() == "0"
+
+
+@pytest.mark.parametrize(("era", "wire"), MATRIX)
+async def test_lists_are_updated_when_panes_windows_and_sessions_come_and_go(
+    shared: TmuxServer, http: HttpServer, era: str, wire: str
+) -> None:
+    session = shared.new_session(None, width=80, height=24).name
+    index = shared.tmux("display-message", "-p", "-t", f"{session}:", "#{window_index}").strip()
+    windows = f"tmux://sessions/{session}/windows"
+    window = f"{windows}/{index}"
+    lists = ["tmux://sessions", f"tmux://sessions/{session}", windows, window]
+    updates = Updates()
+    async with (
+        era_client(era, wire, shared.server_env(), http, updates=updates) as sdk,
+        watch(sdk, updates, lists),
+    ):
+        await updates.quiet(0.3)
+        since = len(updates.seen)
+        shared.tmux("split-window", "-d", "-t", f"{session}:")  # a pane comes: the layout
+        await updates.wait_for(windows, since)
+        await updates.wait_for(window, since)
+        assert len((await read_json(sdk, window))["panes"]) == 2
+        since = len(updates.seen)
+        added = shared.tmux("new-window", "-d", "-P", "-F", "#{window_id}", "-t", f"{session}:")
+        for uri in ("tmux://sessions", f"tmux://sessions/{session}", windows):
+            await updates.wait_for(uri, since)
+        since = len(updates.seen)
+        shared.tmux("kill-window", "-t", added.strip())
+        for uri in ("tmux://sessions", f"tmux://sessions/{session}", windows):
+            await updates.wait_for(uri, since)
+        since = len(updates.seen)
+        other = shared.new_session(None, width=80, height=24).name
+        await updates.wait_for("tmux://sessions", since)
+        names = [row["session_name"] for row in await read_json(sdk, "tmux://sessions")]
+        assert other in names
+
+
+@pytest.mark.parametrize("wire", ["stdio", "http"])
+async def test_a_stream_asking_for_list_changes_is_acknowledged_and_gets_none(
+    shared: TmuxServer, http: HttpServer, wire: str
+) -> None:
+    """No list of this server changes while it runs (no ``listChanged`` is advertised);
+    panes coming and going update the list resources instead."""
+    async with era_client("auto", wire, shared.server_env(), http) as sdk:
+        assert sdk.server_capabilities.resources is not None
+        assert not sdk.server_capabilities.resources.list_changed
+        async with sdk.listen(resources_list_changed=True) as sub:
+            assert sub.honored.resources_list_changed is True
+            made = shared.new_session(None, width=80, height=24)
+            shared.tmux("split-window", "-d", "-t", made.pane)
+            shared.tmux("kill-session", "-t", made.name)
+            with anyio.move_on_after(1.0) as waited:
+                event = await sub.__anext__()
+                raise AssertionError(f"an event on a list-changes stream: {event}")
+            assert waited.cancelled_caught
+
+
+async def read_json(sdk: SdkClient, uri: str) -> Any:
+    return json.loads(text_of(await sdk.read_resource(uri)))
 
 
 @pytest.mark.parametrize(("era", "wire"), MATRIX)

@@ -158,41 +158,8 @@ async def test_the_interval_is_set_by_an_environment_variable(shared: TmuxServer
         assert "30" in (await client.read(uri, "get_pane_content")).split("\n")
 
 
-async def test_lists_are_updated_by_windows_and_sessions_coming_and_going(
-    shared: TmuxServer, watcher: Watching
-) -> None:
-    session, _ = own_session(shared)
-    lists = ["tmux://sessions", f"tmux://sessions/{session}/windows", f"tmux://sessions/{session}"]
-    for uri in lists:
-        await watcher.subscribe(uri)
-    await watcher.updates.quiet(0.3)
-
-    async def each_updated(why: str) -> None:
-        for uri in lists:
-            await watcher.updates.wait_for(uri, since, timeout=5)
-        await watcher.updates.quiet(0.15)
-
-    since = len(watcher.updates.seen)
-    window = shared.tmux("new-window", "-d", "-P", "-F", "#{window_id}", "-t", f"{session}:")
-    await each_updated("window added")
-    since = len(watcher.updates.seen)
-    shared.tmux("kill-window", "-t", window.strip())
-    await each_updated("window closed")
-    index = shared.tmux("display-message", "-p", "-t", f"{session}:", "#{window_index}").strip()
-    window_uri = f"tmux://sessions/{session}/windows/{index}"
-    await watcher.subscribe(window_uri)
-    await watcher.updates.quiet(0.3)
-    since = len(watcher.updates.seen)
-    shared.tmux("split-window", "-d", "-t", f"{session}:")  # %layout-change
-    await watcher.updates.wait_for(f"tmux://sessions/{session}/windows", since, timeout=5)
-    await watcher.updates.wait_for(window_uri, since, timeout=5)
-    window_read = await watcher.read(window_uri, "get_window")
-    assert len(window_read["panes"]) == 2
-    since = len(watcher.updates.seen)
-    other, _ = own_session(shared)
-    await watcher.updates.wait_for("tmux://sessions", since, timeout=5)
-    names = [row["session_name"] for row in await watcher.read("tmux://sessions", "get_sessions")]
-    assert other in names
+# Lists updated as panes, windows and sessions come and go: on both eras and wires in
+# test_eras.py.
 
 
 # --- 3. a subscribed pane goes ------------------------------------------------------------
