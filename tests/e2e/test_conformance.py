@@ -66,6 +66,10 @@ def test_every_scenario_the_suite_lists_runs_and_each_judged_one_passes(
             assert not failures, (profile, run.spec_version, failures)
             for warning in run.warnings(scenario):
                 print(f"WARNING {scenario} {warning.id}: {warning.message}")
+        print(
+            f"judged: {len(judged)} scenarios, every one passed; not judged: "
+            f"{len(run.checks) - len(judged)} (docs/conformance.md)"
+        )
 
 
 def test_a_row_limited_to_some_profiles_passes_on_the_others(
