@@ -6,6 +6,11 @@ order, on that client's connection. Records are queued by a logging handler
 (which may run in any thread) and written by one task, so logging never waits
 on a client and a slow client never reorders lines.
 
+On 2026-07-28 there is no ``logging/setLevel``: a request asks for the lines made while it
+is served by carrying a level in its ``_meta`` (``io.modelcontextprotocol/logLevel``), and
+gets them on its own stream, before its answer (``RequestLines``); a request without one
+gets none.
+
 Over HTTP many clients share the process, each in a conversation of its own
 (``conversation``: its session, or one request of the stateless era). A record
 made while serving a conversation goes only to that conversation's client; a
@@ -19,11 +24,16 @@ import asyncio
 import contextlib
 import contextvars
 import logging
+import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 import mcp.types as types
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp_types import LOG_LEVEL_META_KEY
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 # MCP's levels (RFC 5424) and Python's. notice, alert and emergency have no Python
 # records of their own: asking for notice sends warnings and up, for alert nothing.
@@ -58,6 +68,61 @@ conversation: contextvars.ContextVar[object] = contextvars.ContextVar("conversat
 
 
 @dataclass
+class RequestLines:
+    """The lines one 2026-07-28 request asked for (its level), kept while it is served."""
+
+    threshold: int
+    lines: list[tuple[types.LoggingLevel, str, str]]
+
+
+request_lines: contextvars.ContextVar[RequestLines | None] = contextvars.ContextVar(
+    "request_lines", default=None
+)
+"""The request being served, when it carried a log level (2026-07-28)."""
+
+
+def lines_asked(protocol_version: str, meta: Mapping[str, Any] | None) -> RequestLines | None:
+    """What a request asked for: on 2026-07-28, the level its ``_meta`` carries (the package's
+    loggers then make records down to it); on the handshake era, or without one, nothing."""
+    if protocol_version not in MODERN_PROTOCOL_VERSIONS:
+        return None
+    level = (meta or {}).get(LOG_LEVEL_META_KEY)
+    if level not in THRESHOLDS:
+        return None
+    threshold = THRESHOLDS[level]
+    package = logging.getLogger(__package__)
+    if package.getEffectiveLevel() > threshold:
+        package.setLevel(threshold)
+    return RequestLines(threshold, [])
+
+
+async def send_asked(session: Any, wanted: RequestLines) -> None:
+    """The lines a request asked for, on its own stream (the SDK sends them there on
+    2026-07-28), before its answer."""
+    for level, logger, text in wanted.lines:
+        with warnings.catch_warnings():  # the SDK marks logging deprecated from 2026-07-28 on
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await session.send_log_message(level, text, logger)
+
+
+class RequestLog(logging.Handler):
+    """Keeps each record at or above the level of the request it was made for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFormatter(logging.Formatter("%(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        wanted = request_lines.get()
+        if wanted is None or record.levelno < wanted.threshold:
+            return
+        try:
+            wanted.lines.append((mcp_level(record.levelno), record.name, self.format(record)))
+        except Exception:
+            self.handleError(record)
+
+
+@dataclass
 class Listener:
     """A client that asked for the log: where to send it, and from which level."""
 
@@ -76,6 +141,8 @@ class ClientLog(logging.Handler):
         self.queue: asyncio.Queue[Line] | None = None
         self.pump: asyncio.Task[None] | None = None
         self.setFormatter(logging.Formatter("%(message)s"))
+        self.per_request = RequestLog()
+        logger.addHandler(self.per_request)
 
     def set_level(self, session: Any, level: str, who: object = None) -> None:
         """A client's ``logging/setLevel``: start (or retune) forwarding to ``who``."""
@@ -130,6 +197,7 @@ class ClientLog(logging.Handler):
 
     async def aclose(self) -> None:
         self.logger.removeHandler(self)
+        self.logger.removeHandler(self.per_request)
         if self.pump is not None:
             self.pump.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -22,11 +22,12 @@ from mcp.shared.exceptions import MCPError
 from . import __version__, middleware
 from .completion import complete
 from .dispatch import call_tool
+from .eras import Server as OneCapabilitySet
 from .errors import envelope_data
 from .hangup import hangup_of
 from .instructions import instructions_for
 from .live import add_subscriptions
-from .logs import ClientLog, conversation
+from .logs import ClientLog, conversation, lines_asked, request_lines, send_asked
 from .profiles import Profile
 from .prompts import get_prompt
 from .resources import read_resource
@@ -57,13 +58,24 @@ def served(handler: Handler[P, R]) -> Handler[P, R]:
 
     async def serving(ctx: ServerRequestContext[Any], params: P) -> R:
         token = conversation.set(conversation_of(ctx))
+        wanted = lines_asked(ctx.protocol_version, ctx.meta)  # 2026-07-28's per-request level
+        lines_token = request_lines.set(wanted)
         try:
             hangup = hangup_of(ctx.request)
             if hangup is None:
-                return await handler(ctx, params)
-            return await hangup.unless_gone(lambda: handler(ctx, params))
+                answer = await handler(ctx, params)
+            else:
+                answer = await hangup.unless_gone(lambda: handler(ctx, params))
+        except Exception:
+            if wanted is not None:
+                await send_asked(ctx.session, wanted)
+            raise
         finally:
+            request_lines.reset(lines_token)
             conversation.reset(token)
+        if wanted is not None:
+            await send_asked(ctx.session, wanted)
+        return answer
 
     return serving
 
@@ -110,7 +122,7 @@ def build_server(
         call = Call(Answering(rid, ctx.protocol_version, stamp), ctx.session.report_progress)
         return await call_tool(tool, handlers, call, params.arguments)
 
-    server: Server[Any] = Server(
+    server: Server[Any] = OneCapabilitySet(
         "tmux-contract-mcp",
         version=__version__,
         instructions=instructions_for(

@@ -35,9 +35,13 @@ class Updates:
 
     async def __call__(self, message: IncomingMessage) -> None:
         if isinstance(message, types.ResourceUpdatedNotification):
-            self.seen.append(Update(str(message.params.uri), time.monotonic()))
-            self._arrived.set()
-            self._arrived = anyio.Event()
+            self.record(str(message.params.uri))
+
+    def record(self, uri: str) -> None:
+        """An update of ``uri`` arrived now (from a message, or a listen stream's event)."""
+        self.seen.append(Update(uri, time.monotonic()))
+        self._arrived.set()
+        self._arrived = anyio.Event()
 
     def of(self, uri: str, since: int = 0) -> list[Update]:
         """The updates of ``uri`` among those after the first ``since``."""

@@ -5,7 +5,8 @@ with ``--http 127.0.0.1:0``, beside the same command over stdio on the same tmux
 
 Tools, resources, prompts and completion answer as over stdio; logging/setLevel sends the
 server's log lines to the client (the handshake era: 2026-07-28 has no setLevel); a wait
-reports progress and is cancelled by its client; ``--ssh`` combines with ``--http``.
+reports progress and is cancelled by its client, in both eras over both wires (the era
+matrix: ``tests/helpers/eras.py``); ``--ssh`` combines with ``--http``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from scripts.lab.httpserver import HttpServer, open_http_client, open_stdio_clie
 from scripts.lab.overssh import remote_env
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
+from tests.helpers.eras import WIRES
 from tests.helpers.tmux import tmux_clients
 from tests.helpers.waiting import eventually
 from tests.plugin import ALL_TOOLSETS
@@ -78,6 +80,18 @@ def stdio(over_stdio: dict[str, Client], mode: str) -> Client:
 
 @pytest.fixture
 async def http(server: HttpServer, profile: str, mode: str) -> AsyncIterator[Client]:
+    async with open_http_client(server, profile, mode) as opened:
+        yield opened
+
+
+@pytest.fixture(params=WIRES)
+async def matrix_client(
+    request: pytest.FixtureRequest, server: HttpServer, profile: str, mode: str, stdio: Client
+) -> AsyncIterator[Client]:
+    """The era matrix's client (tests/helpers/eras.py): over stdio, or over HTTP."""
+    if request.param == "stdio":
+        yield stdio
+        return
     async with open_http_client(server, profile, mode) as opened:
         yield opened
 
@@ -185,7 +199,7 @@ async def test_bad_arguments_are_refused_as_over_stdio(http: Client, stdio: Clie
 
 
 async def test_a_wait_reports_progress_to_its_client(
-    http: Client, profile: str, shared: TmuxServer
+    matrix_client: Client, profile: str, shared: TmuxServer
 ) -> None:
     _, pane = session_of_cat(shared)
     notes: list[tuple[float, float | None, str | None]] = []
@@ -194,7 +208,7 @@ async def test_a_wait_reports_progress_to_its_client(
         notes.append((progress, total, message))
 
     with anyio.fail_after(DEADLINE):
-        result = await http.session.call_tool(
+        result = await matrix_client.session.call_tool(
             "wait_for_text",
             wait_arguments(profile, pane, "never-printed", 3),
             progress_callback=on_progress,
@@ -206,7 +220,7 @@ async def test_a_wait_reports_progress_to_its_client(
 
 
 async def test_a_cancelled_wait_ends_and_the_next_call_is_answered(
-    http: Client, profile: str, shared: TmuxServer
+    matrix_client: Client, profile: str, shared: TmuxServer
 ) -> None:
     session, pane = session_of_cat(shared)
     answered: list[types.CallToolResult] = []
@@ -215,7 +229,7 @@ async def test_a_cancelled_wait_ends_and_the_next_call_is_answered(
     async def wait() -> None:
         with scope:
             arguments = wait_arguments(profile, pane, "never-printed", 25)
-            answered.append(await http.session.call_tool("wait_for_text", arguments))
+            answered.append(await matrix_client.session.call_tool("wait_for_text", arguments))
 
     with anyio.fail_after(DEADLINE):
         async with anyio.create_task_group() as group:
@@ -227,7 +241,7 @@ async def test_a_cancelled_wait_ends_and_the_next_call_is_answered(
     await eventually(
         lambda: session not in {n for _, n in tmux_clients(shared)}, "the wait to end", deadline=8
     )
-    assert "main" in json.dumps(await http.ok("list_sessions"))
+    assert "main" in json.dumps(await matrix_client.ok("list_sessions"))
 
 
 async def test_log_lines_reach_the_client_that_asked(server: HttpServer, profile: str) -> None:

@@ -137,32 +137,7 @@ async def test_an_update_follows_a_print_promptly(shared: TmuxServer, watcher: W
     assert "line 7" in await watcher.read(uri, "get_pane_content")
 
 
-async def test_a_flood_is_coalesced_and_its_last_output_is_not_lost(
-    shared: TmuxServer, watcher: Watching
-) -> None:
-    _, pane = own_session(shared, "stty -echo; read go; seq 1 50000; echo flood-done; exec cat")
-    uri = content(pane)
-    await watcher.subscribe(uri)
-    await watcher.updates.quiet(0.3)
-    since = len(watcher.updates.seen)
-    started = time.monotonic()
-    shared.tmux("send-keys", "-t", pane, "Enter")
-    deadline = time.monotonic() + 60
-    while "flood-done" not in shared.tmux("capture-pane", "-p", "-t", pane):
-        assert time.monotonic() < deadline
-        await anyio.sleep(0.05)
-    ended = time.monotonic()
-    await watcher.updates.quiet(0.5)  # the final update, after the last interval
-    updates = watcher.updates.of(uri, since)
-    assert updates, "no update at all"
-    # At most one per 100 ms (and the first at once, the final one after the flood).
-    assert len(updates) <= (ended - started) / 0.1 + 3, len(updates)
-    gaps = [b.at - a.at for a, b in itertools.pairwise(updates)]
-    # Sent 100 ms apart; the client reads each a little late, some later than others.
-    assert all(gap >= 0.05 for gap in gaps), gaps
-    assert updates[-1].at >= ended - 0.15  # one came after the output ended
-    text = await watcher.read(uri, "get_pane_content")
-    assert text.rstrip("\n").split("\n")[-1] == "flood-done"
+# A flood, coalesced with its last output kept: on both eras and wires in test_eras.py.
 
 
 async def test_the_interval_is_set_by_an_environment_variable(shared: TmuxServer) -> None:
@@ -183,41 +158,8 @@ async def test_the_interval_is_set_by_an_environment_variable(shared: TmuxServer
         assert "30" in (await client.read(uri, "get_pane_content")).split("\n")
 
 
-async def test_lists_are_updated_by_windows_and_sessions_coming_and_going(
-    shared: TmuxServer, watcher: Watching
-) -> None:
-    session, _ = own_session(shared)
-    lists = ["tmux://sessions", f"tmux://sessions/{session}/windows", f"tmux://sessions/{session}"]
-    for uri in lists:
-        await watcher.subscribe(uri)
-    await watcher.updates.quiet(0.3)
-
-    async def each_updated(why: str) -> None:
-        for uri in lists:
-            await watcher.updates.wait_for(uri, since, timeout=5)
-        await watcher.updates.quiet(0.15)
-
-    since = len(watcher.updates.seen)
-    window = shared.tmux("new-window", "-d", "-P", "-F", "#{window_id}", "-t", f"{session}:")
-    await each_updated("window added")
-    since = len(watcher.updates.seen)
-    shared.tmux("kill-window", "-t", window.strip())
-    await each_updated("window closed")
-    index = shared.tmux("display-message", "-p", "-t", f"{session}:", "#{window_index}").strip()
-    window_uri = f"tmux://sessions/{session}/windows/{index}"
-    await watcher.subscribe(window_uri)
-    await watcher.updates.quiet(0.3)
-    since = len(watcher.updates.seen)
-    shared.tmux("split-window", "-d", "-t", f"{session}:")  # %layout-change
-    await watcher.updates.wait_for(f"tmux://sessions/{session}/windows", since, timeout=5)
-    await watcher.updates.wait_for(window_uri, since, timeout=5)
-    window_read = await watcher.read(window_uri, "get_window")
-    assert len(window_read["panes"]) == 2
-    since = len(watcher.updates.seen)
-    other, _ = own_session(shared)
-    await watcher.updates.wait_for("tmux://sessions", since, timeout=5)
-    names = [row["session_name"] for row in await watcher.read("tmux://sessions", "get_sessions")]
-    assert other in names
+# Lists updated as panes, windows and sessions come and go: on both eras and wires in
+# test_eras.py.
 
 
 # --- 3. a subscribed pane goes ------------------------------------------------------------
