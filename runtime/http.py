@@ -35,12 +35,12 @@ import anyio
 import anyio.abc
 import mcp.types as types
 import uvicorn
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.message import SessionMessage
 from starlette.types import Message, Receive, Scope, Send
 
 from .hangup import SCOPE_KEY, Hangup
+from .http_lean import LeanSessionManager, json_answer_start
 from .http_protocol import DeadlineProtocol
 from .listener import PATH, Bound, Listener
 from .logs import ClientLog
@@ -100,7 +100,7 @@ CLOSE = ((b"connection", b"close"),)
 class Gate:
     """The ASGI application: every refusal above, then the SDK's session manager."""
 
-    def __init__(self, manager: StreamableHTTPSessionManager, bound: Bound) -> None:
+    def __init__(self, manager: LeanSessionManager, bound: Bound) -> None:
         self.manager = manager
         self.token = bound.token
         self.hosts = frozenset(h.encode() for h in bound.listener.allowed_hosts(bound.port))
@@ -253,11 +253,6 @@ class AnswerAsJson:
     sends every 15 s), the held start goes out and the stream flows as it came.
     """
 
-    STREAM_HEADERS = frozenset(
-        {b"content-type", b"content-length", b"transfer-encoding", b"cache-control",
-         b"connection", b"x-accel-buffering"}
-    )  # fmt: skip
-
     def __init__(self, send: Send, request_id: types.RequestId | None) -> None:
         self._send = send
         self._prefix = b""
@@ -301,11 +296,7 @@ class AnswerAsJson:
             start, self._held = self._held, None
             answer = self._answer_in(message.get("body", b""))
             if answer is not None:
-                kept = [(k, v) for k, v in start.get("headers", []) if k not in self.STREAM_HEADERS]
-                kept += [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", b"%d" % len(answer)),
-                ]
+                kept = json_answer_start(start.get("headers", []), len(answer))
                 await self._out({"type": "http.response.start", "status": 200, "headers": kept})
                 await self._out({"type": "http.response.body", "body": answer})
                 self._answered = True
@@ -361,7 +352,7 @@ async def serve_http(profile: Profile, handlers: HandlerSet, bound: Bound) -> No
     client_log = ClientLog(logging.getLogger(__package__))
     server = build_server(profile, handlers, client_log=client_log)
     listener = bound.listener
-    manager = StreamableHTTPSessionManager(
+    manager = LeanSessionManager(
         server,
         security_settings=TransportSecuritySettings(
             allowed_hosts=list(listener.allowed_hosts(bound.port)),
