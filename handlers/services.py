@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel
 
 from ..seam import Answering, Call
+from .tmux.transport.hosts import Hosts
 
 if TYPE_CHECKING:  # the SDK loads only to serve: --version and --help stay quick
     import mcp.types as types
@@ -81,6 +82,11 @@ class Runtime(WireSize, Protocol):
     @property
     def profile(self) -> str:
         """The served profile's name."""
+        ...
+
+    @property
+    def hosts(self) -> Hosts:
+        """The hosts the configuration file names (none without one)."""
         ...
 
     def tool(self, name: str) -> ServedTool | None:
