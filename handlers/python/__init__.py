@@ -39,7 +39,7 @@ from .windows import WindowTools
 
 def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> PythonProfileHandlers:
     """The profile's handler object; ``runtime`` serves the batch's nested calls."""
-    tmux = Tmux(environ)
+    tmux = Tmux(environ, hosts=runtime.hosts)
     sessions, windows, panes = SessionTools(tmux), WindowTools(tmux), PaneTools(tmux)
     text = PaneTextTools(tmux, Refs())
     parts = [
