@@ -81,7 +81,25 @@ class Guard:
             name: dataclasses.replace(profile.tools[name].among(names), guard=self)
             for name in names
         }
-        return dataclasses.replace(profile, tools=tools)
+        resources = profile.resources
+        if scope is not None:
+            resources = {
+                name: dataclasses.replace(resource, guard=self)
+                for name, resource in profile.resources.items()
+            }
+        return dataclasses.replace(profile, tools=tools, resources=resources)
+
+    async def admit_read(
+        self, handlers: HandlerSet, uri: str, variables: Mapping[str, Any]
+    ) -> str | None:
+        """Why a resource read or subscription is outside the scope, or None."""
+        if self.scope is None:
+            return None
+        try:
+            await self.scope.admit_read(uri, variables, handlers.scope_rows)
+        except ScopeRefused as exc:
+            return str(exc)
+        return None
 
     def changes_tmux(self, tool: str) -> bool:
         return self.effects is None or tool not in self.effects.read_only

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,6 +115,34 @@ class Scope:
                     "server's scope (unscopable); target a session instead, or ask the "
                     "user to list the tool under [scope] unscopable."
                 )
+        takes_target = effects.targets & set(schema.get("properties", {}))
+        await self.reach(
+            tool,
+            arguments,
+            lookup,
+            tool in effects.forceful,
+            takes_target,
+            tool in effects.whole_server,
+        )
+
+    async def admit_read(self, uri: str, variables: Mapping[str, Any], lookup: Lookup) -> None:
+        """Refuse (``ScopeRefused``) a resource read or subscription outside the scope: its
+        URI's variables are taken as a read-only tool's arguments; a resource that names no
+        target lists the whole server, which only the list tools can cut to the scope."""
+        await self.reach(uri, variables, lookup, False, self.effects.targets, False)
+
+    async def reach(
+        self,
+        what: str,
+        arguments: Mapping[str, Any],
+        lookup: Lookup,
+        forceful: bool,
+        takes_target: Set[str],
+        whole_server: bool,
+    ) -> None:
+        """The sockets rule, then the sessions the call's targets reach (``allow``, and
+        ``protect`` for a forceful call); ``takes_target``: the target arguments it has."""
+        settings = self.settings
         socket = self.socket_of(arguments)
         if settings.sockets is not None:
             shown = socket if socket is not None else DEFAULT_SOCKET
@@ -123,16 +151,14 @@ class Scope:
                     f"socket_name {shown!r} is outside this server's scope (sockets: "
                     f"{', '.join(settings.sockets)}); use a socket the scope allows."
                 )
-        forceful = tool in effects.forceful
         if settings.allow is None and not (settings.protect and forceful):
             return
-        named = list(targets_of(arguments, effects))
+        named = list(targets_of(arguments, self.effects))
         if not named:
-            takes_target = effects.targets & set(schema.get("properties", {}))
-            if takes_target and tool not in effects.whole_server:
+            if takes_target and not whole_server:
                 rule = "allow" if settings.allow is not None else "protect"
                 raise ScopeRefused(
-                    f"{tool} names no target, and under this server's scope ({rule}) no "
+                    f"{what} names no target, and under this server's scope ({rule}) no "
                     f"default session is assumed; give one of {', '.join(sorted(takes_target))}."
                 )
             return

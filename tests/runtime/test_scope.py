@@ -210,3 +210,23 @@ async def test_with_no_scope_every_tool_is_served_as_before(
     async with open_in_process(env, "python", "--config", config) as client:
         names = {tool.name for tool in (await client.session.list_tools()).tools}
     assert names == set(load_profile("python").tools)
+
+
+async def test_resources_follow_the_scope(
+    tmux: TmuxServer, sessions: dict[str, str], tmp_path: Path
+) -> None:
+    from mcp.shared.exceptions import MCPError
+
+    config = config_file(tmp_path, SCOPE)
+    async with open_in_process(every_tool(tmux), "python", "--config", config) as client:
+        await client.ok("list_sessions")
+        mark = tmux.mark()
+        with pytest.raises(MCPError) as outside:
+            await client.session.read_resource(f"tmux://panes/{sessions['home']}/content")
+        with pytest.raises(MCPError) as everything:
+            await client.session.read_resource("tmux://sessions")
+        only_listed(tmux, mark)
+        inside = await client.session.read_resource(f"tmux://panes/{sessions['agent-1']}")
+    assert "session 'home', outside this server's scope" in outside.value.error.message
+    assert "names no target" in everything.value.error.message
+    assert inside.contents
