@@ -17,7 +17,7 @@ list_seconds = 5              # list_servers waits this long for each host
 [scope]                       # any key here sets a scope
 sockets = ["default", "build/*"]   # socket_name patterns; "default": no socket_name
 allow = ["agent-*"]           # session name patterns; panes and windows follow
-protect = ["prod*"]           # sessions no tool may kill, respawn, type into or resize
+protect = ["prod*"]           # sessions no tool may kill, respawn, type into, resize, rename
 read_only = false             # true: only the tools that only read
 unscopable = ["kill_server"]  # tools a scope turns off, turned back on
 

@@ -3,7 +3,7 @@ sessions a call may reach, decided before its handler runs.
 
 Nothing here names a tool. What a tool does is data: the profile description's
 ``effects`` (generated into the registry's ``EFFECTS``): which tools only read, which
-kill, respawn, type into or resize (``forceful``), which act where no scope reaches
+kill, respawn, type into, resize or rename (``forceful``), which act where no scope reaches
 (``unscopable``, maybe only for some argument values), which argument names a socket,
 which arguments name a target (at any depth, so a batch's operations count too: a value
 that is not a tmux id is taken as a session's name), and which tools take the whole server when given no target.
@@ -29,7 +29,7 @@ Lookup = Callable[["str | None"], Awaitable[Sequence[ScopeRow]]]
 """The panes of the server a socket argument names (None: the default one)."""
 
 TMUX_ID = re.compile(r"[$@%][0-9]+\Z")
-FORCEFUL = "kill, respawn, type into or resize"
+FORCEFUL = "kill, respawn, type into, resize or rename"
 
 
 class ScopeRefused(Exception):

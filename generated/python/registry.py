@@ -598,6 +598,7 @@ EFFECTS: dict[str, Any] | None = {
         "kill_window",
         "paste_buffer",
         "paste_text",
+        "rename_session",
         "resize_pane",
         "resize_window",
         "respawn_pane",

@@ -532,6 +532,7 @@ EFFECTS: dict[str, Any] | None = {
         "kill_session",
         "kill_window",
         "paste_text",
+        "rename_session",
         "resize_pane",
         "resize_window",
         "respawn_pane",

@@ -81,9 +81,12 @@ async def test_a_protected_session_takes_no_keys_and_is_not_killed_but_is_read(
         typed = await client.error("send_keys", {"pane_id": sessions["prod"], "keys": "x"})
         killed = await client.error("kill_session", {"session_name": "prod"})
         resized = await client.error("resize_pane", {"pane_id": sessions["prod"], "width": 20})
+        renamed = await client.error(
+            "rename_session", {"session_name": "prod", "new_name": "unprotected"}
+        )
         only_listed(tmux, mark)
         read = await client.ok("capture_pane", {"pane_id": sessions["prod"]})
-    for refusal in (typed, killed, resized):
+    for refusal in (typed, killed, resized, renamed):
         assert "session 'prod', which is protected (protect: 'prod')" in refusal
     assert "result" in read
 
