@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel
 
 from ..seam import Answering, Call
-from .tmux.transport.hosts import Hosts
 
 if TYPE_CHECKING:  # the SDK loads only to serve: --version and --help stay quick
     import mcp.types as types
@@ -76,6 +75,20 @@ class WireSize(Protocol):
         ...
 
 
+class HostSettings(Protocol):
+    """The configuration file's hosts: each name's ``[USER@]HOST[:PORT]``, how long a host
+    may stay unused before its connection closes, how long list_servers waits for one."""
+
+    @property
+    def ssh(self) -> Mapping[str, str]: ...
+
+    @property
+    def idle_seconds(self) -> float: ...
+
+    @property
+    def list_seconds(self) -> float: ...
+
+
 class Runtime(WireSize, Protocol):
     """The runtime as handlers see it: the served tools and one dispatch for nested calls."""
 
@@ -85,7 +98,7 @@ class Runtime(WireSize, Protocol):
         ...
 
     @property
-    def hosts(self) -> Hosts:
+    def hosts(self) -> HostSettings:
         """The hosts the configuration file names (none without one)."""
         ...
 

@@ -386,8 +386,8 @@ class Tmux:
     def host(self, name: str) -> Tmux:
         """The core of a configured host (``transport.hosts``): its environment is this
         one's with ``--ssh`` naming that host and no local socket, made on first use; a
-        host unused for ``hosts.idle_seconds`` is closed meanwhile (its next use connects
-        again)."""
+        host unused for ``hosts.idle_seconds`` and watched by no wait or subscription is
+        closed meanwhile (its next use connects again)."""
         now = time.monotonic()
         self._close_idle(now, name)
         tmux = self._hosts.get(name)
@@ -402,11 +402,17 @@ class Tmux:
         for name, used in list(self._used.items()):
             if name == keep or now - used < self.hosts.idle_seconds or name not in self._hosts:
                 continue
+            if self._hosts[name].watching():  # a wait or a subscription holds it: not idle
+                continue
             idle = self._hosts.pop(name)
             del self._used[name]
             task = asyncio.get_running_loop().create_task(idle.aclose())
             self._closing.add(task)
             task.add_done_callback(self._closing.discard)
+
+    def watching(self) -> bool:
+        """Whether a wait, a subscription or a cursor's counter watches output here now."""
+        return any(server.watchers.sessions_watched() for server in self._servers.values())
 
     def server(self, socket_name: str | None = None) -> Server:
         """The server on ``socket_name`` (a tmux -L name, or ``host/name`` on a configured

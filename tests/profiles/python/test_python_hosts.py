@@ -8,12 +8,14 @@ from __future__ import annotations
 import json
 import os
 import signal
+import warnings
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 import pytest
+from mcp.shared.exceptions import MCPDeprecationWarning
 
 from scripts.lab import processes
 from scripts.lab.client import Client, open_in_process
@@ -215,3 +217,27 @@ async def test_the_scope_and_the_audit_log_name_the_host_of_a_call(
     assert [(line["tool"], line["host"], line["outcome"]) for line in lines] == [
         ("create_session", "alpha", "ok")
     ]
+
+
+async def test_a_subscription_keeps_its_host_from_being_closed_as_idle(
+    lab: Lab, tmp_path: Path
+) -> None:
+    lab.sshd.alias("kept", {"TMUX_TMPDIR": str(lab.alpha.tmpdir)})
+    lab.sshd.alias("poked", {"TMUX_TMPDIR": str(lab.beta.tmpdir)})
+    config = tmp_path / "kept.toml"
+    config.write_text(
+        '[hosts.kept]\nssh = "kept"\n[hosts.poked]\nssh = "poked"\n'
+        "[connections]\nidle_seconds = 0.5\n"
+    )
+    pane = lab.alpha.new_session().pane
+    uri = f"tmux://panes/{pane}/content?socket_name=kept%2F{lab.alpha.name}"
+    async with open_in_process(lab.env(), "python", "--config", str(config)) as opened:
+        with warnings.catch_warnings():  # the handshake era's subscribe, as this server speaks
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await opened.session.subscribe_resource(uri)
+        await anyio.sleep(1.0)  # past idle_seconds, with no call to kept
+        await opened.ok("list_sessions", {"socket_name": f"poked/{lab.beta.name}"})
+        await anyio.sleep(0.5)
+        assert ssh_to("kept")
+        read = await opened.session.read_resource(uri)
+    assert read.contents
