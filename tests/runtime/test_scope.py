@@ -233,3 +233,21 @@ async def test_resources_follow_the_scope(
     assert "session 'home', outside this server's scope" in outside.value.error.message
     assert "names no target" in everything.value.error.message
     assert inside.contents
+
+
+async def test_the_audit_log_is_rotated_by_size_keeping_the_files_it_is_told(
+    tmux: TmuxServer, sessions: dict[str, str], tmp_path: Path
+) -> None:
+    log = tmp_path / "audit.jsonl"
+    config = config_file(tmp_path, f'[audit]\npath = "{log}"\nmax_bytes = 400\nkeep = 2\n')
+    pane = sessions["agent-1"]
+    async with open_in_process(every_tool(tmux), "python", "--config", config) as client:
+        for n in range(8):
+            await client.ok("set_pane_title", {"pane_id": pane, "title": f"t{n}"})
+    files = sorted(path.name for path in tmp_path.glob("audit.jsonl*"))
+    assert files == ["audit.jsonl", "audit.jsonl.1", "audit.jsonl.2"]
+    for path in tmp_path.glob("audit.jsonl*"):
+        assert path.stat().st_size <= 400
+        assert all(
+            json.loads(line)["tool"] == "set_pane_title" for line in path.read_text().splitlines()
+        )
