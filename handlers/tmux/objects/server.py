@@ -421,6 +421,8 @@ class Tmux:
             host, name = self.hosts.split(socket_name)
             if host is not None:
                 return self.host(host).server(name)
+        if self._used:  # a local call closes idle hosts too
+            self._close_idle(time.monotonic(), "")
         self.require_supported()
         socket = self.socket(socket_name)
         server = self._servers.get(socket.path)
