@@ -150,6 +150,7 @@ def check_profile(profile: Profile) -> None:
             raise ContractError(f"{where}: instruction {line!r}: {exc}") from exc
         if any(name is not None and not name.isidentifier() for name in fields):
             raise ContractError(f"{where}: instruction {line!r}: placeholders are plain names")
+    check_effects(profile)
     names = {tool.name for tool in profile.tools}
     for tool in profile.tools:
         if tool.toolset not in profile.toolsets:
@@ -164,6 +165,22 @@ def check_profile(profile: Profile) -> None:
                     f"{tool.relpath}: {pointer} names {', '.join(strangers)}, not tools of "
                     f"profile {profile.name!r}: a name the profile never serves would always be cut"
                 )
+
+
+def check_effects(profile: Profile) -> None:
+    """Every tool the profile's ``effects`` names is a tool of the profile."""
+    effects = profile.effects
+    if effects is None:
+        return
+    names = {tool.name for tool in profile.tools}
+    named = [*effects["read_only"], *effects["forceful"], *effects["whole_server"]]
+    named += [rule["tool"] for rule in effects["unscopable"]]
+    strangers = sorted(set(named) - names)
+    if strangers:
+        raise ContractError(
+            f"{profile.description_relpath}: effects name {', '.join(strangers)}, "
+            f"not tools of profile {profile.name!r}"
+        )
 
 
 def check_profiles(profiles: Sequence[Profile]) -> None:

@@ -222,6 +222,12 @@ class Profile:
         return str(self.description.get("error_text", "message"))
 
     @property
+    def effects(self) -> dict[str, Any] | None:
+        """What the tools do, for a configuration's scope (``<profile>-profile.json``)."""
+        value = self.description.get("effects")
+        return dict(value) if value is not None else None
+
+    @property
     def instructions(self) -> tuple[str, ...]:
         """The server instructions' lines, ``{placeholders}`` unfilled."""
         return tuple(str(line) for line in self.description.get("instructions", ()))

@@ -75,12 +75,31 @@ class WireSize(Protocol):
         ...
 
 
+class HostSettings(Protocol):
+    """The configuration file's hosts: each name's ``[USER@]HOST[:PORT]``, how long a host
+    may stay unused before its connection closes, how long list_servers waits for one."""
+
+    @property
+    def ssh(self) -> Mapping[str, str]: ...
+
+    @property
+    def idle_seconds(self) -> float: ...
+
+    @property
+    def list_seconds(self) -> float: ...
+
+
 class Runtime(WireSize, Protocol):
     """The runtime as handlers see it: the served tools and one dispatch for nested calls."""
 
     @property
     def profile(self) -> str:
         """The served profile's name."""
+        ...
+
+    @property
+    def hosts(self) -> HostSettings:
+        """The hosts the configuration file names (none without one)."""
         ...
 
     def tool(self, name: str) -> ServedTool | None:

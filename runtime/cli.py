@@ -12,6 +12,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from . import __version__
+from .config import CONFIG_ENV, Config, ConfigRefused, config_path, load_config
+from .guard import LOCAL, Guard
 from .handlers.services import StartupRefused
 from .handlers.tmux.transport.kinds import (
     TRANSPORT_ENV,
@@ -54,6 +56,7 @@ STARTUP_REFUSALS = (
     StartupRefused,
     ListenerRefused,
     TokenRefused,
+    ConfigRefused,
 )
 """What stops startup with one line on stderr (exit status 2)."""
 
@@ -113,6 +116,13 @@ def parser() -> argparse.ArgumentParser:
         metavar="[USER@]HOST[:PORT]",
         default=None,
         help=f"run tmux on HOST through one multiplexed ssh connection (default: ${SSH_ENV})",
+    )
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        default=None,
+        help=f"a TOML file naming ssh hosts, a scope and an audit log (default: ${CONFIG_ENV}; "
+        "see docs/remote.md)",
     )
     p.add_argument("--list-tools", action="store_true", help="print the profile's tools and exit")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -210,8 +220,11 @@ def run(argv: Sequence[str] | None) -> int:
         handler.setLevel(logging.WARNING)  # client asks to receive (logging/setLevel)
     try:
         profile = load_profile(name)
+        config = load_config(config_path(args.config, os.environ))
         served = profile.shown(os.environ)
         if args.list_tools:
+            listing = Guard.listing(config, profile)
+            served = listing.serve(served) if listing is not None else served
             width = max((len(n) for n in served.tools), default=0)
             for tool in served.tools.values():
                 print(f"{tool.entry.name:<{width}}  {tool.entry.toolset}")
@@ -221,13 +234,16 @@ def run(argv: Sequence[str] | None) -> int:
             environ[TRANSPORT_ENV] = args.transport
         if args.ssh is not None:
             environ[SSH_ENV] = args.ssh
+        guard = Guard.of(config, profile, environ.get(SSH_ENV) or LOCAL)
         bound = listening(args, environ)
     except STARTUP_REFUSALS as exc:
         print(f"tmux-contract-mcp: {exc}", file=sys.stderr)
         return 2
     try:
-        return serve(profile, served, environ, bound)
+        return serve(profile, served, environ, bound, config, guard)
     finally:
+        if guard is not None:
+            guard.close()
         if bound is not None:
             bound.sock.close()
             bound.token.forget()
@@ -258,16 +274,26 @@ def listening(args: argparse.Namespace, environ: dict[str, str]) -> Bound | None
     return Bound(listener, sock, token)
 
 
-def serve(profile: Profile, served: Profile, environ: dict[str, str], bound: Bound | None) -> int:
+def serve(
+    profile: Profile,
+    served: Profile,
+    environ: dict[str, str],
+    bound: Bound | None,
+    config: Config,
+    guard: Guard | None,
+) -> int:
     try:
         with loading_for_good():
             import anyio
 
             from .dispatch import ServedRuntime  # the SDK: loaded only to serve
 
-            runtime = ServedRuntime(served)
+            runtime = ServedRuntime(served, config.hosts_for_handlers())
             handlers = create_handlers(profile, environ, runtime)
         served = served_after_startup(profile, environ, handlers, runtime)
+        if guard is not None:  # the configuration file's scope and audit log
+            served = guard.serve(served)
+            runtime.show(served)
     except STARTUP_REFUSALS as exc:
         print(f"tmux-contract-mcp: {exc}", file=sys.stderr)
         return 2

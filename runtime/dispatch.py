@@ -22,6 +22,7 @@ from .arguments import check_arguments
 from .errors import ToolError, envelope_data
 from .handlers import services
 from .handlers.services import ArgumentsRefused
+from .handlers.tmux.transport.hosts import Hosts
 from .profiles import Profile, Tool
 from .reply import Reply, compact_json
 from .seam import Answering, Call, HandlerSet
@@ -85,7 +86,18 @@ async def run_checked(
     tool: Tool, handlers: HandlerSet, call: Call, params: BaseModel
 ) -> types.CallToolResult:
     """Run a call whose arguments ``check_arguments`` admitted, check what it answers, and
-    reply; a batch runs its admitted operations through here too."""
+    reply; a batch runs its admitted operations through here too. A tool carrying a guard
+    (a configuration file's scope or audit log) runs through it (``guard.Guard.run``)."""
+    if tool.guard is not None:
+        return await tool.guard.run(
+            tool, handlers, call, params, lambda: _run(tool, handlers, call, params)
+        )
+    return await _run(tool, handlers, call, params)
+
+
+async def _run(
+    tool: Tool, handlers: HandlerSet, call: Call, params: BaseModel
+) -> types.CallToolResult:
     try:
         output = await handlers.tool(tool.entry.method)(call, params)
     except ToolError as exc:
@@ -151,8 +163,9 @@ class ServedRuntime:
     line_cap = LINE_CAP
     escape_factor = ESCAPE_FACTOR
 
-    def __init__(self, served: Profile) -> None:
+    def __init__(self, served: Profile, hosts: Hosts | None = None) -> None:
         self.served = served
+        self.hosts = hosts if hosts is not None else Hosts()
         self._handlers: HandlerSet | None = None
 
     def show(self, served: Profile) -> None:

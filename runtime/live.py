@@ -45,7 +45,7 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPError
 
 from .errors import InvalidArgument, NotFound, ToolError
-from .resources import checked_variables, match
+from .resources import admitted, checked_variables, match
 from .seam import HandlerSet, Watching
 from .surfaces import Resource
 
@@ -288,6 +288,7 @@ class Live:
                 data={"uri": uri},
             )
         params = checked_variables(resource, variables, uri, doing="subscribed to")
+        await admitted(resource, self.handlers, params, uri)
         try:
             return await self.handlers.watch(method)(params, topic)
         except NotFound as exc:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     import mcp.types as types
 
     from .dispatch import ServedRuntime
+    from .guard import Guard
 
 __all__ = ["DEFAULT_PROFILE", "PROFILES", "Profile", "ProfileUnavailable", "Tool", "load_profile"]
 
@@ -59,6 +60,7 @@ class Tool:
     checks: Checks
     unwraps: str | None = None  # the profile's TEXT_UNWRAPS
     error_text: str = "message"  # the profile's ERROR_TEXT
+    guard: Guard | None = None  # the configuration file's scope and audit log (runtime/guard.py)
 
     @cached_property
     def text_key(self) -> str | None:
@@ -120,6 +122,7 @@ class Profile:
     resources: dict[str, Resource] = field(default_factory=dict)  # by name
     prompts: dict[str, Prompt] = field(default_factory=dict)
     error_text: str = "message"  # the registry's ERROR_TEXT: how a failure's text is written
+    effects: Mapping[str, Any] | None = None  # the registry's EFFECTS: what tools do (scope)
 
     def shown(self, environ: Mapping[str, str]) -> Profile:
         """The profile as the environment's toolset choice shows it (see ``toolsets``).
@@ -141,6 +144,7 @@ class Profile:
             self.resources,
             self.prompts,
             self.error_text,
+            self.effects,
         )
 
     def with_default_toolsets(self, added: tuple[str, ...]) -> Profile:
@@ -249,6 +253,7 @@ def load_profile(name: str) -> Profile:
         served,
         prompts,
         error_text,
+        getattr(registry, "EFFECTS", None),
     )
 
 

@@ -88,6 +88,16 @@ def checked_variables(
     return params
 
 
+async def admitted(resource: Resource, handlers: HandlerSet, params: BaseModel, uri: str) -> None:
+    """Refuse (-32602, naming the rule) a URI outside the configuration file's scope."""
+    if resource.guard is None:
+        return
+    variables = params.model_dump(mode="json", by_alias=True)
+    refusal = await resource.guard.admit_read(handlers, uri, variables)
+    if refusal is not None:
+        _fail(types.INVALID_PARAMS, refusal, uri)
+
+
 async def read_resource(
     resources: Iterable[Resource], handlers: HandlerSet, uri: str
 ) -> types.ReadResourceResult:
@@ -95,6 +105,7 @@ async def read_resource(
     resource, variables = match(resources, uri)
     name = resource.entry.name
     params = checked_variables(resource, variables, uri)
+    await admitted(resource, handlers, params, uri)
 
     try:
         answer = await handlers.resource(resource.entry.method)(params)

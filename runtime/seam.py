@@ -49,6 +49,7 @@ class Call:
 
     answering: Answering = field(default_factory=Answering)
     report: Reporter = _nowhere
+    client: str = "stdio"  # who called: stdio, or the HTTP client's address (the audit log)
 
     async def progress(
         self, progress: float, total: float | None = None, message: str | None = None
@@ -89,7 +90,7 @@ WatchMethod = Callable[[BaseModel, "Changes"], Awaitable["Watching"]]
 refuses a target that is not there (``NotFound``) as the read would."""
 
 
-HOOKS = ("instruction_facts", "startup_toolsets", "aclose")
+HOOKS = ("instruction_facts", "startup_toolsets", "scope_rows", "aclose")
 """The methods below with a body a profile's parts may replace (``handlers.compose``)."""
 
 
@@ -124,6 +125,12 @@ class HandlerSet:
         on by default besides the profile's (e.g. having started the server it serves).
         LIBTMUX_TOOLSETS, when set, still decides alone."""
         return ()
+
+    async def scope_rows(self, socket: str | None) -> list[tuple[str, str, str, str]]:
+        """Every pane of the server ``socket`` names (None: the default one) as (session id,
+        session name, window id, pane id), read-only: how a configuration file's scope
+        finds the sessions a call's ids reach (``runtime/scope.py``)."""
+        return []
 
     async def aclose(self) -> None:
         """Release what the handlers hold (connections, watchers) when the server stops."""

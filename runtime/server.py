@@ -53,6 +53,14 @@ def conversation_of(ctx: ServerRequestContext[Any]) -> object:
     return session if session is not None else object()
 
 
+def client_of(ctx: ServerRequestContext[Any]) -> str:
+    """Who sent a request, for the audit log: ``stdio``, or the HTTP client's address."""
+    peer = getattr(getattr(ctx.request, "client", None), "host", None)
+    if peer is None:
+        return "stdio" if getattr(ctx.request, "headers", None) is None else "http"
+    return f"{peer}:{ctx.request.client.port}"  # type: ignore[union-attr]
+
+
 def served(handler: Handler[P, R]) -> Handler[P, R]:
     """``handler`` run in its client's conversation, and cancelled if that client hangs up."""
 
@@ -119,7 +127,8 @@ def build_server(
         if tool is None:
             raise unknown_tool(profile, params.name)
         rid = 0 if ctx.request_id is None else ctx.request_id
-        call = Call(Answering(rid, ctx.protocol_version, stamp), ctx.session.report_progress)
+        answering = Answering(rid, ctx.protocol_version, stamp)
+        call = Call(answering, ctx.session.report_progress, client_of(ctx))
         return await call_tool(tool, handlers, call, params.arguments)
 
     server: Server[Any] = OneCapabilitySet(

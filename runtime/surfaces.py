@@ -18,6 +18,8 @@ from .validation import Schema
 if TYPE_CHECKING:
     import mcp.types as types
 
+    from .guard import Guard
+
 
 def _admits_string(schema: dict[str, Any]) -> bool:
     kind = schema.get("type")
@@ -32,6 +34,7 @@ class Resource:
     contract: dict[str, Any]  # as advertised
     variables_schema: dict[str, Any]
     result_schema: dict[str, Any] | None
+    guard: Guard | None = None  # the configuration file's scope (runtime/guard.py)
 
     @property
     def is_template(self) -> bool:

@@ -20,6 +20,7 @@ from ..lifecycle import Lifecycle
 from ..services import Runtime
 from ..tmux.objects import Tmux
 from ..tmux.objects.refs import Refs
+from ..tmux.transport.hosts import Hosts
 from .batch import BatchTools
 from .buffers import BufferTools
 from .channels import ChannelTools
@@ -39,7 +40,8 @@ from .windows import WindowTools
 
 def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> PythonProfileHandlers:
     """The profile's handler object; ``runtime`` serves the batch's nested calls."""
-    tmux = Tmux(environ)
+    hosts = runtime.hosts
+    tmux = Tmux(environ, hosts=Hosts(hosts.ssh, hosts.idle_seconds, hosts.list_seconds))
     sessions, windows, panes = SessionTools(tmux), WindowTools(tmux), PaneTools(tmux)
     text = PaneTextTools(tmux, Refs())
     parts = [

@@ -27,6 +27,7 @@ from scripts.bench.calls import (
     Call,
     per_call,
 )
+from scripts.bench.hosts import bench_hosts
 from scripts.bench.imports import imports_report
 from scripts.bench.layout import SCALE_SIZES, Layout, prepare_tmux
 from scripts.bench.live import bench_live
@@ -291,6 +292,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         profiles = [p for p in PROFILES if any(p in c.profiles for c in columns)]
         run = Run(args, columns, profiles, Results(), machine=machine())
         run_all(run, tmux)
+        hosts = bench_hosts(tmux, sshd, args.iterations) if sshd is not None else None
     if not args.no_imports:
         profile = args.profiles[0] if args.profiles else "python"
         run.importtime = imports_report(profile)
@@ -300,6 +302,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     run.seconds = time.monotonic() - began
     print(report(run))
+    if hosts is not None:
+        print("\n" + hosts)
     if not args.no_sizes:
         print("\n" + sizes_report(peer))
     args.out.parent.mkdir(parents=True, exist_ok=True)

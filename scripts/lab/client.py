@@ -145,7 +145,9 @@ async def open_in_process(
     command closes them when its input ends.
     """
     from tmux_contract_mcp.cli import parser
+    from tmux_contract_mcp.config import config_path, load_config
     from tmux_contract_mcp.dispatch import ServedRuntime
+    from tmux_contract_mcp.guard import LOCAL, Guard
     from tmux_contract_mcp.handlers.tmux.transport.kinds import TRANSPORT_ENV
     from tmux_contract_mcp.handlers.tmux.transport.ssh import SSH_ENV
     from tmux_contract_mcp.logs import ClientLog
@@ -164,11 +166,16 @@ async def open_in_process(
     if options.ssh is not None:
         environ[SSH_ENV] = options.ssh
     loaded = load_profile(profile)
-    runtime = ServedRuntime(loaded.shown(environ))
+    config = load_config(config_path(options.config, process_environ))
+    guard = Guard.of(config, loaded, environ.get(SSH_ENV) or LOCAL)
+    runtime = ServedRuntime(loaded.shown(environ), config.hosts_for_handlers())
     handlers = create_handlers(loaded, environ, runtime)
     client_log = ClientLog(logging.getLogger("tmux_contract_mcp"))
     try:
         served = served_after_startup(loaded, environ, handlers, runtime)
+        if guard is not None:  # the configuration file's scope and audit log, as the command
+            served = guard.serve(served)
+            runtime.show(served)
         server = build_server(served, handlers, process_environ, client_log)
         async with SdkClient(
             server, mode="legacy", logging_callback=logging_callback, cache=None
@@ -181,6 +188,8 @@ async def open_in_process(
             await client_log.aclose()
         with anyio.CancelScope(shield=True):  # as serve_stdio: handlers may hold connections
             await handlers.aclose()
+        if guard is not None:
+            guard.close()
 
 
 class Client:

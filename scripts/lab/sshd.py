@@ -85,6 +85,9 @@ class SshServer:
                     "StrictModes no",
                     "MaxSessions 100",
                     "MaxStartups 100",
+                    # A host alias (``alias``) gives its sessions their own TMUX_TMPDIR, so
+                    # each alias reaches tmux servers of its own: several hosts on loopback.
+                    "AcceptEnv TMUX_TMPDIR",
                     # This machine's login shell runs ``pyenv rehash``, which can wait a
                     # minute on a stale lock: the lab's commands are not made to wait.
                     # bash reads ~/.bashrc for a command ssh runs only as the outermost
@@ -124,6 +127,34 @@ class SshServer:
         server = cls(tmpdir, port, process)
         server.wait_listening()
         return server
+
+    def alias(self, name: str, environment: Mapping[str, str], port: int | None = None) -> str:
+        """An ssh host alias in ``client_config`` for this server whose sessions get
+        ``environment`` (ssh ``SetEnv``: TMUX_TMPDIR, so its tmux servers are its own); with
+        ``port``, one nothing listens on (a host that is down). Returns ``name``."""
+        settings = "".join(f" {key}={value}" for key, value in environment.items())
+        lines = [f"Host {name}", "  HostName 127.0.0.1", f"  Port {port or self.port}"]
+        if port is not None:
+            lines.append(f"  HostKeyAlias [127.0.0.1]:{self.port}")
+        if settings:
+            lines.append(f"  SetEnv{settings}")
+        with self.client_config.open("a") as config:
+            config.write("\n".join(["", *lines, ""]))
+        return name
+
+    def point(self, name: str, port: int) -> None:
+        """Make alias ``name`` reach ``port`` from now on (a port nothing listens on: the host
+        is down; ``self.port``: it is back). Each ssh reads the file as it starts."""
+        text = self.client_config.read_text()
+        head, _, rest = text.partition(f"Host {name}\n")
+        block, sep, tail = rest.partition("\nHost ")
+        lines = [
+            f"  Port {port}" if line.startswith("  Port ") else line for line in block.split("\n")
+        ]
+        block = "\n".join(lines)
+        if port != self.port and "  HostKeyAlias" not in block:
+            block += f"\n  HostKeyAlias [127.0.0.1]:{self.port}"
+        self.client_config.write_text(head + f"Host {name}\n" + block + sep + tail)
 
     def wait_listening(self) -> None:
         deadline = time.monotonic() + START_TIMEOUT

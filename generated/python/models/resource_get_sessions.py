@@ -17,8 +17,8 @@ class GetSessionsResourceVariables(Model):
     socket_name: Annotated[
         str | None,
         Field(
-            description="tmux socket name (as tmux -L) of the server to read, given as the query parameter `?socket_name=NAME`. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket.",
-            pattern="^[^/\\u0000]+$",
+            description="tmux socket name (as tmux -L) of the server to read, or HOST/NAME on a host the configuration file names, given as the query parameter `?socket_name=NAME`. Default null: the server named by LIBTMUX_SOCKET or LIBTMUX_SOCKET_PATH, else tmux's default socket.",
+            pattern="^[^/\\u0000]+(/[^/\\u0000]+)?$",
         ),
     ] = None
 

@@ -10,6 +10,8 @@ argument that named it, so that one that is not there says so (``NotFound``).
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TypeVar
@@ -24,9 +26,10 @@ from ..transport.channels import wait_for
 from ..transport.control import ControlTransport
 from ..transport.events import OutputWatchers, Watch
 from ..transport.formats import cached_format, format_of, literal_format, parse_rows
+from ..transport.hosts import HOST_SEPARATOR, Hosts
 from ..transport.kinds import TRANSPORT_ENV, TRANSPORTS, Transport, UnknownTransport, is_read
 from ..transport.sockets import Socket, default_socket, socket_for_name, tmux_binary
-from ..transport.ssh import remote_for
+from ..transport.ssh import SSH_ENV, remote_for
 from ..transport.version import refusal_at_startup
 from .buffer import Buffer
 from .live import Live
@@ -311,6 +314,12 @@ class Server:
         await self.run("wait-for", "-S", "--", channel)
 
 
+LOCAL_ONLY = frozenset(
+    {"LIBTMUX_SOCKET", "LIBTMUX_SOCKET_PATH", "TMUX", "TMUX_PANE", "TMUX_TMPDIR", SSH_ENV}
+)
+"""What a configured host's core does not take from this process's environment."""
+
+
 class Tmux:
     """``socket`` replaces the default socket the environment names (``default_socket``);
     ``prepare`` runs once before the first command on that socket's server."""
@@ -321,8 +330,13 @@ class Tmux:
         *,
         socket: Socket | None = None,
         prepare: Prepare | None = None,
+        hosts: Hosts | None = None,
     ) -> None:
         self.environ = dict(environ)
+        self.hosts = hosts if hosts is not None else Hosts()
+        self._hosts: dict[str, Tmux] = {}  # a configured host's own core, made on first use
+        self._used: dict[str, float] = {}  # when each was last used (time.monotonic)
+        self._closing: set[asyncio.Task[None]] = set()
         self.remote = remote_for(environ)  # a bad host is refused here, before any ssh
         # Caller identity is only known for a local server: a remote pane is never ours.
         self.caller = Caller.from_environ({} if self.remote else environ)
@@ -340,6 +354,12 @@ class Tmux:
 
     async def aclose(self) -> None:
         """End every long-lived tmux client this process started."""
+        hosts = list(self._hosts.values())
+        self._hosts.clear()
+        for host in hosts:
+            await host.aclose()
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
         servers = list(self._servers.values())
         self._servers.clear()
         for server in servers:
@@ -363,8 +383,46 @@ class Tmux:
             self._default = default_socket(self.environ)
         return self._default
 
+    def host(self, name: str) -> Tmux:
+        """The core of a configured host (``transport.hosts``): its environment is this
+        one's with ``--ssh`` naming that host and no local socket, made on first use; a
+        host unused for ``hosts.idle_seconds`` and watched by no wait or subscription is
+        closed meanwhile (its next use connects again)."""
+        now = time.monotonic()
+        self._close_idle(now, name)
+        tmux = self._hosts.get(name)
+        if tmux is None:
+            environ = {k: v for k, v in self.environ.items() if k not in LOCAL_ONLY}
+            environ[SSH_ENV] = self.hosts.ssh[name]
+            tmux = self._hosts[name] = Tmux(environ)
+        self._used[name] = now
+        return tmux
+
+    def _close_idle(self, now: float, keep: str) -> None:
+        for name, used in list(self._used.items()):
+            if name == keep or now - used < self.hosts.idle_seconds or name not in self._hosts:
+                continue
+            if self._hosts[name].watching():  # a wait or a subscription holds it: not idle
+                continue
+            idle = self._hosts.pop(name)
+            del self._used[name]
+            task = asyncio.get_running_loop().create_task(idle.aclose())
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+
+    def watching(self) -> bool:
+        """Whether a wait, a subscription or a cursor's counter watches output here now."""
+        return any(server.watchers.sessions_watched() for server in self._servers.values())
+
     def server(self, socket_name: str | None = None) -> Server:
-        """The server on ``socket_name`` (a tmux -L name), else the configured default."""
+        """The server on ``socket_name`` (a tmux -L name, or ``host/name`` on a configured
+        host), else the configured default."""
+        if socket_name is not None and HOST_SEPARATOR in socket_name and self.hosts.ssh:
+            host, name = self.hosts.split(socket_name)
+            if host is not None:
+                return self.host(host).server(name)
+        if self._used:  # a local call closes idle hosts too
+            self._close_idle(time.monotonic(), "")
         self.require_supported()
         socket = self.socket(socket_name)
         server = self._servers.get(socket.path)

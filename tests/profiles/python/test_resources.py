@@ -232,7 +232,7 @@ async def test_a_uri_no_template_matches_is_resource_not_found_listing_the_templ
         ("tmux://panes/abc", "pane_id"),
         ("tmux://panes/3/content", "pane_id"),
         ("tmux://sessions/main/windows/first", "window_index"),
-        ("tmux://sessions?socket_name=a/b", "socket_name"),
+        ("tmux://sessions?socket_name=a/b/c", "socket_name"),
         ("tmux://sessions?colour=red", "colour"),
         ("tmux://sessions?socket_name=x&socket_name=y", "socket_name"),
     ],
