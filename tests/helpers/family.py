@@ -30,9 +30,19 @@ def window_running(server: TmuxServer, *command: str, session: str = "main") -> 
 
 
 def tmux_fields(server: TmuxServer, target: str, *fields: str) -> list[str]:
-    """tmux's own values of ``fields`` for ``target``."""
+    """tmux's own values of ``fields`` for ``target``.
+
+    tmux reads ``pane_current_path`` from the pane's process, so it is empty until that
+    process has started: asked for it, this reads again (for up to 10 s) until it is there."""
     fmt = "\x1f".join(f"#{{{name}}}" for name in fields)
-    return server.tmux("display-message", "-p", "-t", target, fmt).rstrip("\n").split("\x1f")
+    deadline = time.monotonic() + 10.0
+    while True:
+        values = server.tmux("display-message", "-p", "-t", target, fmt).rstrip("\n")
+        shown = values.split("\x1f")
+        started = "pane_current_path" not in fields or shown[fields.index("pane_current_path")]
+        if started or time.monotonic() > deadline:
+            return shown
+        time.sleep(0.02)
 
 
 def history_lines(server: TmuxServer, pane: str) -> list[str]:
