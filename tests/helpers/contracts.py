@@ -11,8 +11,13 @@ from tmux_contract_mcp.profiles import load_profile as load_served_profile
 CONTRACTS = ROOT / "contracts"
 
 
+def profile_of(path: Path) -> str:
+    """The profile a tool contract belongs to: contracts/<profile>/[<authored folder>/]<tool>.json."""
+    return path.relative_to(CONTRACTS).parts[0]
+
+
 def load_tool(path: Path) -> Tool:
-    profile = load_profile(CONTRACTS, path.parent.name, ROOT)
+    profile = load_profile(CONTRACTS, profile_of(path), ROOT)
     (tool,) = (tool for tool in profile.tools if tool.path == path)
     return tool
 

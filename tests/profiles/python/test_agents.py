@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import pytest
 
-from scripts.lab.client import Client
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.agents import (
     BURSTS,
@@ -29,7 +29,7 @@ from tests.helpers.agents import (
     recorded,
 )
 from tests.helpers.tmux import screen_lines, type_line
-from tests.helpers.waiting import eventually
+from tests.helpers.waiting import eventually, showing
 
 pytestmark = [pytest.mark.anyio, pytest.mark.transports("control", "subprocess")]
 
@@ -265,6 +265,68 @@ async def test_secrets_in_a_tail_are_redacted(shared: TmuxServer, python_client:
     assert not any(secret in line or "abcdefgh12345678" in line for line in tail)
 
 
+async def test_wait_for_quiet_reports_progress_while_it_waits(
+    shared: TmuxServer, python_client: Client
+) -> None:
+    _, pane = await agent_pane(shared, CHATTY, "0.2", shows="tick")
+    notes: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        notes.append((progress, total, message))
+
+    with anyio.fail_after(DEADLINE):
+        result = await python_client.session.call_tool(
+            "wait_for_quiet",
+            {"pane_ids": [pane], "quiet_seconds": 5, "timeout": 2.5},
+            progress_callback=on_progress,
+        )
+    assert not result.is_error
+    assert notes, "no progress notification during a 2.5 s wait"
+    assert all(total == 2.5 for _, total, _ in notes)
+    assert [progress for progress, _, _ in notes] == sorted(p for p, _, _ in notes)
+
+
+async def test_a_timeout_above_the_ceiling_is_clamped_and_reported(shared: TmuxServer) -> None:
+    _, pane = await agent_pane(shared, CHATTY, "0.1", shows="tick")
+    env = shared.server_env(
+        LIBTMUX_TOOLSETS="inspect,manage,execute,agents", LIBTMUX_MCP_WAIT_MAX_SECONDS="1"
+    )
+    with anyio.fail_after(DEADLINE):
+        async with open_in_process(env, "python") as capped:
+            found = await capped.ok(
+                "wait_for_quiet", {"pane_ids": [pane], "quiet_seconds": 5, "timeout": 600}
+            )
+    assert found["effective_timeout"] == 1
+    assert only(found)["reason"] == "timeout"
+
+
+async def test_a_cancelled_wait_for_quiet_leaves_no_output_client_and_the_server_answers(
+    shared: TmuxServer, python_client: Client
+) -> None:
+    session, pane = await agent_pane(shared, CHATTY, "0.2", shows="tick")
+    answered: list[Any] = []
+    scope = anyio.CancelScope()
+
+    async def wait() -> None:
+        with scope:
+            arguments = {"pane_ids": [pane], "quiet_seconds": 5, "timeout": 30}
+            answered.append(await python_client.session.call_tool("wait_for_quiet", arguments))
+
+    with anyio.fail_after(DEADLINE):
+        async with anyio.create_task_group() as group:
+            group.start_soon(wait)
+            await eventually(
+                lambda: any(session in row for row in _attached(shared)), "the wait's client"
+            )
+            scope.cancel()  # the SDK sends notifications/cancelled
+    assert answered == []
+    await eventually(
+        lambda: not any(session in row for row in _attached(shared)), "the client to go"
+    )
+    state = await python_client.ok("pane_state", {"pane_id": pane})
+    assert state["pane_id"] == pane
+
+
 # --- submit_text --------------------------------------------------------------------------
 
 
@@ -422,7 +484,7 @@ async def test_launched_agents_get_titled_panes_and_the_humans_focus_stays(
             "#{pane_title}|#{window_name}|#{window_id}",
         )
         assert row.strip() == f"{pane['title']}|{pane['title']}|{pane['window_id']}"
-        await eventually(lambda p=pane["pane_id"], s=said: s in screen_lines(shared, p), said)
+        await showing(shared, pane["pane_id"], said)
 
 
 async def test_launched_panes_can_share_one_tiled_window(
