@@ -75,10 +75,14 @@ def _regex(field: str, value: str | None) -> re.Pattern[str] | None:
 
 
 async def _rows(server: Server, pane_ids: list[str], field: str) -> list[PaneRow]:
-    """Each pane as it is now; one that does not exist is refused, naming ``field``."""
+    """Each pane as it is now, read in one round trip where the transport can; one that
+    does not exist is refused, naming ``field``."""
+    shown = format_of(PANE_FIELDS)
+    replies = await server.run_many(
+        *(("display-message", "-p", "-t", pane_id, shown) for pane_id in pane_ids)
+    )
     rows = []
-    for pane_id in pane_ids:
-        lines = await server.run("display-message", "-p", "-t", pane_id, format_of(PANE_FIELDS))
+    for pane_id, lines in zip(pane_ids, replies, strict=True):
         found = parse_rows(lines, PANE_FIELDS)
         if not found or found[0]["pane_id"] != pane_id:
             raise NotFound("pane", pane_id, socket=server.socket, field=field)

@@ -117,6 +117,20 @@ async def test_a_quiet_pane_whose_prompt_never_comes_is_read_once_not_polled(
     assert commands_sent(shared, mark, "capture-pane") == 2
 
 
+async def test_a_silent_pane_is_not_read_while_its_timer_runs(
+    shared: TmuxServer, python_client: Client
+) -> None:
+    _, pane = await agent_pane(shared, SAYS, "said once", shows="said once")
+    mark = shared.mark()
+    found = await python_client.ok(
+        "wait_for_quiet", {"pane_ids": [pane], "quiet_seconds": 60, "timeout": 2.5}
+    )
+    assert only(found)["reason"] == "timeout"
+    # The pane is read when the call starts and for the tail, never in between.
+    assert commands_sent(shared, mark, "display-message") == 1
+    assert commands_sent(shared, mark, "capture-pane") == 1
+
+
 async def test_a_pane_whose_program_exits_ends_as_exited(
     shared: TmuxServer, python_client: Client
 ) -> None:
