@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import anyio
+import regex
 
 from ...errors import InvalidArgument, ToolError
 from ...generated.python.models.launch_panes import (
@@ -34,6 +35,7 @@ from ...seam import Call
 from ..tmux.errors import NoServer, NotFound
 from ..tmux.objects import capture
 from ..tmux.objects.blocked import type_checked
+from ..tmux.objects.patterns import LINE_CHARS, MATCH_BUDGET, MATCHED_LINES
 from ..tmux.objects.quiet import Clock, listening
 from ..tmux.objects.redact import redacted
 from ..tmux.objects.rows import PaneRow
@@ -63,12 +65,32 @@ def _seconds(field: str, value: float) -> float:
     return value
 
 
-def _regex(field: str, value: str | None) -> re.Pattern[str] | None:
+@dataclass(frozen=True)
+class Expression:
+    """A caller's regular expression, named by its field, bounded in matching time."""
+
+    field: str
+    source: str
+    pattern: regex.Pattern[str]
+
+    def search(self, line: str) -> bool:
+        try:
+            return self.pattern.search(line, timeout=MATCH_BUDGET) is not None
+        except TimeoutError:
+            raise InvalidArgument(
+                self.field,
+                self.source,
+                f"took over {MATCH_BUDGET:g}s to match one line of the pane",
+                "Simplify the regular expression (nested repeats backtrack badly).",
+            ) from None
+
+
+def _regex(field: str, value: str | None) -> Expression | None:
     if value is None:
         return None
     try:
-        return re.compile(value)
-    except re.error as exc:
+        return Expression(field, value, regex.compile(value))
+    except regex.error as exc:
         raise InvalidArgument(
             field, value, f"is not a valid regular expression ({exc})", "Fix or escape it."
         ) from None
@@ -155,7 +177,7 @@ class AgentTools:
                     return False
             if prompt is not None:
                 screen = await server.pane(pane_id).capture_pane()
-                return prompt.search(_last_line(screen)) is not None
+                return prompt.search(_last_line(screen))
             return True
 
         async def follow(clock: Clock) -> Reason:
@@ -398,18 +420,16 @@ def _lines(data: bytes) -> list[str]:
     return [line.strip() for line in re.split(r"[\r\n]+", text) if line.strip()]
 
 
-async def _wait_for(
-    clock: Clock, pattern: re.Pattern[str], text: str, deadline: float
-) -> list[str]:
+async def _wait_for(clock: Clock, pattern: Expression, text: str, deadline: float) -> list[str]:
     """Lines the pane prints until one matches ``pattern``, its echo of ``text`` left out."""
     echo = [part.strip() for part in text.splitlines() if part.strip()]
     printed = bytearray(clock.take())
     with anyio.move_on_after(max(0.0, deadline - anyio.current_time())):
         while True:
             lines = [line for line in _lines(bytes(printed)) if not any(e in line for e in echo)]
-            found = [line for line in lines if pattern.search(line)]
+            found = [line[:LINE_CHARS] for line in lines if pattern.search(line)]
             if found:
-                return found
+                return found[:MATCHED_LINES]
             await clock.changed()
             printed += clock.take()
     return []

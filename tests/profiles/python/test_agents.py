@@ -261,6 +261,20 @@ async def test_a_missing_pane_is_refused_naming_the_field_before_any_wait(
     assert "pane_ids" in text
 
 
+async def test_a_bad_regular_expression_is_refused_naming_its_field_before_tmux_runs(
+    shared: TmuxServer, python_client: Client
+) -> None:
+    pane = shared.new_session(None).pane
+    mark = shared.mark()
+    text = await python_client.error("wait_for_quiet", {"pane_ids": [pane], "prompt": "(open"})
+    assert "`prompt`" in text and "regular expression" in text
+    text = await python_client.error(
+        "submit_text", {"pane_id": pane, "text": "hi", "wait_for": "[z-a]"}
+    )
+    assert "`wait_for`" in text and "regular expression" in text
+    shared.assert_nothing_sent_since(mark, "bad regular expressions")
+
+
 async def test_secrets_in_a_tail_are_redacted(shared: TmuxServer, python_client: Client) -> None:
     secret = "sk-" + "a1b2c3d4" * 4
     _, pane = await agent_pane(
