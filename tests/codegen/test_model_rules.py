@@ -96,7 +96,7 @@ def test_an_inner_object_with_a_byte_limit_is_named_and_checked_without_a_second
     }
     code, limits = models({"FindInput": schema}, "swift", "A test module.", "here")
     assert limits == {4096}
-    assert "class FindInputFilter(BaseModel):" in code
+    assert "class FindInputFilter(Model):" in code
     assert '@field_validator("text", "tags", mode="after")' in code
     module = types.ModuleType("scratch_find_models")
     monkeypatch.setitem(sys.modules, module.__name__, module)
