@@ -184,7 +184,7 @@ def _attached(server: TmuxServer) -> list[str]:
     return server.lines("list-clients", "-F", "#{session_name} #{client_flags}")
 
 
-async def test_all_of_fifty_panes_in_one_session_are_heard_by_one_control_client(
+async def test_all_or_any_of_fifty_panes_in_one_session_are_heard_by_one_control_client(
     shared: TmuxServer, python_client: Client
 ) -> None:
     made = shared.new_session(None, *agent_command(SAYS, "pane 0"), windows=1)
@@ -218,6 +218,13 @@ async def test_all_of_fifty_panes_in_one_session_are_heard_by_one_control_client
     assert [p["reason"] for p in found["panes"]] == ["quiet"] * 50
     assert [p["pane_id"] for p in found["panes"]] == panes
     assert max(clients) == 1
+    anyone = await python_client.ok(
+        "wait_for_quiet", {"pane_ids": panes, "mode": "any", "quiet_seconds": 0.5}
+    )
+    reasons = sorted(p["reason"] for p in anyone["panes"])
+    assert anyone["done"] is True
+    assert reasons.count("quiet") >= 1
+    assert set(reasons) <= {"quiet", "pending"}
 
 
 async def test_any_of_several_panes_returns_the_first_quiet_one_and_the_rest_pending(
