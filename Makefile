@@ -120,6 +120,7 @@ workflow-ssh: env tmux sshd
 # BENCH_ARGS='--iterations 50 --no-scale --profiles python' (python -m scripts.bench --help).
 bench: env tmux sshd
 	$(BIN)/python -m scripts.bench $(BENCH_ARGS)
+	$(BIN)/python -m scripts.bench.agents
 
 # tools/list of --profile python against libtmux-mcp's: names, arguments, types, required.
 # Narrow it with COMPARE_ARGS, e.g. make compare-peer COMPARE_ARGS='--toolsets inspect'.

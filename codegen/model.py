@@ -282,13 +282,25 @@ def profile_names(contracts_root: Path) -> list[str]:
     )
 
 
+def tool_contract_paths(contracts_root: Path, profile: str) -> list[Path]:
+    """Every tool contract of ``profile``: its folder's, then those of each folder of tools
+    authored here that its description lists under ``authored`` (contracts/<profile>/<name>/)."""
+    folder = contracts_root / profile
+    description_path = contracts_root / f"{profile}{PROFILE_SUFFIX}"
+    description = json.loads(description_path.read_text(encoding="utf-8"))
+    paths = sorted(folder.glob("*.json"))
+    for name in description.get("authored", []):
+        paths += sorted((folder / str(name)).glob("*.json"))
+    return paths
+
+
 def load_profile(contracts_root: Path, profile: str, base: Path) -> Profile:
     """One profile's description and every contract of it: tools, resources and prompts,
     each sorted by name."""
     from codegen.surfaces import load_prompts, load_resources
 
     tools = []
-    for path in sorted((contracts_root / profile).glob("*.json")):
+    for path in tool_contract_paths(contracts_root, profile):
         contract = read_contract(path)
         tools.append(Tool(profile, path, path.relative_to(base).as_posix(), contract))
     tools.sort(key=lambda tool: tool.name)

@@ -216,11 +216,14 @@ def _holds(arguments: Mapping[str, Any], when: Mapping[str, Any]) -> bool:
 
 
 def targets_of(value: Any, effects: Effects) -> Iterator[tuple[str, str]]:
-    """Every (argument, value) of a target argument, at any depth."""
+    """Every (argument, value) of a target argument, at any depth; an argument that names
+    several targets (a list of them) gives each."""
     if isinstance(value, Mapping):
         for name, item in value.items():
             if name in effects.targets and isinstance(item, str) and item:
                 yield name, item
+            elif name in effects.targets and isinstance(item, list):
+                yield from ((name, each) for each in item if isinstance(each, str) and each)
             else:
                 yield from targets_of(item, effects)
     elif isinstance(value, list):

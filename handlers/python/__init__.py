@@ -2,7 +2,7 @@
 
 Each part holds the tools of one kind of tmux object (``server``, ``sessions``,
 ``windows``, ``panes``, ``buffers``; a pane's text, input, waits and commands),
-the options, the channels, or a surface that is not a tool (``resources``,
+the options, the channels, the agents tool set (``agents``), or a surface that is not a tool (``resources``,
 ``prompts``), and is built here from the services it needs, once per server
 process: the tmux core (``Tmux``), the secret that seals capture_since cursors,
 and the parts the resources answer with. Every tool method runs the session
@@ -21,6 +21,7 @@ from ..services import Runtime
 from ..tmux.objects import Tmux
 from ..tmux.objects.refs import Refs
 from ..tmux.transport.hosts import Hosts
+from .agents import AgentTools
 from .batch import BatchTools
 from .buffers import BufferTools
 from .channels import ChannelTools
@@ -57,6 +58,7 @@ def create_handlers(environ: Mapping[str, str], runtime: Runtime) -> PythonProfi
         BufferTools(tmux),
         OptionTools(tmux),
         ChannelTools(tmux),
+        AgentTools(tmux),
         BatchTools(runtime),
         Resources(tmux, sessions, windows, panes, text),
         Prompts(),

@@ -21,6 +21,7 @@ from mcp.client.client import Client as SdkClient
 from mcp.client.session import ClientSession, LoggingFnT
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
+from codegen.model import tool_contract_paths
 from codegen.surfaces import Prompt, Resource, load_prompts, load_resources
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +31,7 @@ COMMAND = str(Path(sys.executable).parent / "tmux-contract-mcp")
 @cache
 def contracts(profile: str) -> dict[str, dict[str, Any]]:
     found = {}
-    for path in sorted((ROOT / "contracts" / profile).glob("*.json")):
+    for path in tool_contract_paths(ROOT / "contracts", profile):
         contract = json.loads(path.read_text())
         found[contract["name"]] = contract
     return found

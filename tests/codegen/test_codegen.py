@@ -25,7 +25,7 @@ from pytest_regressions.file_regression import FileRegressionFixture
 
 from codegen.contract_file import advertised, read_contract
 from codegen.generate import generate_all
-from codegen.model import Tool, load_profile
+from codegen.model import Tool, load_profile, tool_contract_paths
 from codegen.surfaces import Prompt, Resource
 from scripts.lab.client import ROOT
 from tests.helpers.contracts import CONTRACTS
@@ -303,7 +303,7 @@ def test_python_reference_page_carries_the_seeds_annotations(
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_tools_json_lists_the_advertised_contracts_by_name(regen: Regen, profile: str) -> None:
-    contracts = [read_contract(path) for path in (CONTRACTS / profile).glob("*.json")]
+    contracts = [read_contract(path) for path in tool_contract_paths(CONTRACTS, profile)]
     expected = sorted((advertised(contract) for contract in contracts), key=lambda c: c["name"])
     listing = json.loads((regen.root / profile / "tools.json").read_text(encoding="utf-8"))
     assert set(listing) == {"generated", "tools"}

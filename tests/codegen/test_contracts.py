@@ -15,17 +15,17 @@ import pytest
 
 from codegen.checks import ContractError, check_profile, check_tool
 from codegen.contract_file import METADATA_KEY, advertised, dumps_contract, read_contract
-from codegen.model import load_profile
+from codegen.model import load_profile, tool_contract_paths
 from codegen.vendor import UPSTREAM, VENDORED, Vendored, extract
 from scripts.lab.client import ROOT
-from tests.helpers.contracts import CONTRACTS, load_tool
+from tests.helpers.contracts import CONTRACTS, load_tool, profile_of
 from tmux_contract_mcp.profiles import PROFILES
 
 SHARED_SEEDS = ROOT.parent / "shared" / "seeds"
 SKELETON = ROOT.parent / "shared" / "reference" / "python-profile-skeleton.json"
 
 CONTRACT_FILES = sorted(
-    path for profile in PROFILES for path in (CONTRACTS / profile).glob("*.json")
+    path for profile in PROFILES for path in tool_contract_paths(CONTRACTS, profile)
 )
 
 # sha256 of the seed documents as vendored; used when ../shared/seeds is absent.
@@ -133,7 +133,7 @@ def contract_id(path: Path) -> str:
 
 
 def test_every_profile_has_contracts() -> None:
-    assert {path.parent.name for path in CONTRACT_FILES} == set(PROFILES)
+    assert {profile_of(path) for path in CONTRACT_FILES} == set(PROFILES)
 
 
 @pytest.mark.parametrize("entry", VENDORED, ids=vendored_id)
@@ -202,7 +202,7 @@ def test_upstream_seeds_are_byte_identical_to_the_shared_seeds() -> None:
 def test_contract_metadata_names_a_toolset_and_is_never_advertised(path: Path) -> None:
     contract = read_contract(path)
     metadata = contract[METADATA_KEY]
-    assert metadata["toolset"] in load_profile(CONTRACTS, path.parent.name, ROOT).toolsets
+    assert metadata["toolset"] in load_profile(CONTRACTS, profile_of(path), ROOT).toolsets
     for source in metadata.get("source", []):
         assert (ROOT / source).is_file(), source
     wire = advertised(contract)

@@ -17,7 +17,7 @@ from scripts.lab.client import contracts
 from scripts.lab.httpserver import HttpServer
 from scripts.lab.inspector import inspect
 from scripts.lab.tmuxserver import TmuxServer
-from tests.plugin import ALL_TOOLSETS
+from tests.helpers.contracts import every_toolset
 from tmux_contract_mcp.profiles import PROFILES
 
 pytestmark = pytest.mark.timeout(600)  # the first run installs it
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.timeout(600)  # the first run installs it
 
 @pytest.fixture(scope="module", params=PROFILES)
 def server(request: pytest.FixtureRequest, shared: TmuxServer) -> Iterator[HttpServer]:
-    env = shared.server_env(LIBTMUX_TOOLSETS=ALL_TOOLSETS)
+    env = shared.server_env(LIBTMUX_TOOLSETS=every_toolset(str(request.param)))
     with HttpServer.running(env, str(request.param)) as running:
         yield running
 

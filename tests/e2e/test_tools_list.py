@@ -11,6 +11,7 @@ import pytest
 
 from codegen.contract_file import METADATA_KEY
 from scripts.lab.client import COMMAND, contracts
+from tests.helpers.contracts import every_toolset
 from tmux_contract_mcp.generated import PROFILES
 from tmux_contract_mcp.profiles import (
     load_profile,
@@ -20,14 +21,14 @@ SERVED = PROFILES
 EVERY_TOOLSET = "inspect,manage,execute,teardown"  # teardown is hidden by default
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LIBTMUX_TOOLSETS": EVERY_TOOLSET}
+def run_cli(*args: str, toolsets: str = EVERY_TOOLSET) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "LIBTMUX_TOOLSETS": toolsets}
     return subprocess.run([COMMAND, *args], capture_output=True, text=True, timeout=30, env=env)
 
 
 @pytest.mark.parametrize("profile", SERVED)
 def test_list_tools_prints_every_tool_with_its_toolset(profile: str) -> None:
-    done = run_cli("--profile", profile, "--list-tools")
+    done = run_cli("--profile", profile, "--list-tools", toolsets=every_toolset(profile))
     assert done.returncode == 0, done.stderr
     rows = [line.split() for line in done.stdout.splitlines()]
     expected = {

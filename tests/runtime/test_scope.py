@@ -14,7 +14,7 @@ import pytest
 
 from scripts.lab.client import open_in_process
 from scripts.lab.tmuxserver import TmuxServer
-from tests.plugin import ALL_TOOLSETS
+from tests.helpers.contracts import every_toolset
 
 pytestmark = pytest.mark.anyio
 
@@ -27,8 +27,8 @@ def config_file(tmp_path: Path, text: str) -> str:
     return str(path)
 
 
-def every_tool(tmux: TmuxServer) -> dict[str, str]:
-    return tmux.server_env(LIBTMUX_TOOLSETS=ALL_TOOLSETS)
+def every_tool(tmux: TmuxServer, profile: str = "python") -> dict[str, str]:
+    return tmux.server_env(LIBTMUX_TOOLSETS=every_toolset(profile))
 
 
 def only_listed(tmux: TmuxServer, mark: object) -> None:
@@ -173,7 +173,7 @@ async def test_read_only_lists_and_serves_only_the_tools_that_read(
     effects = load_profile(profile).effects
     assert effects is not None
     config = config_file(tmp_path, "[scope]\nread_only = true\n")
-    env = every_tool(tmux)
+    env = every_tool(tmux, profile)
     async with open_in_process(env, profile, "--config", config) as client:
         names = {tool.name for tool in (await client.session.list_tools()).tools}
     assert names and names <= set(effects["read_only"])
@@ -251,3 +251,38 @@ async def test_the_audit_log_is_rotated_by_size_keeping_the_files_it_is_told(
         assert all(
             json.loads(line)["tool"] == "set_pane_title" for line in path.read_text().splitlines()
         )
+
+
+async def test_the_agents_tools_follow_the_scope_every_pane_of_a_list_counting(
+    tmux: TmuxServer, sessions: dict[str, str], tmp_path: Path
+) -> None:
+    config = config_file(tmp_path, SCOPE)
+    env = every_tool(tmux)
+    async with open_in_process(env, "python", "--config", config) as client:
+        await client.ok("list_sessions")  # its control client attached: only calls follow
+        mark = tmux.mark()
+        waited = await client.error(
+            "wait_for_quiet", {"pane_ids": [sessions["agent-1"], sessions["home"]]}
+        )
+        typed = await client.error("submit_text", {"pane_id": sessions["prod"], "text": "y"})
+        launched = await client.error(
+            "launch_panes",
+            {"session_name": "home", "commands": [{"command": "true", "title": "t"}]},
+        )
+        only_listed(tmux, mark)
+        state = await client.ok("pane_state", {"pane_id": sessions["prod"]})
+    assert "session 'home', outside this server's scope" in waited
+    assert "session 'prod', which is protected" in typed
+    assert "session_name reaches session 'home'" in launched
+    assert state
+
+
+async def test_read_only_serves_the_agents_tools_that_read_and_not_those_that_type(
+    tmux: TmuxServer, tmp_path: Path
+) -> None:
+    config = config_file(tmp_path, "[scope]\nread_only = true\n")
+    env = every_tool(tmux)
+    async with open_in_process(env, "python", "--config", config) as client:
+        names = {tool.name for tool in (await client.session.list_tools()).tools}
+    assert {"pane_state", "wait_for_quiet"} <= names
+    assert not {"submit_text", "launch_panes"} & names

@@ -50,7 +50,7 @@ async def test_python_instructions_outside_tmux_explain_targets_and_the_toolsets
     assert "sessions" in text and "windows" in text and "panes" in text
     assert "pane_id" in text and "%3" in text and "socket_name" in text
     assert "Toolsets on: inspect, manage, execute." in text.splitlines()
-    assert any(line.startswith("Toolsets off: teardown ") for line in text.splitlines())
+    assert any(line.startswith("Toolsets off: teardown, agents ") for line in text.splitlines())
     assert "inside tmux" not in text and "is_caller" not in text
     assert len(text.splitlines()) <= 8
 
@@ -62,12 +62,12 @@ async def test_the_toolsets_line_follows_libtmux_toolsets(tmux: TmuxServer) -> N
         assert client.initialized is not None
         lines = (client.initialized.instructions or "").splitlines()
     assert "Toolsets on: inspect, teardown." in lines
-    assert any(line.startswith("Toolsets off: manage, execute ") for line in lines)
-    env = tmux.server_env(LIBTMUX_TOOLSETS="inspect,manage,execute,teardown")
+    assert any(line.startswith("Toolsets off: manage, execute, agents ") for line in lines)
+    env = tmux.server_env(LIBTMUX_TOOLSETS="inspect,manage,execute,teardown,agents")
     async with open_in_process(env) as client:
         assert client.initialized is not None
         lines = (client.initialized.instructions or "").splitlines()
-    assert "Toolsets on: inspect, manage, execute, teardown." in lines
+    assert "Toolsets on: inspect, manage, execute, teardown, agents." in lines
     assert not any(line.startswith("Toolsets off") for line in lines)
 
 

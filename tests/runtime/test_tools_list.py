@@ -10,6 +10,7 @@ import pytest
 from codegen.contract_file import advertised
 from scripts.lab.client import contracts, open_in_process
 from scripts.lab.tmuxserver import TmuxServer
+from tests.helpers.contracts import every_toolset
 from tmux_contract_mcp.profiles import (
     PROFILES,
     ProfileUnavailable,
@@ -18,7 +19,6 @@ from tmux_contract_mcp.profiles import (
 )
 
 SERVED = PROFILES
-EVERY_TOOLSET = "inspect,manage,execute,teardown"  # teardown is hidden by default
 
 
 def advertised_contracts(profile: str) -> list[dict[str, Any]]:
@@ -30,7 +30,8 @@ def advertised_contracts(profile: str) -> list[dict[str, Any]]:
 async def test_tools_list_equals_the_contracts(tmux: TmuxServer, profile: str) -> None:
     """Every tool as served equals its contract's advertised part; the listing itself is
     snapshotted once, as generated (tools.json in test_codegen)."""
-    async with open_in_process(tmux.server_env(LIBTMUX_TOOLSETS=EVERY_TOOLSET), profile) as client:
+    every = every_toolset(profile)  # opt-in toolsets too
+    async with open_in_process(tmux.server_env(LIBTMUX_TOOLSETS=every), profile) as client:
         listed = await client.session.list_tools()
     wire = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed.tools]
     by_name = {tool["name"]: tool for tool in wire}
