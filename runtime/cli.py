@@ -201,7 +201,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(argv: Sequence[str] | None) -> int:
-    args = parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["doctor"]:
+        from .doctor import main as doctor
+
+        return doctor(given[1:])
+    args = parser().parse_args(given)
     name = args.profile or os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="tmux-contract-mcp: %(message)s"
