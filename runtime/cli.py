@@ -41,6 +41,7 @@ from .profiles import (
     load_profile,
     served_after_startup,
 )
+from .short_help import ShortHelp, screen
 from .stopping import exiting_on_signals, until_stopped
 from .tokens import TOKEN_ENV, TokenRefused, obtain_token
 from .toolsets import TOOLSETS_ENV, ToolsetConfigError
@@ -91,7 +92,11 @@ def parser() -> argparse.ArgumentParser:
         ),
         epilog=environment_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        add_help=False,  # --help is one screen (short_help); --help-all is argparse's
     )
+    brief = screen(PROFILES, DEFAULT_PROFILE, TRANSPORTS)
+    p.add_argument("-h", "--help", action=ShortHelp, text=brief, help="one screen of help")
+    p.add_argument("--help-all", action="help", help="show this help message and exit")
     p.add_argument(
         "--profile",
         choices=PROFILES,

@@ -178,7 +178,7 @@ def test_every_option_the_section_names_is_one_the_command_takes_and_help_shows(
 
 
 def test_help_names_the_http_options() -> None:
-    done = subprocess.run([COMMAND, "--help"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([COMMAND, "--help-all"], capture_output=True, text=True, timeout=60)
     for option in ("--http", "--token-file", "--allow-remote", "--tls-cert", "--tls-key",
                    "--insecure-remote-behind-proxy", "--allow-host", "--allow-origin"):  # fmt: skip
         assert option in done.stdout, option

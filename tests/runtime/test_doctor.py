@@ -5,6 +5,7 @@ lab sshd for ssh; a tmux that is missing or too old is made by what PATH holds."
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TMUX, TmuxServer
+from tests.helpers.readme import body, flat
 from tests.helpers.ssh import remote_env
 from tmux_contract_mcp import doctor
 from tmux_contract_mcp.handlers.tmux.transport.ssh import parse_target
@@ -209,4 +211,22 @@ def test_without_launchd_the_macos_desktop_path_is_launchds_default() -> None:
     assert doctor.desktop_path("darwin") == (
         "/usr/bin:/bin:/usr/sbin:/sbin",
         "the default: `launchctl getenv PATH` gives none",
+    )
+
+
+def test_the_troubleshooting_page_lists_the_checks_in_their_order() -> None:
+    text = flat(body("docs/troubleshooting.md"))
+    listed = re.findall(r"\d\. \*\*([a-zA-Z ]+)\*\*:", text)
+    assert listed == NAMES
+
+
+def test_the_troubleshooting_page_gives_the_desktop_paths_doctor_uses() -> None:
+    text = flat(body("docs/troubleshooting.md"))
+    assert (
+        f"`systemctl --user show-environment` prints it; without one, systemd's default `{doctor.LINUX_DESKTOP_PATH}`"
+        in text
+    )
+    assert (
+        f"`launchctl getenv PATH` prints it; without one, the default an app started from the Finder or the Dock gets, `{doctor.MACOS_DESKTOP_PATH}`"
+        in text
     )
