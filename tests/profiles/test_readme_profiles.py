@@ -84,8 +84,8 @@ def test_the_family_sections_say_the_whole_skeleton_is_served(profile: str) -> N
     assert f"All {len(skeleton)} of the family's tools are served" in text
 
 
-def test_the_configuration_table_is_one_unbroken_table() -> None:
-    blocks = re.split(r"\n\s*\n", body("docs/configuration.md").strip())
+def test_the_detailed_configuration_table_is_one_unbroken_table() -> None:
+    blocks = re.split(r"\n\s*\n", section("In detail", name="docs/configuration.md").strip())
     tables = [block for block in blocks if block.lstrip().startswith("|")]
     assert len(tables) == 1, "a paragraph splits the configuration table"
     assert all(line.startswith("|") for line in tables[0].splitlines())
