@@ -19,6 +19,7 @@ from tests.helpers.readme import (
     section,
     transcript_disagreements,
 )
+from tmux_contract_mcp.handlers.tmux.transport.version import MINIMUM_TEXT
 
 
 @pytest.mark.parametrize("name", DOC_PAGES)
@@ -65,15 +66,9 @@ def test_the_readme_install_names_pipx_uv_tool_and_uvx() -> None:
 
 
 def flowchart_edges(block: str) -> set[tuple[str, str]]:
-    """The edges of a Mermaid flowchart, as (from, to) node ids."""
-    edges = set()
-    for line in block.splitlines():
-        found = re.fullmatch(r"\s*(\w+)\s+(?:--|-\.)(?:\s+\"[^\"]*\"\s+)?\S*>\s+(\w+)", line)
-        if not found:
-            found = re.fullmatch(r"\s*(\w+)\s+-->\s+(\w+)", line)
-        if found:
-            edges.add((found[1], found[2]))
-    return edges
+    """The edges of a Mermaid flowchart (``a --> b``, ``a -.->|"label"| b``), as node ids."""
+    edge = re.compile(r'\s*(\w+)\s+-\.?->(?:\|"[^"|]*"\|)?\s+(\w+)\s*')
+    return {(m[1], m[2]) for line in block.splitlines() if (m := edge.fullmatch(line))}
 
 
 def test_the_readme_and_the_architecture_page_draw_the_same_path_of_a_call() -> None:
@@ -104,3 +99,10 @@ def test_a_transcript_agrees_with_the_output_it_was_cut_from_and_no_other() -> N
     assert transcript_disagreements(wrong, printed) == [wrong]
     backwards = "# read\n→ capture_pane {}\n\n# run\n→ run_command {}"
     assert transcript_disagreements(backwards, printed) == ["# run\n→ run_command {}"]
+
+
+def test_the_readme_names_the_python_and_tmux_it_needs() -> None:
+    requires = re.search(r'^requires-python = ">=(\d+\.\d+)"', doc_text("pyproject.toml"), re.M)
+    assert requires is not None
+    text = " ".join(section("Install").split())
+    assert f"It needs Python {requires[1]} or newer and tmux {MINIMUM_TEXT} or newer" in text
