@@ -43,6 +43,7 @@ from .profiles import (
     load_profile,
     served_after_startup,
 )
+from .short_help import ShortHelp, screen
 from .stopping import exiting_on_signals, until_stopped
 from .tokens import TOKEN_ENV, TokenRefused, obtain_token
 from .toolsets import TOOLSETS_ENV, ToolsetConfigError
@@ -94,7 +95,11 @@ def parser() -> argparse.ArgumentParser:
         ),
         epilog=environment_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        add_help=False,  # --help is one screen (short_help); --help-all is argparse's
     )
+    brief = screen(PROFILES, DEFAULT_PROFILE, TRANSPORTS)
+    p.add_argument("-h", "--help", action=ShortHelp, text=brief, help="one screen of help")
+    p.add_argument("--help-all", action="help", help="show this help message and exit")
     p.add_argument(
         "--profile",
         choices=PROFILES,
@@ -211,7 +216,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(argv: Sequence[str] | None) -> int:
-    args = parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["doctor"]:
+        from .doctor import main as doctor
+
+        return doctor(given[1:])
+    args = parser().parse_args(given)
     name = args.profile or os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="tmux-contract-mcp: %(message)s"

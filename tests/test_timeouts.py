@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from scripts.lab.client import ROOT
-from tests.helpers.readme import README
+from tests.helpers.readme import doc_text, flat
 
 pytest_plugins = ["pytester"]
 
@@ -16,7 +16,7 @@ def test_every_test_has_a_timeout_by_the_signal_method(pytestconfig: pytest.Conf
     timeout = float(pytestconfig.getini("timeout"))
     assert timeout == 120
     assert pytestconfig.getini("timeout_method") == "signal"
-    text = " ".join(README.split())
+    text = flat(doc_text("docs/development.md"))
     assert f"A test that runs past {timeout:g} s, or past the longer limit it is marked" in text
     assert "fails with its stack trace and the run goes on (pytest-timeout)" in text
 

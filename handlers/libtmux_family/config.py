@@ -156,3 +156,10 @@ def ssh_prefix(environ: Mapping[str, str]) -> str | None:
         return None
     port = f"-p {remote.target.port} " if remote.target.port is not None else ""
     return f"ssh -t {port}{shell_quote(remote.target.destination)}"
+
+
+def served_socket(environ: Mapping[str, str]) -> tuple[Socket, bool]:
+    """The socket a process of the family serves, and whether it starts a server there
+    itself when none runs (the dedicated socket): what ``doctor`` checks."""
+    chosen = family_config(environ, ())
+    return chosen.socket, chosen.dedicated

@@ -16,6 +16,7 @@ from ...generated.rust.interface import RustProfileHandlers
 from ...generated.rust.registry import TOOLSETS
 from ..compose import compose
 from ..libtmux_family.capabilities import CapabilityDocument
+from ..libtmux_family.config import served_socket as served_socket  # doctor reads it
 from ..libtmux_family.launch import FamilyLifecycle, ServedServer
 from ..services import Runtime
 from ..tmux.objects.refs import Refs

@@ -17,6 +17,7 @@ from ...generated.swift.interface import SwiftProfileHandlers
 from ...generated.swift.registry import TOOLSETS
 from ..compose import compose
 from ..libtmux_family.capabilities import CapabilityDocument
+from ..libtmux_family.config import served_socket as served_socket  # doctor reads it
 from ..libtmux_family.launch import FamilyLifecycle, ServedServer
 from ..services import Runtime
 from ..tmux.objects.refs import Refs

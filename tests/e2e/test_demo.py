@@ -1,4 +1,5 @@
-"""`make demo` is the tour the README describes, and it leaves nothing behind."""
+"""`make demo` is the tour docs/development.md describes and the README shows, and it leaves
+nothing behind."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from scripts.demo import main_async
 from scripts.lab.client import ROOT
 from scripts.lab.tmuxserver import TmuxServer
+from tests.helpers.readme import README, code_blocks, transcript_disagreements
 
 TOUR = [
     "list_sessions",
@@ -104,3 +106,5 @@ def test_the_demo_runs_on_its_own_tmux_server_and_kills_it() -> None:
     assert lines[-1] == "the private tmux server is killed"
     assert '"exit_status":0' in done.stdout and '"exit_status":2' in done.stdout
     assert done.stderr == ""
+    shown = next(block for block in code_blocks(README) if "→ " in block)  # the README's transcript
+    assert transcript_disagreements(shown, done.stdout) == []

@@ -1,4 +1,4 @@
-"""The README's "Serve over HTTP" section: its commands, configurations and numbers are the
+"""The page docs/http.md, "Serve over HTTP": its commands, configurations and numbers are the
 ones the code has, and what it says the listener does has a test that keeps it.
 
 Kept elsewhere, sentence by sentence:
@@ -30,7 +30,7 @@ from scripts.lab.client import COMMAND
 from scripts.lab.httpserver import HttpServer
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.http import INITIALIZE, JSON_HEADERS
-from tests.helpers.readme import section
+from tests.helpers.readme import body
 from tmux_contract_mcp.cli import parser
 from tmux_contract_mcp.http import BODY_GAP_SECONDS, MAX_CONNECTIONS, REALM
 from tmux_contract_mcp.http_protocol import HEADER_SECONDS
@@ -44,7 +44,7 @@ from tmux_contract_mcp.listener import (
 from tmux_contract_mcp.stdio import LINE_LIMIT
 from tmux_contract_mcp.tokens import MIN_LENGTH, Token
 
-SECTION = section("Serve over HTTP")
+SECTION = body("docs/http.md")
 URL = "http://127.0.0.1:8765/mcp"
 
 
@@ -178,7 +178,7 @@ def test_every_option_the_section_names_is_one_the_command_takes_and_help_shows(
 
 
 def test_help_names_the_http_options() -> None:
-    done = subprocess.run([COMMAND, "--help"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([COMMAND, "--help-all"], capture_output=True, text=True, timeout=60)
     for option in ("--http", "--token-file", "--allow-remote", "--tls-cert", "--tls-key",
                    "--insecure-remote-behind-proxy", "--allow-host", "--allow-origin"):  # fmt: skip
         assert option in done.stdout, option

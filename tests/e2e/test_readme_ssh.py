@@ -1,4 +1,4 @@
-"""The README's "Remote tmux over ssh" section: its client entries are ones the command
+"""The page docs/ssh.md, "Remote tmux over ssh": its client entries are ones the command
 takes, and several of them (one per host) run side by side."""
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ import pytest
 from scripts.lab.client import open_client
 from scripts.lab.sshd import SshServer
 from scripts.lab.tmuxserver import TmuxServer
-from tests.helpers.readme import README, section, table_rows
+from tests.helpers.readme import body, table_rows
 from tests.helpers.ssh import remote_env
 from tmux_contract_mcp.cli import parser
 from tmux_contract_mcp.handlers.tmux.transport.ssh import parse_target
 from tmux_contract_mcp.handlers.tmux.transport.version import MINIMUM_TEXT
 
-SECTION = section("Remote tmux over ssh")
+SECTION = body("docs/ssh.md")
 
 
 def blocks(language: str) -> list[str]:
@@ -30,7 +30,7 @@ def blocks(language: str) -> list[str]:
 
 def configured() -> set[str]:
     """The settings the Configuration table names (one cell may name two)."""
-    cells = [row[0] for row in table_rows(section("Configuration"))]
+    cells = [row[0] for row in table_rows(body("docs/configuration.md"))]
     return {name for cell in cells for name in re.findall(r"`([^`]+)`", cell)}
 
 
@@ -65,7 +65,7 @@ def test_each_claude_desktop_entry_is_one_the_server_takes() -> None:
 
 def test_the_section_names_the_minimum_tmux_the_server_checks_for() -> None:
     assert f"tmux {MINIMUM_TEXT} or newer" in SECTION
-    assert "`--ssh`, `TMUX_CONTRACT_MCP_SSH`" in README
+    assert "`--ssh`, `TMUX_CONTRACT_MCP_SSH`" in body("docs/configuration.md")
 
 
 @pytest.mark.anyio

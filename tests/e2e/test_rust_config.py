@@ -203,7 +203,7 @@ def test_a_bad_setting_stops_startup_with_one_line_naming_the_variable(
 
 
 def test_help_lists_the_rust_variables() -> None:
-    done = start_command("rust", {"PATH": "/usr/bin:/bin"}, "--help")
+    done = start_command("rust", {"PATH": "/usr/bin:/bin"}, "--help-all")
     words = done.stdout
     for variable in ("LIBTMUX_TMUX_CONFIG", "TMUX_MCP_SAFETY", "TMUX_MCP_CONFIRM"):
         assert variable in words

@@ -10,12 +10,14 @@ import subprocess
 import pytest
 
 from codegen.contract_file import METADATA_KEY
-from scripts.lab.client import COMMAND, contracts
+from scripts.lab.client import COMMAND, ROOT, contracts
 from tests.helpers.contracts import every_toolset
+from tmux_contract_mcp.cli import parser
 from tmux_contract_mcp.generated import PROFILES
 from tmux_contract_mcp.profiles import (
     load_profile,
 )
+from tmux_contract_mcp.short_help import SCREEN_LINES
 
 SERVED = PROFILES
 EVERY_TOOLSET = "inspect,manage,execute,teardown"  # teardown is hidden by default
@@ -60,12 +62,30 @@ def test_version_and_help_exit_cleanly() -> None:
     assert version.returncode == 0 and version.stdout.startswith("tmux-contract-mcp ")
     help_text = run_cli("--help")
     assert help_text.returncode == 0
-    for word in ("--profile", "--list-tools", "LIBTMUX_SOCKET"):
+    for word in ("--profile", "--list-tools", "--help-all", "doctor"):
         assert word in help_text.stdout
+    every = run_cli("--help-all")
+    assert every.returncode == 0
+    for word in ("--profile", "--list-tools", "LIBTMUX_SOCKET", "--token-file"):
+        assert word in every.stdout
+
+
+def test_help_fits_one_screen_and_points_at_doctor_and_the_docs() -> None:
+    lines = run_cli("--help").stdout.splitlines()
+    assert len(lines) <= SCREEN_LINES
+    assert all(len(line) <= 88 for line in lines)
+    text = "\n".join(lines)
+    assert "tmux-contract-mcp doctor [--profile P]" in text
+    assert "docs/configuration.md" in text and "docs/troubleshooting.md" in text
+    for page in re.findall(r"docs/[a-z-]+\.md", text):
+        assert (ROOT / page).exists(), page
+    named = set(re.findall(r"(?<![\w-])(--[a-z-]+)", text))
+    taken = {option for action in parser()._actions for option in action.option_strings}
+    assert named <= taken, named - taken
 
 
 def test_help_lists_every_variable_each_profile_reads_with_its_default() -> None:
-    lines = run_cli("--help").stdout.split("environment:\n", 1)[1].splitlines()
+    lines = run_cli("--help-all").stdout.split("environment:\n", 1)[1].splitlines()
     # A variable profiles describe differently has one line per description.
     described: dict[str, list[str]] = {}
     for line in lines:

@@ -241,9 +241,9 @@ def test_make_lock_writes_the_lock_with_a_pinned_uv() -> None:
     assert f"with uv {version.group(1)}," in LOCK.read_text(encoding="utf-8")
 
 
-def test_the_readme_says_how_the_environment_is_pinned() -> None:
+def test_the_development_page_says_how_the_environment_is_pinned() -> None:
     """The set-up paragraph: the lock by name, its hashes, make lock and what it reads."""
-    text = " ".join(section("Two commands").split())
+    text = " ".join(section("Two commands", name="docs/development.md").split())
     assert f"exactly the versions `{LOCK.name}` pins" in text
     assert "checked against its sha256 hash" in text
     extras = " and ".join(f"the `{extra}` extra" for extra in EXTRAS)

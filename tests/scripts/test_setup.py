@@ -160,7 +160,7 @@ def test_an_unknown_request_is_a_usage_error(path: Path) -> None:
 
 
 def test_make_test_spreads_whole_test_files_over_one_worker_per_core() -> None:
-    """The README's promise: one pytest-xdist worker per core, each test file whole on one."""
+    """docs/development.md's promise: one pytest-xdist worker per core, each test file whole on one."""
     makefile = (ROOT / "Makefile").read_text()
     recipe = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
     assert "-m pytest" in recipe

@@ -158,7 +158,7 @@ async def test_calls_in_flight_finish_while_a_count_detaches_the_control_client(
 async def test_a_wait_in_progress_is_counted_by_its_own_output_client(
     shared: TmuxServer, python_client: Client
 ) -> None:
-    """The exception the README states: a wait's output client is attached while it waits."""
+    """The exception docs/development.md states: a wait's output client is attached while it waits."""
     pane = await quiet_cat(shared)
     assert not output_clients(shared)
     async with anyio.create_task_group() as group:

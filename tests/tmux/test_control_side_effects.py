@@ -1,9 +1,9 @@
-"""What the control client does to the user's tmux server, as the README lists it.
+"""What the control client does to the user's tmux server, as docs/development.md lists it.
 
 Over the control transport the server attaches one control-mode client (on the
 first call that needs tmux), and a wait attaches an output client for as long as
 it waits, over either transport. tmux treats both as attached clients; these tests
-watch each consequence the README states from the tmux server's side.
+watch each consequence the page states from the tmux server's side.
 """
 
 from __future__ import annotations

@@ -153,7 +153,7 @@ def test_no_agent_port_or_display_is_forwarded_whatever_the_ssh_configuration_sa
     assert said["forwardagent"] == "no"
     assert said["forwardx11"] == "no"
     assert said["clearallforwardings"] == "yes"
-    # The bounds the README gives: 8 s to connect, a silent peer given up within 15 s.
+    # The bounds docs/ssh.md gives: 8 s to connect, a silent peer given up within 15 s.
     assert said["connecttimeout"] == "8"
     assert (said["serveraliveinterval"], said["serveralivecountmax"]) == ("5", "2")
     assert said["batchmode"] == "yes"

@@ -1,4 +1,4 @@
-"""Every way a call can make tmux or a shell run something, as the README's safety section
+"""Every way a call can make tmux or a shell run something, as docs/safety.md
 lists it: each test shows one of them running a marker command on a private tmux server.
 
 The marker is a file that only the command under test creates; `sh` is the panes' shell.
@@ -53,7 +53,7 @@ async def shell_pane(server: TmuxServer) -> str:
     return pane
 
 
-def test_the_tools_named_here_are_in_the_toolsets_the_readme_gives() -> None:
+def test_the_tools_named_here_are_in_the_toolsets_the_safety_page_gives() -> None:
     assert {TOOLSETS[t] for t in ("run_command", "send_keys", "send_keys_batch")} == {"execute"}
     assert {TOOLSETS[t] for t in ("paste_text", "paste_buffer", "split_window")} == {"execute"}
     assert {TOOLSETS[t] for t in ("respawn_pane", "set_option", "set_environment")} == {"execute"}
