@@ -23,7 +23,14 @@ def doctor(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 def test_doctor_prints_one_line_per_check_and_fails_when_one_fails(tmux: TmuxServer) -> None:
     done = doctor(tmux.server_env(), "--profile", "python")
     names = [line.split(":")[0].split(None, 1) for line in done.stdout.splitlines()]
-    assert [name for _, name in names] == ["tmux", "socket", "toolsets", "ssh", "config", "desktop PATH"]
+    assert [name for _, name in names] == [
+        "tmux",
+        "socket",
+        "toolsets",
+        "ssh",
+        "config",
+        "desktop PATH",
+    ]
     assert {verdict for verdict, _ in names} <= {"ok", "FAIL"}
     assert done.returncode == (0 if all(verdict == "ok" for verdict, _ in names) else 1)
     assert done.stdout.splitlines()[1].startswith("ok    socket: ")  # the lab's server runs
