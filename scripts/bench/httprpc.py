@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import inspect
 import json
 import threading
 import time
@@ -28,6 +29,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
+import uvicorn
 from mcp.shared.inbound import (
     MCP_METHOD_HEADER,
     MCP_NAME_HEADER,
@@ -46,6 +48,10 @@ from scripts.lab.httpserver import HttpServer
 
 MODERN = "2026-07-28"
 SESSION_HEADER = "mcp-session-id"
+SERVER_KEEPS_IDLE = float(inspect.signature(uvicorn.Config).parameters["timeout_keep_alive"].default)
+"""How long the server keeps an idle keep-alive connection open (uvicorn's default, which
+``--http`` keeps): a connection idle nearly that long is closed and made anew before a request,
+so no request is written into one the server is closing."""
 
 
 def answer_in(body: bytes, content_type: str, ident: int | None) -> tuple[bytes, dict[str, Any]]:
@@ -142,8 +148,13 @@ class RawHttpClient(McpMethods):
         return encode(message), headers
 
     def _connection(self) -> http.client.HTTPConnection:
-        """This thread's keep-alive connection (made on first use)."""
+        """This thread's keep-alive connection (made on first use, and anew once it has been
+        idle for most of the time the server keeps it)."""
         connection: http.client.HTTPConnection | None = getattr(self._connections, "it", None)
+        idle = time.monotonic() - getattr(self._connections, "used", 0.0)
+        if connection is not None and idle > SERVER_KEEPS_IDLE / 2:
+            connection.close()
+            connection = None
         if connection is None:
             connection = http.client.HTTPConnection(*self.address, timeout=TIMEOUT)
             self._connections.it = connection
@@ -167,6 +178,7 @@ class RawHttpClient(McpMethods):
             connection.close()
             raise RpcError(f"the HTTP server (pid {self.pid}): {exc!r}") from exc
         stamp = time.perf_counter_ns()
+        self._connections.used = time.monotonic()
         session = response.getheader(SESSION_HEADER)
         if session:
             self.headers[SESSION_HEADER] = session

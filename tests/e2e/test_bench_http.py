@@ -4,6 +4,7 @@ in a table of its own beside ours and the peer over stdio. No time is asserted: 
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,20 @@ def test_a_short_run_measures_the_http_rows_in_either_era(tmux: TmuxServer, mode
     assert len(logs) == len(PROFILES) and all(
         "serving MCP over Streamable HTTP at http://127.0.0.1:" in log for log in logs
     )
+
+
+def test_the_http_client_answers_after_its_connection_sat_idle_past_the_servers_keep_alive(
+    tmux: TmuxServer,
+) -> None:
+    from scripts.bench.httprpc import SERVER_KEEPS_IDLE, RawHttpClient
+    from scripts.lab.httpserver import HttpServer
+
+    server = HttpServer.start(tmux.server_env(), "python")
+    try:
+        client = RawHttpClient(server)
+        client.initialize(30)
+        assert client.request("ping").error() is None
+        time.sleep(SERVER_KEEPS_IDLE + 0.5)  # the server has closed the kept-alive connection
+        assert client.request("ping").error() is None
+    finally:
+        server.stop()
