@@ -48,7 +48,9 @@ from scripts.lab.httpserver import HttpServer
 
 MODERN = "2026-07-28"
 SESSION_HEADER = "mcp-session-id"
-SERVER_KEEPS_IDLE = float(inspect.signature(uvicorn.Config).parameters["timeout_keep_alive"].default)
+SERVER_KEEPS_IDLE = float(
+    inspect.signature(uvicorn.Config).parameters["timeout_keep_alive"].default
+)
 """How long the server keeps an idle keep-alive connection open (uvicorn's default, which
 ``--http`` keeps): a connection idle nearly that long is closed and made anew before a request,
 so no request is written into one the server is closing."""
