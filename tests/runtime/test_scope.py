@@ -7,12 +7,13 @@ one JSON line per call that changes tmux."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 
-from scripts.lab.client import open_in_process
+from scripts.lab.client import Client, open_in_process
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.contracts import every_toolset
 
@@ -37,6 +38,18 @@ def only_listed(tmux: TmuxServer, mark: object) -> None:
     assert {item.command for item in sent} <= READ_ONLY_LISTING, [str(s) for s in sent]
 
 
+@asynccontextmanager
+async def scoped(
+    tmux: TmuxServer, tmp_path: Path, text: str
+) -> AsyncIterator[tuple[Client, object]]:
+    """A python server with every toolset under the configuration ``text``, its control
+    client attached (so only calls follow), and the sent-log's mark taken then."""
+    config = config_file(tmp_path, text)
+    async with open_in_process(every_tool(tmux), "python", "--config", config) as client:
+        await client.ok("list_sessions")
+        yield client, tmux.mark()
+
+
 @pytest.fixture
 def sessions(tmux: TmuxServer) -> Iterator[dict[str, str]]:
     """Three sessions: one the scope allows, one it protects, one outside it; name -> pane."""
@@ -54,10 +67,7 @@ protect = ["prod"]
 async def test_a_call_outside_allow_is_refused_naming_the_rule_and_tmux_is_untouched(
     tmux: TmuxServer, sessions: dict[str, str], tmp_path: Path
 ) -> None:
-    config = config_file(tmp_path, SCOPE)
-    async with open_in_process(every_tool(tmux), "python", "--config", config) as client:
-        await client.ok("list_sessions")  # its control client attached: only calls follow
-        mark = tmux.mark()
+    async with scoped(tmux, tmp_path, SCOPE) as (client, mark):
         by_id = await client.error("send_keys", {"pane_id": sessions["home"], "keys": "echo x"})
         by_name = await client.error("kill_session", {"session_name": "home"})
         only_listed(tmux, mark)
@@ -74,10 +84,7 @@ async def test_a_call_outside_allow_is_refused_naming_the_rule_and_tmux_is_untou
 async def test_a_protected_session_takes_no_keys_and_is_not_killed_but_is_read(
     tmux: TmuxServer, sessions: dict[str, str], tmp_path: Path
 ) -> None:
-    config = config_file(tmp_path, SCOPE)
-    async with open_in_process(every_tool(tmux), "python", "--config", config) as client:
-        await client.ok("list_sessions")  # its control client attached: only calls follow
-        mark = tmux.mark()
+    async with scoped(tmux, tmp_path, SCOPE) as (client, mark):
         typed = await client.error("send_keys", {"pane_id": sessions["prod"], "keys": "x"})
         killed = await client.error("kill_session", {"session_name": "prod"})
         resized = await client.error("resize_pane", {"pane_id": sessions["prod"], "width": 20})
@@ -105,10 +112,7 @@ async def test_a_call_inside_the_scope_runs(
 async def test_a_call_naming_no_target_is_refused_under_allow(
     tmux: TmuxServer, sessions: dict[str, str], tmp_path: Path
 ) -> None:
-    config = config_file(tmp_path, SCOPE)
-    async with open_in_process(every_tool(tmux), "python", "--config", config) as client:
-        await client.ok("list_sessions")  # its control client attached: only calls follow
-        mark = tmux.mark()
+    async with scoped(tmux, tmp_path, SCOPE) as (client, mark):
         refusal = await client.error("send_keys", {"keys": "echo x"})
         only_listed(tmux, mark)
     assert "send_keys names no target" in refusal
@@ -131,10 +135,7 @@ async def test_list_tools_show_only_the_sessions_in_scope(
 async def test_the_sockets_rule_refuses_another_socket_before_tmux(
     tmux: TmuxServer, sessions: dict[str, str], tmp_path: Path
 ) -> None:
-    config = config_file(tmp_path, '[scope]\nsockets = ["default"]\n')
-    async with open_in_process(every_tool(tmux), "python", "--config", config) as client:
-        await client.ok("list_sessions")  # its control client attached: only calls follow
-        mark = tmux.mark()
+    async with scoped(tmux, tmp_path, '[scope]\nsockets = ["default"]\n') as (client, mark):
         refusal = await client.error("list_sessions", {"socket_name": tmux.name})
         tmux.assert_nothing_sent_since(mark, "a socket outside the scope")
     assert f"socket_name {tmux.name!r} is outside this server's scope (sockets: default)" in (
@@ -256,11 +257,7 @@ async def test_the_audit_log_is_rotated_by_size_keeping_the_files_it_is_told(
 async def test_the_agents_tools_follow_the_scope_every_pane_of_a_list_counting(
     tmux: TmuxServer, sessions: dict[str, str], tmp_path: Path
 ) -> None:
-    config = config_file(tmp_path, SCOPE)
-    env = every_tool(tmux)
-    async with open_in_process(env, "python", "--config", config) as client:
-        await client.ok("list_sessions")  # its control client attached: only calls follow
-        mark = tmux.mark()
+    async with scoped(tmux, tmp_path, SCOPE) as (client, mark):
         waited = await client.error(
             "wait_for_quiet", {"pane_ids": [sessions["agent-1"], sessions["home"]]}
         )

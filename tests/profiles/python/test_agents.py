@@ -136,22 +136,9 @@ async def test_a_pane_whose_program_exits_ends_as_exited(
 ) -> None:
     session, pane = await agent_pane(shared, CHATTY, "0.1", shows="tick")
     shared.tmux("set-option", "-w", "-t", pane, "remain-on-exit", "on")
-    found: dict[str, Any] = {}
-    with anyio.fail_after(DEADLINE):
-        async with anyio.create_task_group() as group:
-
-            async def wait() -> None:
-                found.update(
-                    await python_client.ok(
-                        "wait_for_quiet", {"pane_ids": [pane], "quiet_seconds": 5, "timeout": 30}
-                    )
-                )
-
-            group.start_soon(wait)
-            await eventually(
-                lambda: any(session in row for row in _attached(shared)), "the wait's client"
-            )
-            shared.tmux("respawn-pane", "-k", "-t", pane, "exit 3")
+    found = await _waiting_while(
+        shared, python_client, session, pane, "respawn-pane", "-k", "-t", pane, "exit 3"
+    )
     assert only(found)["reason"] == "exited"
 
 
@@ -160,6 +147,16 @@ async def test_a_killed_pane_ends_the_wait_as_exited(
 ) -> None:
     session, pane = await agent_pane(shared, CHATTY, "0.1", shows="tick")
     shared.tmux("split-window", "-d", "-t", pane)  # the session outlives the pane
+    found = await _waiting_while(shared, python_client, session, pane, "kill-pane", "-t", pane)
+    assert only(found)["reason"] == "exited"
+    assert only(found)["tail"] == []
+
+
+async def _waiting_while(
+    shared: TmuxServer, python_client: Client, session: str, pane: str, *command: str
+) -> dict[str, Any]:
+    """What a ``wait_for_quiet`` on ``pane`` answers when tmux runs ``command`` once the
+    wait's output client has attached to ``session``."""
     found: dict[str, Any] = {}
     with anyio.fail_after(DEADLINE):
         async with anyio.create_task_group() as group:
@@ -175,9 +172,8 @@ async def test_a_killed_pane_ends_the_wait_as_exited(
             await eventually(
                 lambda: any(session in row for row in _attached(shared)), "the wait's client"
             )
-            shared.tmux("kill-pane", "-t", pane)
-    assert only(found)["reason"] == "exited"
-    assert only(found)["tail"] == []
+            shared.tmux(*command)
+    return found
 
 
 def _attached(server: TmuxServer) -> list[str]:
