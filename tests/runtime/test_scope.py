@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from scripts.lab.client import Client, open_in_process
+from scripts.lab.sentlog import Mark
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.contracts import every_toolset
 
@@ -32,16 +33,14 @@ def every_tool(tmux: TmuxServer, profile: str = "python") -> dict[str, str]:
     return tmux.server_env(LIBTMUX_TOOLSETS=every_toolset(profile))
 
 
-def only_listed(tmux: TmuxServer, mark: object) -> None:
+def only_listed(tmux: TmuxServer, mark: Mark) -> None:
     """Since ``mark``, tmux was sent nothing but the read-only listing of the scope."""
-    sent = [item for item in tmux.sent_since(mark) if item.reaches_a_server]  # type: ignore[arg-type]
+    sent = [item for item in tmux.sent_since(mark) if item.reaches_a_server]
     assert {item.command for item in sent} <= READ_ONLY_LISTING, [str(s) for s in sent]
 
 
 @asynccontextmanager
-async def scoped(
-    tmux: TmuxServer, tmp_path: Path, text: str
-) -> AsyncIterator[tuple[Client, object]]:
+async def scoped(tmux: TmuxServer, tmp_path: Path, text: str) -> AsyncIterator[tuple[Client, Mark]]:
     """A python server with every toolset under the configuration ``text``, its control
     client attached (so only calls follow), and the sent-log's mark taken then."""
     config = config_file(tmp_path, text)
