@@ -180,4 +180,12 @@ def sent_since(log: Path, mark: Mark) -> list[Sent]:
 
 
 def _log_files(log: Path) -> list[Path]:
-    return sorted(log.iterdir(), key=lambda path: path.stat().st_mtime_ns)
+    """The log files, oldest write first. Two invocations within one tick of the file
+    system's clock share a modification time: the earlier one started first, with the lower
+    pid (pids count up, short of their wrap)."""
+    return sorted(log.iterdir(), key=lambda path: (path.stat().st_mtime_ns, _pid(path)))
+
+
+def _pid(path: Path) -> int:
+    pid = path.name.partition(".")[0]
+    return int(pid) if pid.isdigit() else 0
