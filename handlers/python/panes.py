@@ -65,7 +65,7 @@ from ..tmux.transport.formats import literal_format
 from ..tmux.transport.ssh import remote_for
 from .arguments import spawn_args
 from .filters import Filters
-from .rows import SHAPE_FIELDS, pane_fields
+from .rows import ROW_FIELDS, SHAPE_FIELDS, pane_fields
 from .targets import in_session, selector_of, session_target, target_pane
 
 MAX_CELLS = layouts.WINDOW_MAXIMUM  # tmux's largest window size
@@ -92,11 +92,11 @@ class PaneTools:
         rows: Sequence[PaneRow]
         if selector.window_id is not None or selector.window_index is not None:
             rows = (await selector.resolve_window(server, fields=SHAPE_FIELDS)).panes
-        else:
+        elif session_id is not None or session_name is not None:
             rows = await server.list_panes("-a", fields=SHAPE_FIELDS)
-            if session_id is not None or session_name is not None:
-                rows = in_session(server, rows, session_id, session_name)
-            rows = each_pane_once(rows)
+            rows = each_pane_once(in_session(server, rows, session_id, session_name))
+        else:
+            rows = each_pane_once(await server.list_panes("-a", fields=ROW_FIELDS))
         kept = keep([pane_fields(server, row) for row in rows])
         shown = {row["pane_id"] for row in kept}
         return Reply(

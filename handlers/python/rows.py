@@ -29,13 +29,25 @@ _TEXT = (
 _NUMBERS = ("pane_left", "pane_top", "pane_right", "pane_bottom")
 _FLAGS = ("pane_at_top", "pane_at_bottom", "pane_at_left", "pane_at_right")
 
-SHAPE_FIELDS: tuple[str, ...] = (
-    *TARGET_FIELDS,
-    *(name for name in (*_TEXT, *_NUMBERS, *_FLAGS) if name not in TARGET_FIELDS),
+ROW_FIELDS: tuple[str, ...] = (
+    "pane_id",
+    *_TEXT,
+    *_NUMBERS,
+    *_FLAGS,
+    "window_id",
+    "session_id",
     *DEAD_FIELDS,
 )
-"""What a tool that answers with ``pane_fields`` asks tmux for: the shape and the targeting,
-and whether the pane is dead (no field says it: ``deadpanes.dead_notes`` do)."""
+"""What ``pane_fields`` reads, and whether the pane is dead (no field says it:
+``deadpanes.dead_notes`` do): all a listing of every pane asks for, since tmux spends
+most of a large listing expanding each field of each pane."""
+
+SHAPE_FIELDS: tuple[str, ...] = (
+    *TARGET_FIELDS,
+    *(name for name in ROW_FIELDS if name not in TARGET_FIELDS),
+)
+"""What a tool that picks its panes by a window or session asks tmux for: the row and
+the targeting."""
 
 
 # Fields of the -P -F replies. A name may hold a newline, so no name comes last

@@ -69,9 +69,13 @@ class PaneTools:
                         "Pass only one of session and window, or a window of that session.",
                     )
         elif session_row is not None:
-            found = await lookup.server.list_panes("-s", "-t", session_row.session_id)
+            found = await lookup.server.list_panes(
+                "-s", "-t", session_row.session_id, fields=rows.PANE_ROW_FIELDS
+            )
         else:
-            found = each_pane_once(await lookup.server.list_panes("-a"))
+            found = each_pane_once(
+                await lookup.server.list_panes("-a", fields=rows.PANE_ROW_FIELDS)
+            )
         listed = ListPanesOutput.model_validate({"panes": [rows.pane(self.refs, r) for r in found]})
         return Reply(listed, notes=dead_notes(found))
 

@@ -4,8 +4,31 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..tmux.objects.deadpanes import DEAD_FIELDS
 from ..tmux.objects.refs import Refs
-from ..tmux.objects.rows import LinkRow, PaneRow, SessionRow
+from ..tmux.objects.rows import SERVER_FIELDS, LinkRow, PaneRow, SessionRow
+
+PANE_ROW_FIELDS: tuple[str, ...] = (
+    "pane_id",
+    "pane_index",
+    "pane_width",
+    "pane_height",
+    "pane_active",
+    "pane_current_command",
+    "pane_in_mode",
+    "pane_synchronized",
+    "pane_current_path",
+    "pane_at_top",
+    "pane_at_bottom",
+    "pane_at_left",
+    "pane_at_right",
+    "window_id",
+    *DEAD_FIELDS,
+    *SERVER_FIELDS,
+)
+"""What ``pane`` reads (its ref names the server run) and what ``dead_notes`` read: all
+list_panes asks of each pane, since tmux spends most of a large listing expanding each
+field of each pane."""
 
 
 def pane(refs: Refs, row: PaneRow) -> dict[str, Any]:
