@@ -62,6 +62,20 @@ def success_result(
     return types.CallToolResult(content=list(blocks), structured_content=structured)
 
 
+def wire_result(result: types.CallToolResult) -> dict[str, Any]:
+    """``result`` as the SDK dumps a handler's model (by alias, as JSON, without ``None``),
+    but for the structured content, which is JSON already (``checked_result`` dumped it from
+    the output model) and goes in as it is: dumped again, every field of a 200-pane list
+    would be walked once more for nothing. The SDK still checks the result against the
+    protocol version's own type, and writes the wire form from that check."""
+    dumped = result.model_dump(
+        by_alias=True, mode="json", exclude_none=True, exclude={"structured_content"}
+    )
+    if result.structured_content is not None:
+        dumped["structuredContent"] = result.structured_content
+    return dumped
+
+
 async def call_tool(
     tool: Tool, handlers: HandlerSet, call: Call, arguments: Mapping[str, Any] | None
 ) -> types.CallToolResult:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import anyio
 import mcp.types as types
@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 
 from . import __version__, middleware
 from .completion import complete
-from .dispatch import call_tool
+from .dispatch import call_tool, wire_result
 from .eras import Server as OneCapabilitySet
 from .errors import envelope_data
 from .hangup import hangup_of
@@ -122,14 +122,14 @@ def build_server(
 
     async def on_call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> dict[str, Any]:
         tool = profile.tool(params.name)
         if tool is None:
             raise unknown_tool(profile, params.name)
         rid = 0 if ctx.request_id is None else ctx.request_id
         answering = Answering(rid, ctx.protocol_version, stamp)
         call = Call(answering, ctx.session.report_progress, client_of(ctx))
-        return await call_tool(tool, handlers, call, params.arguments)
+        return wire_result(await call_tool(tool, handlers, call, params.arguments))
 
     server: Server[Any] = OneCapabilitySet(
         "tmux-contract-mcp",
@@ -138,7 +138,9 @@ def build_server(
             profile, handlers, os.environ if environ is None else environ
         ),
         on_list_tools=on_list_tools,
-        on_call_tool=served(on_call_tool),
+        # The SDK takes a dict from any handler (``HandlerResult``); its type for this
+        # one names only the models.
+        on_call_tool=cast(Any, served(on_call_tool)),
         get_tool_input_schema=input_schema_of(profile),
     )
     stamp = server.server_info_stamp  # fixed for the server's life; read-only from here on
