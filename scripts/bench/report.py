@@ -38,6 +38,7 @@ from scripts.bench.servers import (
     Server,
 )
 from scripts.bench.starting import Start
+from scripts.bench.tmuxalone import TMUX_ALONE, TMUX_ALONE_LABEL
 
 PEER_RATIO = "peer ÷ control"
 FLOOR_PING = "floor − ping"
@@ -132,6 +133,8 @@ def keys(run: Run, *wanted: str) -> list[str]:
 
 def label(run: Run, key: str) -> str:
     column = run.column(key)
+    if column is None and key == TMUX_ALONE:
+        return TMUX_ALONE_LABEL
     return column.label if column is not None else key
 
 
@@ -202,10 +205,11 @@ def http_table(run: Run) -> str:
 def scale_table(run: Run) -> str:
     """One row per (row, profile, size): the columns, the ratio to the peer, and for what
     grows with the pane count the p50 per pane."""
-    measured = keys(run, "peer", "control", "ssh", "stub")
+    alone = [TMUX_ALONE] if any(TMUX_ALONE in cells for cells in run.results.values()) else []
+    measured = [*keys(run, "peer", "control", "ssh", "stub"), *alone]
     header = ["row (ms: p50 / p95)", "profile", "panes", *(label(run, k) for k in measured)]
     header.append(PEER_RATIO)
-    per = keys(run, "peer", "control", "stub")
+    per = [*keys(run, "peer", "control", "stub"), *alone]
     header += [f"ms/pane: {label(run, k)}" for k in per]
     body = []
     for row in (r for r in SCALE_ROWS if r in run.args.scale_rows):
@@ -304,6 +308,11 @@ def header(run: Run) -> list[str]:
             "keep-alive connection: one POST per call, from just before it is sent to the last "
             f"byte of its answer) {era}; on its rows it is compared with ours and the peer "
             "over stdio, measured turn by turn in the same run"
+        )
+    if any(TMUX_ALONE in cells for cells in run.results.values()):
+        lines.append(
+            f"{TMUX_ALONE_LABEL}: the list-panes -a command each profile's list_panes sends, "
+            "through one bare tmux -C client and nothing else: tmux's own part of the row"
         )
     lines.append(
         "every stdio call is timed by a raw JSON-RPC client (a line written to the server's "

@@ -23,6 +23,7 @@ from scripts.bench.servers import (
     replaying,
     servers_for,
 )
+from scripts.bench.tmuxalone import ROW, time_tmux_alone
 from scripts.lab.tmuxserver import TmuxServer
 
 SCALE_WARM_UPS = 2  # the checked first answer and one more: a peer's call can take a second
@@ -75,6 +76,8 @@ def bench_scale(
                 units = prepare(f"scale:{row}", servers, choose, cell_of, SCALE_WARM_UPS)
                 progress(f"scale: {row} at {size} panes", len(units))
                 time_units(units, iterations)
+            if ROW in rows:
+                time_tmux_alone(tmux, profiles, size, iterations, results)
         finally:
             close_servers(stubs)
     return built

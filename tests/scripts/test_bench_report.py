@@ -29,6 +29,7 @@ from scripts.bench.report import (
 from scripts.bench.rpc import Reply
 from scripts.bench.servers import PROFILES, Server, make_columns
 from scripts.bench.starting import Start
+from scripts.bench.tmuxalone import TMUX_ALONE, TMUX_ALONE_LABEL
 from scripts.lab.tmuxserver import TmuxServer
 
 NOT_STARTED = TmuxServer(Path("/nonexistent"), "bench-report")  # only its paths are read
@@ -202,3 +203,24 @@ def test_an_answer_a_bound_cut_short_is_marked_and_the_notes_say_which_bound() -
     )
     assert line[4] == f"2.00 / 2.00 {CUT}"
     assert f"- {rid.key} / ours/control: {CUT} cut short: capped=True" in notes(run)
+
+
+def test_the_scale_table_sets_tmux_alone_beside_the_servers_on_list_panes() -> None:
+    run = fake_run()
+    for profile in PROFILES:
+        rid = RowId("scale:list_panes", profile, 200)
+        run.results[rid.key][TMUX_ALONE] = Cell(call="list-panes -a", samples=[6 * MS] * 3)
+    rows = rows_of(scale_table(run))
+    head = rows[0]
+    assert TMUX_ALONE_LABEL in head and f"ms/pane: {TMUX_ALONE_LABEL}" in head
+    body = [dict(zip(head, r, strict=True)) for r in rows[2:]]
+    listed = [
+        r for r in body if r["panes"] == "200" and r["row (ms: p50 / p95)"].startswith("list_panes")
+    ]
+    assert [r[TMUX_ALONE_LABEL] for r in listed] == ["6.00 / 6.00"] * len(PROFILES)
+    assert {r[f"ms/pane: {TMUX_ALONE_LABEL}"] for r in listed} == {"0.030"}
+    assert any(TMUX_ALONE_LABEL in line for line in header(run))
+
+
+def test_the_scale_table_has_no_tmux_alone_column_when_it_was_not_timed() -> None:
+    assert TMUX_ALONE_LABEL not in rows_of(scale_table(fake_run()))[0]
