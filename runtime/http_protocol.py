@@ -20,10 +20,10 @@ An answer's head and body go out in one write (``JoinedWrites``): uvicorn writes
 apart, and a client reading the head first then waited for a second segment, a second
 wake-up of each side per request.
 
-It also acknowledges what it receives at once (``TCP_QUICKACK``, Linux): a client that
-writes a request's headers and body apart, with Nagle's algorithm on, holds the body
+It also acknowledges a request's first part at once (``TCP_QUICKACK``, Linux): a client
+that writes a request's headers and body apart, with Nagle's algorithm on, holds the body
 until the headers are acknowledged, and a delayed acknowledgement made every such
-request 40 ms slower.
+request 40 ms slower. A request that arrived whole is acknowledged with its answer.
 """
 
 from __future__ import annotations
@@ -97,6 +97,8 @@ class DeadlineProtocol(HttpToolsProtocol):
     each answer's head and body together (``JoinedWrites``)."""
 
     _header_timer: asyncio.TimerHandle | None = None
+    _partial = False
+    """Whether a request has begun to arrive and not ended."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         joined = JoinedWrites(transport, self.loop)
@@ -105,14 +107,20 @@ class DeadlineProtocol(HttpToolsProtocol):
         self._await_headers()
 
     def data_received(self, data: bytes) -> None:
-        self._ack_now()
         super().data_received(data)
+        if self._partial:
+            self._ack_now()  # the rest is awaited: no delayed acknowledgement may hold it
+
+    def on_message_begin(self) -> None:
+        self._partial = True
+        super().on_message_begin()
 
     def on_headers_complete(self) -> None:
         self._stop_timer()
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
+        self._partial = False
         super().on_message_complete()
         if self.cycle is not None and not self.cycle.more_body:
             self.cycle.scope[WHOLE_BODY_KEY] = True  # type: ignore[literal-required]
