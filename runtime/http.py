@@ -26,6 +26,7 @@ closes the handlers, so nothing is left in tmux.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -266,10 +267,7 @@ class AnswerAsJson:
 
     def __init__(self, send: Send, request_id: types.RequestId | None) -> None:
         self._send = send
-        self._prefix = b""
-        if request_id is not None:
-            rid = json.dumps(request_id, ensure_ascii=False, separators=(",", ":"))
-            self._prefix = b'event: message\r\ndata: {"jsonrpc":"2.0","id":' + rid.encode() + b","
+        self._id = request_id
         self._held: Message | None = None
         self._answered = False
         self.started = False  # whether anything went out
@@ -277,6 +275,14 @@ class AnswerAsJson:
     async def _out(self, message: Message) -> None:
         self.started = True
         await self._send(message)
+
+    @functools.cached_property
+    def _prefix(self) -> bytes:
+        """How the event carrying the answer to the POST begins (b"": no request, no answer)."""
+        if self._id is None:
+            return b""
+        rid = json.dumps(self._id, ensure_ascii=False, separators=(",", ":"))
+        return b'event: message\r\ndata: {"jsonrpc":"2.0","id":' + rid.encode() + b","
 
     def _answer_in(self, chunk: bytes) -> bytes | None:
         """The JSON-RPC response this event chunk carries, when it answers the POST."""
@@ -298,7 +304,7 @@ class AnswerAsJson:
         if message["type"] == "http.response.start":
             headers = dict(message.get("headers", []))
             stream = headers.get(b"content-type", b"").startswith(b"text/event-stream")
-            if self._prefix and message["status"] == 200 and stream:
+            if self._id is not None and message["status"] == 200 and stream:
                 self._held = message
                 return
             await self._out(message)
