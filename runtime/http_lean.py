@@ -5,16 +5,16 @@ For every request POST of the handshake era the SDK's transport opens a server-s
 response (sse_starlette: a task group with a writer, a ping and a disconnect watcher), a
 memory stream to feed it and a task to forward into it; ``runtime/http.AnswerAsJson`` then
 turns that stream back into the JSON body it mostly is. Measured under a loop of ``ping``
-and ``list_sessions``, that costs the server some 0.35 ms of CPU per request; with this
-path a request costs some 0.3 ms more than over stdio, instead of 0.65.
+and ``list_sessions``, that cost the server some 0.35 ms of CPU per request; the layers
+in front of it (the manager's routing, the session's checks, a second parse of the body)
+and the message router's hop back some 0.1 ms more.
 
 ``LeanTransport`` keeps everything of the SDK's transport but that: the request still
 goes, as the same ``SessionMessage`` (``_create_session_message``), through the session's
 read stream to its dispatcher, so cancellation (``notifications/cancelled``, a client
 hanging up), the session's log level, a request's ``_meta`` and the session's isolation
-are the SDK's, untouched; its answer still comes back through the transport's message
-router into a request stream of its own. What changes is only how that answer is written:
-the first event on the request stream is awaited in the request's own task, and
+are the SDK's, untouched. What changes is how its answer comes back and is written: the
+first event on the request's stream is awaited in the request's own task, and
 
 - when it is the answer, it goes out as one ``application/json`` body, with the headers
   ``AnswerAsJson`` gives the SDK's stream answered the same way (``json_answer_start``);
@@ -24,24 +24,43 @@ the first event on the request stream is awaited in the request's own task, and
   sse_starlette's ``EventSourceResponse`` with the same headers the SDK gives it: the
   event (or a ping) first, then the rest of the request stream up to the answer.
 
+The answer reaches that stream without the message router's hop when it can: the session's
+write stream is a ``Shortcut``, which puts the answer to a lean request on the request's
+stream itself (the event the router would have put there), unless something else was sent
+for that request first; then the answer follows it through the router, in order.
+
+The listener (``runtime/http.Gate``) has read the body already. When the SDK's parser reads
+it alike (``runtime/http.read_alike``) it hands the request, as read, to
+``LeanSessionManager.answer``, which answers it on the lean path if every check the SDK's
+path makes before ``_handle_post_request`` would let it through without a word: the
+manager's (body size, protocol version, a known session of no other credential), the
+session's (not terminated, not idle past its time, whose countdown it holds as the SDK's
+``handle_request`` does), its host, origin and content-type checks (named exactly), and
+the transport's own (``LeanTransport.takes``). Anything else goes the SDK's whole way,
+from the manager down, and is read again there.
+
 A POST the lean path does not take goes to the SDK's own ``_handle_post_request`` as it
 comes: an ``initialize``, a notification or a response, a request carrying a
 ``progressToken`` (its progress is a stream from the start), a body the SDK parses
 differently or refuses, a request whose ``Accept``, ``Content-Type`` or session id the SDK
 answers with an error, a request id already in flight. Everything before
 ``_handle_post_request`` (the SDK's host, origin and content-type checks, a terminated
-session's 404, the idle countdown, GET streams, DELETE) is the SDK's unchanged.
+session's 404, the idle countdown, GET streams, DELETE) is then the SDK's unchanged.
 
-This replicates a part of SDK logic, by necessity: the few lines of
-``_handle_post_request`` that register a request stream, send the message and map a failure
-to a 500 (the SDK has no hook between parsing a POST and writing its answer), and the
-preconditions the SDK checks before that. It leans on private members of the transport
+This replicates a part of SDK logic, by necessity (the SDK has no hook between parsing a
+POST and writing its answer, nor between its dispatcher's answer and the router): the few
+lines of ``_handle_post_request`` that register a request stream, send the message and map a
+failure to a 500; the preconditions the SDK checks before that, in the manager, the session
+and the transport; the idle bookkeeping of the session's ``handle_request``; and the
+router's delivery of an answer. It leans on private members of the transport
 (``_request_streams``, ``_read_stream_writer``, ``_create_session_message``,
 ``_create_event_data``, ``_clean_up_memory_streams``, ``_check_content_type``,
-``_get_session_id``, ``_event_store``) and the manager (``_admit_session``), so it is
-written for mcp ``SDK_VERSION``, and ``tests/runtime/test_http_lean.py`` fails on any other
-version; the same tests send every kind of request both ways (the lean path, and the SDK's
-alone) and require the same answers, byte for byte.
+``_get_session_id``, ``_event_store``, ``_security``, ``_idle_timeout``,
+``_requests_in_flight``) and the manager (``_admit_session``, ``_server_instances``,
+``_session_owners``, ``_discard_session``, ``_task_group``), so it is written for mcp
+``SDK_VERSION``, and ``tests/runtime/test_http_lean.py`` fails on any other version; the same
+tests send every kind of request both ways (the lean path, and the SDK's alone) and require
+the same answers, byte for byte.
 """
 
 from __future__ import annotations
