@@ -26,8 +26,10 @@ closes the handlers, so nothing is left in tmux.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
@@ -41,13 +43,13 @@ from starlette.types import Message, Receive, Scope, Send
 
 from .hangup import SCOPE_KEY, Hangup
 from .http_lean import LeanSessionManager, json_answer_start
-from .http_protocol import DeadlineProtocol
+from .http_protocol import WHOLE_BODY_KEY, DeadlineProtocol
 from .listener import PATH, Bound, Listener
 from .logs import ClientLog
 from .profiles import Profile
 from .seam import HandlerSet
 from .server import build_server
-from .stdio import HEAD_LIMIT, LINE_LIMIT, oversize, read_message
+from .stdio import BOM, HEAD_LIMIT, LINE_LIMIT, oversize, read_message
 from .tokens import bearer
 
 MAX_CONNECTIONS = 512
@@ -126,10 +128,13 @@ class Gate:
             return
         downstream = receive
         answering: types.RequestId | None = None
+        plain: types.JSONRPCRequest | None = None
+        body = b""
         if scope["method"] == "POST":
-            body = await self.read_body(scope, receive, send)
-            if body is None:
+            read = await self.read_body(scope, receive, send)
+            if read is None:
                 return
+            body = read
             message = read_message(body)
             if isinstance(message, types.JSONRPCError):
                 await respond(send, 400, _error_body(message))
@@ -138,13 +143,17 @@ class Gate:
                 message.message, types.JSONRPCRequest
             ):
                 answering = message.message.id
+                plain = message.message if read_alike(body) else None
             downstream = replaying(body, receive)
         scope[SCOPE_KEY] = Hangup()  # fired by the protocol if the client goes first
         sender = AnswerAsJson(send, answering)
         with anyio.CancelScope() as cancel:
             self._in_flight.add(cancel)
             try:
-                await self.manager.handle_request(scope, downstream, sender)
+                if plain is None or not await self.manager.answer(
+                    scope, plain, body, downstream, sender
+                ):
+                    await self.manager.handle_request(scope, downstream, sender)
             finally:
                 self._in_flight.discard(cancel)
         if cancel.cancelled_caught and not sender.started:
@@ -214,8 +223,11 @@ class Gate:
         more = True
         while more:
             message: Message | None = None
-            with anyio.move_on_after(BODY_GAP_SECONDS):
-                message = await receive()
+            if scope.get(WHOLE_BODY_KEY):
+                message = await receive()  # all there: no wait, no deadline to keep
+            else:
+                with anyio.move_on_after(BODY_GAP_SECONDS):
+                    message = await receive()
             if message is None:
                 why = f"the request body paused longer than {BODY_GAP_SECONDS:g} s"
                 await respond(send, 408, _refusal(why), CLOSE)
@@ -255,10 +267,7 @@ class AnswerAsJson:
 
     def __init__(self, send: Send, request_id: types.RequestId | None) -> None:
         self._send = send
-        self._prefix = b""
-        if request_id is not None:
-            rid = json.dumps(request_id, ensure_ascii=False, separators=(",", ":"))
-            self._prefix = b'event: message\r\ndata: {"jsonrpc":"2.0","id":' + rid.encode() + b","
+        self._id = request_id
         self._held: Message | None = None
         self._answered = False
         self.started = False  # whether anything went out
@@ -266,6 +275,14 @@ class AnswerAsJson:
     async def _out(self, message: Message) -> None:
         self.started = True
         await self._send(message)
+
+    @functools.cached_property
+    def _prefix(self) -> bytes:
+        """How the event carrying the answer to the POST begins (b"": no request, no answer)."""
+        if self._id is None:
+            return b""
+        rid = json.dumps(self._id, ensure_ascii=False, separators=(",", ":"))
+        return b'event: message\r\ndata: {"jsonrpc":"2.0","id":' + rid.encode() + b","
 
     def _answer_in(self, chunk: bytes) -> bytes | None:
         """The JSON-RPC response this event chunk carries, when it answers the POST."""
@@ -287,7 +304,7 @@ class AnswerAsJson:
         if message["type"] == "http.response.start":
             headers = dict(message.get("headers", []))
             stream = headers.get(b"content-type", b"").startswith(b"text/event-stream")
-            if self._prefix and message["status"] == 200 and stream:
+            if self._id is not None and message["status"] == 200 and stream:
                 self._held = message
                 return
             await self._out(message)
@@ -303,6 +320,30 @@ class AnswerAsJson:
                 return
             await self._out(start)
         await self._out(message)
+
+
+SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""An escaped UTF-16 surrogate: the SDK's parser refuses a lone one, the listener reads it."""
+
+
+def read_alike(body: bytes) -> bool:
+    """Whether the SDK's parser reads ``body`` as the listener read it (``read_message``), so
+    the message read once serves the SDK's session too: UTF-8 without a byte order mark,
+    no ``NaN`` or ``Infinity``, no escaped surrogate. Such a body ``read_message`` reads
+    with the SDK's own message adapter, over the same JSON parser the SDK's transport runs
+    (``tests/runtime/test_http_lean.py`` holds the two readings equal); anything else is read
+    again the SDK's way, where it may be refused."""
+    if b"NaN" in body or b"Infinity" in body or SURROGATE.search(body):
+        return False
+    if body.isascii():
+        return True
+    if body.startswith(BOM):
+        return False
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def replaying(body: bytes, receive: Receive) -> Receive:

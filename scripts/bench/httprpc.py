@@ -4,10 +4,11 @@ The HTTP column's counterpart of ``scripts.bench.rpc.RawClient``, with the same 
 every row times it the same way: the clock starts just before the POST is sent and stops
 once the whole answer has been read (a JSON body, or the event stream the server closes
 after the answer's event); the answer is parsed and checked after the clock has stopped.
-One keep-alive connection (the standard library's ``http.client``: the request's headers
-and body in one write, the answer read by its length or its chunks, nothing more; a client
-library such as httpx spends some 0.4 ms of its own per POST, which the stdio client does
-not), the bearer token, the session id the server gives at initialize. ``mode="legacy"`` speaks the initialize handshake, as the stdio columns do;
+One keep-alive connection (``Wire``, a socket: the request's headers and body in one write,
+the answer read by its length or its chunks, nothing more; a client library such as httpx
+spends some 0.4 ms of its own per POST, and the standard library's ``http.client`` some
+0.1 ms, which the stdio client does not), the bearer token, the session id the server gives
+at initialize. ``mode="legacy"`` speaks the initialize handshake, as the stdio columns do;
 ``mode="auto"`` speaks 2026-07-28: no handshake, every request carries its protocol version,
 client info and capabilities in ``_meta`` and the routing headers (``ping`` is gone there).
 
@@ -19,9 +20,9 @@ moment it was complete.
 from __future__ import annotations
 
 import contextlib
-import http.client
 import inspect
 import json
+import socket
 import threading
 import time
 from collections.abc import Mapping
@@ -73,6 +74,84 @@ def answer_in(body: bytes, content_type: str, ident: int | None) -> tuple[bytes,
         if message.get("id") == ident and "method" not in message:
             return data, message
     raise RpcError(f"no answer to request {ident} in the event stream: {body[:200]!r}")
+
+
+class Wire:
+    """One HTTP/1.1 keep-alive connection, as raw as the stdio client's pipe: a request's
+    head and body in one write, the answer's head read up to its blank line and its body by
+    its length or its chunks (an event stream), nothing more (``http.client`` parses every
+    head with the email package, some 0.1 ms a request the stdio client does not spend)."""
+
+    def __init__(self, address: tuple[str, int]) -> None:
+        self.host = f"{address[0]}:{address[1]}"
+        self.sock = socket.create_connection(address, timeout=TIMEOUT)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buffer = bytearray()
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+        self.sock.close()
+
+    def _fill(self) -> None:
+        chunk = self.sock.recv(1 << 16)
+        if not chunk:
+            self.closed = True
+            raise RpcError("the server closed the connection before its answer")
+        self.buffer += chunk
+
+    def _until(self, mark: bytes) -> bytes:
+        """The buffered bytes up to ``mark``, taken with it."""
+        while (end := self.buffer.find(mark)) < 0:
+            self._fill()
+        taken = bytes(self.buffer[:end])
+        del self.buffer[: end + len(mark)]
+        return taken
+
+    def _exactly(self, size: int) -> bytes:
+        while len(self.buffer) < size:
+            self._fill()
+        taken = bytes(self.buffer[:size])
+        del self.buffer[:size]
+        return taken
+
+    def exchange(
+        self,
+        method: str,
+        path: str,
+        headers: Mapping[str, str],
+        body: bytes | None,
+        timeout: float,
+    ) -> tuple[int, dict[str, str], bytes]:
+        """Send one request; its answer's status, headers (names lower-cased) and body."""
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {self.host}"]
+        lines += [f"{name}: {value}" for name, value in headers.items()]
+        lines.append(f"Content-Length: {len(body or b'')}")
+        self.sock.settimeout(timeout)
+        self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (body or b""))
+        head = self._until(b"\r\n\r\n").decode("latin-1").split("\r\n")
+        version, _, rest = head[0].partition(" ")
+        if not version.startswith("HTTP/1.") or not rest[:3].isdigit():
+            raise RpcError(f"not an HTTP answer: {head[0]!r}")
+        got: dict[str, str] = {}
+        for line in head[1:]:
+            name, _, value = line.partition(":")
+            got[name.strip().lower()] = value.strip()
+        if "content-length" in got:
+            answer = self._exactly(int(got["content-length"]))
+        elif got.get("transfer-encoding", "").lower() == "chunked":
+            parts: list[bytes] = []
+            while size := int(self._until(b"\r\n").split(b";")[0], 16):
+                parts.append(self._exactly(size))
+                self._exactly(2)
+            while self._until(b"\r\n"):
+                pass  # trailers, up to the blank line
+            answer = b"".join(parts)
+        else:
+            raise RpcError(f"an answer with neither a length nor chunks: {head!r}")
+        if got.get("connection", "").lower() == "close":
+            self.close()
+        return int(rest[:3]), got, answer
 
 
 class RawHttpClient(McpMethods):
@@ -149,16 +228,16 @@ class RawHttpClient(McpMethods):
                 )
         return encode(message), headers
 
-    def _connection(self) -> http.client.HTTPConnection:
+    def _connection(self) -> Wire:
         """This thread's keep-alive connection (made on first use, and anew once it has been
-        idle for most of the time the server keeps it)."""
-        connection: http.client.HTTPConnection | None = getattr(self._connections, "it", None)
+        idle for most of the time the server keeps it, or the server closed it)."""
+        connection: Wire | None = getattr(self._connections, "it", None)
         idle = time.monotonic() - getattr(self._connections, "used", 0.0)
-        if connection is not None and idle > SERVER_KEEPS_IDLE / 2:
+        if connection is not None and (idle > SERVER_KEEPS_IDLE / 2 or connection.closed):
             connection.close()
             connection = None
         if connection is None:
-            connection = http.client.HTTPConnection(*self.address, timeout=TIMEOUT)
+            connection = Wire(self.address)
             self._connections.it = connection
         return connection
 
@@ -169,22 +248,16 @@ class RawHttpClient(McpMethods):
         its status, its body and its type."""
         connection = self._connection()
         try:
-            if connection.sock is not None:
-                connection.sock.settimeout(timeout)
-            else:
-                connection.timeout = timeout
-            connection.request(method, self.path, body=data, headers=headers)
-            response = connection.getresponse()
-            body = response.read()
-        except (OSError, http.client.HTTPException) as exc:
+            status, got, body = connection.exchange(method, self.path, headers, data, timeout)
+        except (OSError, RpcError) as exc:
             connection.close()
             raise RpcError(f"the HTTP server (pid {self.pid}): {exc!r}") from exc
         stamp = time.perf_counter_ns()
         self._connections.used = time.monotonic()
-        session = response.getheader(SESSION_HEADER)
+        session = got.get(SESSION_HEADER)
         if session:
             self.headers[SESSION_HEADER] = session
-        return stamp, response.status, body, response.getheader("content-type", "")
+        return stamp, status, body, got.get("content-type", "")
 
     def _post(self, data: bytes, headers: dict[str, str], timeout: float) -> tuple[int, bytes, str]:
         """POST ``data``; the moment its answer was read whole, the answer and its type."""

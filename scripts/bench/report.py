@@ -304,7 +304,7 @@ def header(run: Run) -> list[str]:
         )
         lines.append(
             f"{HTTP_LABEL}: ours over control served with --http 127.0.0.1:0 (a bearer token, "
-            "every check of the listener on), timed by a raw HTTP client (http.client, one "
+            "every check of the listener on), timed by a raw HTTP client (a socket, one "
             "keep-alive connection: one POST per call, from just before it is sent to the last "
             f"byte of its answer) {era}; on its rows it is compared with ours and the peer "
             "over stdio, measured turn by turn in the same run"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,5 +102,35 @@ def test_the_http_client_answers_after_its_connection_sat_idle_past_the_servers_
         assert client.request("ping").error() is None
         time.sleep(SERVER_KEEPS_IDLE + 0.5)  # the server has closed the kept-alive connection
         assert client.request("ping").error() is None
+    finally:
+        server.stop()
+
+
+def test_the_http_client_reads_an_answer_sent_as_an_event_stream(
+    tmux: TmuxServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scripts.bench.httprpc import RawHttpClient, Wire
+    from scripts.lab.httpserver import HttpServer
+
+    made = tmux.new_session("streamed", "cat", width=80, height=10)
+    server = HttpServer.start(tmux.server_env(), "python")
+    kinds: list[str] = []
+    exchange = Wire.exchange
+
+    def seen(self: Wire, *args: Any) -> tuple[int, dict[str, str], bytes]:
+        answer = exchange(self, *args)
+        kinds.append(answer[1].get("content-type", ""))
+        return answer
+
+    try:
+        client = RawHttpClient(server)
+        client.initialize(30)
+        monkeypatch.setattr(Wire, "exchange", seen)
+        wait = {"pane_id": made.pane, "patterns": ["NEVER_SHOWN"], "timeout": 3}
+        progress = {"name": "wait_for_text", "arguments": wait, "_meta": {"progressToken": "p"}}
+        streamed = client.request("tools/call", progress)
+        assert kinds[-1].startswith("text/event-stream")  # progress, then the answer
+        assert streamed.error() is None and streamed.result["isError"] is False
+        assert client.request("ping").error() is None  # the connection is kept after a stream
     finally:
         server.stop()

@@ -1,8 +1,10 @@
 """The lean POST path (runtime/http_lean.py) answers every request as the SDK's own path
 does, byte for byte: the same requests are sent to two listeners over the same server and
 tmux, one with the lean path and one without, and their answers compared; a plain request
-is answered without an event stream, a request that goes quiet streams as the SDK's does,
-and the SDK release the module is written against is the one installed."""
+is answered without an event stream, without the SDK's layers and without its message
+router, a request that goes quiet streams as the SDK's does, the listener's reading of a
+body serves the SDK's session only when the SDK's parser reads it alike, and the SDK
+release the module is written against is the one installed."""
 
 from __future__ import annotations
 
@@ -16,17 +18,31 @@ from typing import Any
 
 import anyio
 import httpx2
+import pydantic_core
 import pytest
+from mcp.shared.message import ServerMessageMetadata, SessionMessage
+from mcp_types import (
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    jsonrpc_message_adapter,
+)
 from sse_starlette import EventSourceResponse
 
 from scripts.lab.tmuxserver import TmuxServer
 from tests.helpers.http import INITIALIZE, JSON_HEADERS
-from tmux_contract_mcp.http import Gate
-from tmux_contract_mcp.http_lean import SDK_VERSION, LeanSessionManager, sdk_version
+from tmux_contract_mcp.http import Gate, read_alike
+from tmux_contract_mcp.http_lean import (
+    SDK_VERSION,
+    LeanSessionManager,
+    LeanTransport,
+    sdk_version,
+)
 from tmux_contract_mcp.listener import PATH, Bound, Listener, bind
 from tmux_contract_mcp.logs import ClientLog
 from tmux_contract_mcp.profiles import create_handlers, load_profile
 from tmux_contract_mcp.server import build_server
+from tmux_contract_mcp.stdio import read_message
 from tmux_contract_mcp.tokens import Token
 
 pytestmark = pytest.mark.anyio
@@ -130,6 +146,16 @@ EXCHANGES: list[tuple[Any, dict[str, str]]] = [
     (rpc(18, "ping"), {"mcp-protocol-version": "1999-01-01"}),
     (rpc(19, "initialize", INITIALIZE["params"]), {}),
     (b'{"jsonrpc": "2.0", "id": 20, "method": "ping", "params": []}', {}),
+    # Bodies the SDK's parser reads otherwise than the listener, or may: read again its way.
+    (b'\xef\xbb\xbf{"jsonrpc": "2.0", "id": 21, "method": "ping"}', {}),
+    (b'{"jsonrpc": "2.0", "id": 22, "method": "ping", "params": {"x": "\\ud800"}}', {}),
+    (b'{"jsonrpc": "2.0", "id": 23, "method": "ping", "params": {"x": NaN}}', {}),
+    (b'{"jsonrpc": "2.0", "id": 24, "method": "ping", "params": {"x": "\xff"}}', {}),
+    # Bodies it reads alike: answered on the lean path from the listener's reading.
+    ('{"jsonrpc": "2.0", "id": 25, "method": "ping", "params": {"x": "é ✓"}}'.encode(), {}),
+    (b'{"jsonrpc": "2.0", "id": 26, "id": 27, "method": "ping"}', {}),
+    (b'{"jsonrpc": "2.0", "id": 28.0, "method": "ping", "params": {"x": 1e400}}', {}),
+    (b'{"jsonrpc": "2.0", "id": 29, "method": "ping", "params": {"x": "\\u00e9"}}', {}),
 ]
 
 
@@ -221,6 +247,94 @@ async def test_a_request_quiet_past_the_ping_interval_streams_a_ping_then_its_an
     events = [e for e in PING.sub(b"", streamed.body).split(b"\r\n\r\n") if e.strip()]
     data = json.loads(events[-1].split(b"data: ", 1)[1])
     assert data["id"] == 2 and data["result"]["isError"] is False
+
+
+async def test_a_plain_request_is_answered_past_the_sdks_layers_and_its_message_router(
+    tmux: TmuxServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    taken: list[bool] = []
+    delivered: list[bool] = []
+    answer, deliver = LeanSessionManager.answer, LeanTransport.deliver
+
+    async def answering(self: LeanSessionManager, *args: Any) -> bool:
+        taken.append(await answer(self, *args))
+        return taken[-1]
+
+    def delivering(self: LeanTransport, item: SessionMessage) -> bool:
+        delivered.append(deliver(self, item))
+        return delivered[-1]
+
+    monkeypatch.setattr(LeanSessionManager, "answer", answering)
+    monkeypatch.setattr(LeanTransport, "deliver", delivering)
+    async with stack(tmux, lean=True) as web:
+        await web.post(INITIALIZE)
+        await web.post(NOTIFICATION)
+        taken.clear()
+        delivered.clear()
+        plain = await web.post(rpc(2, "tools/call", {"name": "list_sessions", "arguments": {}}))
+        assert plain.status == 200 and json.loads(plain.body)["id"] == 2
+        assert taken == [True] and delivered == [True]
+        await web.post(rpc(3, "ping"), **{SESSION: "not-this-session"})
+        await web.post(b'{"jsonrpc": "2.0", "id": 4, "method": "ping", "params": {"x": NaN}}')
+        assert taken == [True, False]  # the SDK's path takes the foreign session at once
+
+
+async def test_the_answer_to_a_request_something_else_was_sent_for_follows_it_through_the_router(
+    tmux: TmuxServer,
+) -> None:
+    async with stack(tmux, lean=True) as web:
+        await web.post(INITIALIZE)
+        manager = web.client._transport.app.manager  # type: ignore[attr-defined]
+        (transport,) = manager._server_instances.values()
+        assert isinstance(transport, LeanTransport)
+        for key in ("7", "8"):
+            transport._lean_ids.add(key)
+            transport._request_streams[key] = anyio.create_memory_object_stream(8)
+        related = ServerMessageMetadata(related_request_id=7)
+        note = JSONRPCNotification(jsonrpc="2.0", method="notifications/message", params={})
+        assert not transport.deliver(SessionMessage(note, metadata=related))
+        assert not transport.deliver(
+            SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=7, result={}))
+        )
+        assert transport.deliver(SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=8, result={})))
+        event = transport._request_streams["8"][1].receive_nowait()
+        assert event.message == JSONRPCResponse(jsonrpc="2.0", id=8, result={})
+        for key in ("7", "8"):
+            await transport._clean_up_memory_streams(key)
+
+
+READ_ALIKE = [
+    b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x"}}',
+    '{"jsonrpc":"2.0","id":"é","method":"m","params":{"text":"✓ \\u00e9 \\u2713"}}'.encode(),
+    b'{"jsonrpc": "2.0", "id": 1, "id": 2, "method": "m", "method": "n"}',
+    b'{"jsonrpc": "2.0", "id": 3, "method": "m", "params": {"a": 1e400, "b": -0.0, "c": 1.5}}',
+    b'{"jsonrpc": "2.0", "id": 4, "method": "m", "params": {"big": 123456789012345678901234567890}}',
+    b'{"jsonrpc": "2.0", "id": 5, "method": "m", "params": {"deep": [[[{"a": [null, true]}]]]}}',
+    b'  {"params": {"_meta": {"level": "debug"}}, "method": "m", "id": "6", "jsonrpc": "2.0"}\n',
+]
+READ_OTHERWISE = [  # the last: a surrogate pair, read alike, but any escaped surrogate goes
+    b'\xef\xbb\xbf{"jsonrpc": "2.0", "id": 1, "method": "m"}',
+    b'{"jsonrpc": "2.0", "id": 1, "method": "m", "params": {"a": "\\uD800"}}',
+    b'{"jsonrpc": "2.0", "id": 1, "method": "m", "params": {"a": NaN}}',
+    b'{"jsonrpc": "2.0", "id": 1, "method": "m", "params": {"a": -Infinity}}',
+    b'{"jsonrpc": "2.0", "id": 1, "method": "m", "params": {"a": "\xc3"}}',
+    b'{"jsonrpc": "2.0", "id": 1, "method": "m", "params": {"a": "\\ud83d\\ude00"}}',
+]
+
+
+@pytest.mark.parametrize("body", READ_ALIKE)
+def test_a_body_read_alike_is_the_message_the_sdks_parser_reads(body: bytes) -> None:
+    assert read_alike(body)
+    mine = read_message(body)
+    assert isinstance(mine, SessionMessage) and isinstance(mine.message, JSONRPCRequest)
+    sdks = jsonrpc_message_adapter.validate_python(pydantic_core.from_json(body), by_name=False)
+    assert mine.message == sdks
+    assert mine.message.model_dump_json(by_alias=True) == sdks.model_dump_json(by_alias=True)
+
+
+@pytest.mark.parametrize("body", READ_OTHERWISE)
+def test_a_body_the_sdks_parser_may_read_otherwise_is_read_again_its_way(body: bytes) -> None:
+    assert not read_alike(body)
 
 
 def test_the_installed_sdk_is_the_release_the_lean_path_is_written_against() -> None:
