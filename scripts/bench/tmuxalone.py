@@ -5,18 +5,19 @@ tmux expands every field of every pane for a listing, so at 200 panes its own ti
 most of a list_panes call. This times exactly that part: ``list-panes -a -F`` with the
 fields the profile's list_panes asks for (the handlers' own tuples, which
 ``tests/profiles/test_listing_fields.py`` holds to what each profile's rows read), written
-to a ``tmux -C`` client's stdin and read back to its ``%end`` line. What a server adds
+to a ``tmux -C`` client's stdin (``scripts.lab.controlmode``) and read back to its
+``%end`` line. What a server adds
 on top (JSON-RPC, checks, shaping, serialising, its own transport) is the rest of its cell.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from collections.abc import Sequence
 
 from scripts.bench.measure import Cell, Results, RowId
+from scripts.lab.controlmode import ControlMode
 from scripts.lab.tmuxserver import TMUX, TmuxServer
 from tmux_contract_mcp.handlers.python.rows import ROW_FIELDS
 from tmux_contract_mcp.handlers.rust.rows import PANE_FIELDS as RUST_FIELDS
@@ -36,49 +37,23 @@ LIST_PANES_FIELDS: dict[str, tuple[str, ...]] = {
 """What each profile's list_panes of every pane asks tmux for."""
 
 
-class BareControlClient:
-    """``tmux -C attach``: one command line in, its reply read up to ``%end``/``%error``."""
+def bare_client(tmux: TmuxServer) -> ControlMode:
+    """One control client of ``tmux``'s server and nothing else (no output notifications)."""
+    env = {**os.environ, **tmux.env}
+    env.pop("TMUX", None)
+    argv = [TMUX, "-S", tmux.socket_path, "-C", "attach-session", "-f", "ignore-size,no-output"]
+    return ControlMode(argv, env)
 
-    def __init__(self, tmux: TmuxServer) -> None:
-        env = {**os.environ, **tmux.env}
-        env.pop("TMUX", None)
-        self.process = subprocess.Popen(
-            [TMUX, "-S", tmux.socket_path, "-C", "attach"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-        )
-        self._reply()  # the attach's own reply
-        self.command("refresh-client -f no-output")
 
-    def _reply(self) -> list[bytes]:
-        """The lines between ``%begin`` and its ``%end``; notifications around it are read past."""
-        assert self.process.stdout is not None
-        lines: list[bytes] | None = None
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                raise RuntimeError("the control client closed its output")
-            if lines is None:
-                if line.startswith(b"%begin"):
-                    lines = []
-            elif line.startswith((b"%end", b"%error")):
-                if line.startswith(b"%error"):
-                    raise RuntimeError(b"".join(lines).decode(errors="replace"))
-                return lines
-            else:
-                lines.append(line)
-
-    def command(self, line: str) -> list[bytes]:
-        assert self.process.stdin is not None
-        self.process.stdin.write(line.encode() + b"\n")
-        self.process.stdin.flush()
-        return self._reply()
-
-    def close(self) -> None:
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        self.process.wait(timeout=10)
+def command(client: ControlMode, line: str) -> list[str]:
+    """The reply to one command line; a failure or a gone tmux raises."""
+    blocks = client.run([line])
+    if blocks is None:
+        raise RuntimeError("the control client's tmux went away")
+    (reply,) = blocks
+    if reply and reply[0].startswith("!"):
+        raise RuntimeError(f"{line}: {reply[0][1:]}")
+    return reply
 
 
 def listing(fields: Sequence[str]) -> str:
@@ -90,7 +65,7 @@ def time_tmux_alone(
     tmux: TmuxServer, profiles: Sequence[str], panes: int, iterations: int, results: Results
 ) -> None:
     """One cell per profile on the list_panes scale row at ``panes``, in turn."""
-    client = BareControlClient(tmux)
+    client = bare_client(tmux)
     try:
         lines = {p: listing(LIST_PANES_FIELDS[p]) for p in profiles if p in LIST_PANES_FIELDS}
         cells = {}
@@ -99,11 +74,11 @@ def time_tmux_alone(
             cells[profile] = results.setdefault(rid.key, {}).setdefault(TMUX_ALONE, Cell())
             cells[profile].call = line
             for _ in range(WARM_UPS):
-                client.command(line)
+                command(client, line)
         for _ in range(iterations):
             for profile, line in lines.items():
                 started = time.perf_counter_ns()
-                client.command(line)
+                command(client, line)
                 cells[profile].samples.append(time.perf_counter_ns() - started)
     finally:
         client.close()

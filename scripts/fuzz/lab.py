@@ -9,9 +9,7 @@ its own commands on the private socket, never through the server under test.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import select
 import shutil
 import stat
 import subprocess
@@ -21,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scripts.lab.controlmode import ControlMode
 from scripts.lab.tmuxserver import TMUX
 
 SOCKET = "lab"
@@ -56,97 +55,17 @@ def _line(command: tuple[str, ...]) -> str:
     return " ".join(f"'{word}'" for word in command)
 
 
-class Watcher:
+class Watcher(ControlMode):
     """The lab's own control-mode client, attached to session ``main``: reads tmux in a
-    fraction of a millisecond per command where a tmux process costs several.
-
-    Replies come in ``%begin``/``%end`` (or ``%error``) blocks, one per command, in
-    order; notifications between blocks are skipped.
-    """
+    fraction of a millisecond per command where a tmux process costs several."""
 
     def __init__(self, lab: Lab) -> None:
-        self.lab = lab
-        self.process: subprocess.Popen[bytes] | None = None
-        self.buffer = b""
-
-    def _open(self) -> bool:
-        self.close()
-        self.process = subprocess.Popen(
-            [TMUX, "-L", self.lab.name, "-C", "attach-session", "-t", "=main", "-f",
+        super().__init__(
+            [TMUX, "-L", lab.name, "-C", "attach-session", "-t", "=main", "-f",
              "ignore-size,no-output"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=self.lab.tmux_env,
-            cwd=self.lab.work,
+            lab.tmux_env,
+            lab.work,
         )  # fmt: skip
-        self.buffer = b""
-        return self._block() is not None  # the reply to the attach itself
-
-    def run(self, lines: list[str]) -> list[list[str]] | None:
-        """One block of output lines per command line (an ``%error`` block's lines start
-        with ``!``), or None when tmux is gone."""
-        if (self.process is None or self.process.poll() is not None) and not self._open():
-            return None
-        assert self.process is not None and self.process.stdin is not None
-        try:
-            self.process.stdin.write(("\n".join(lines) + "\n").encode())
-            self.process.stdin.flush()
-        except OSError:
-            self.close()
-            return None
-        blocks: list[list[str]] = []
-        for _ in lines:
-            block = self._block()
-            if block is None:
-                self.close()
-                return None
-            blocks.append(block)
-        return blocks
-
-    def _block(self) -> list[str] | None:
-        while True:
-            line = self._readline()
-            if line is None:
-                return None
-            if line.startswith("%begin "):
-                break
-        tag = line.split(" ")[1:3]
-        out: list[str] = []
-        while True:
-            line = self._readline()
-            if line is None:
-                return None
-            words = line.split(" ")
-            if words[0] in ("%end", "%error") and words[1:3] == tag:
-                return out if words[0] == "%end" else [f"!{item}" for item in out]
-            out.append(line)
-
-    def _readline(self, timeout: float = 10.0) -> str | None:
-        assert self.process is not None and self.process.stdout is not None
-        fd = self.process.stdout.fileno()
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                return None
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                return None
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return line.decode("utf-8", "replace")
-
-    def close(self) -> None:
-        if self.process is not None:
-            if self.process.poll() is None:
-                self.process.kill()
-            self.process.wait()
-            for stream in (self.process.stdin, self.process.stdout):
-                if stream is not None:
-                    with contextlib.suppress(OSError):  # a flush into a pipe tmux closed
-                        stream.close()
-            self.process = None
 
 
 @dataclass(frozen=True)

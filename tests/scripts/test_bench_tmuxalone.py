@@ -7,7 +7,8 @@ from scripts.bench.measure import Results, RowId
 from scripts.bench.tmuxalone import (
     LIST_PANES_FIELDS,
     TMUX_ALONE,
-    BareControlClient,
+    bare_client,
+    command,
     listing,
     time_tmux_alone,
 )
@@ -18,12 +19,12 @@ from tmux_contract_mcp.handlers.tmux.transport.formats import SEP
 def test_the_bare_client_reads_one_row_per_pane_with_every_field_asked(tmux: TmuxServer) -> None:
     tmux.tmux("split-window", "-d")
     panes = set(tmux.lines("list-panes", "-a", "-F", "#{pane_id}"))
-    client = BareControlClient(tmux)
+    client = bare_client(tmux)
     try:
         for fields in LIST_PANES_FIELDS.values():
-            lines = client.command(listing(fields))
-            assert {line.split(SEP.encode())[0].decode() for line in lines} == panes
-            assert {line.count(SEP.encode()) for line in lines} == {len(fields) - 1}
+            lines = command(client, listing(fields))
+            assert {line.split(SEP)[0] for line in lines} == panes
+            assert {line.count(SEP) for line in lines} == {len(fields) - 1}
     finally:
         client.close()
 
