@@ -89,7 +89,9 @@ class PaneCommandTools:
         limit = effective_timeout(timeout, self.tmux.environ)
         max_lines = checked_cap("max_lines", params.max_lines)
         server, pane_id = await pane_to_type_into(self.tmux, params)
-        pane = await settled(lambda: pane_state(server, pane_id))
+        pane = await settled(
+            lambda: pane_state(server, pane_id), lambda row: syntax_of(row) is not None
+        )
         if pane is None:
             raise server.pane(pane_id).not_found()
         flavour = shell_of(server, pane)
@@ -135,12 +137,9 @@ def shell_of(server: Server, pane: PaneRow) -> str:
             "screen), not a shell prompt. Quit it first (look at it with snapshot_pane), or "
             "type into it with send_keys."
         )
-    if name in BASH_SHELLS:
-        return "bash"
-    if name in ZSH_SHELLS:
-        return "zsh"
-    if name in POSIX_SHELLS:
-        return "posix"
+    syntax = syntax_of(pane)
+    if syntax is not None:
+        return syntax
     raise ToolError(
         f"{where} is running {name or 'an unknown program'!r}, not a shell waiting at its "
         "prompt (run_command drives sh, bash, zsh, dash and ksh). Wait for it to finish "
@@ -148,6 +147,18 @@ def shell_of(server: Server, pane: PaneRow) -> str:
         "interrupt it (send_keys with keys 'C-c', enter false), or type into it with "
         "send_keys."
     )
+
+
+def syntax_of(pane: PaneRow) -> str | None:
+    """``bash``, ``zsh`` or ``posix`` for a pane whose shell is at its prompt; else None."""
+    if pane["alternate_on"] == "1":
+        return None
+    name = os.path.basename(pane["pane_current_command"].lstrip("-"))
+    if name in BASH_SHELLS:
+        return "bash"
+    if name in ZSH_SHELLS:
+        return "zsh"
+    return "posix" if name in POSIX_SHELLS else None
 
 
 @dataclass

@@ -161,6 +161,14 @@ def until_running(shared: TmuxServer, pane: str, program: str, timeout: float = 
         time.sleep(0.01)
 
 
+def ending_job(shared: TmuxServer, pane: str) -> None:
+    """A 0.3 s ``sleep`` typed at the pane's shell prompt, once it is the foreground job:
+    a job that ends moments after a call looks at the pane, as a just-finished command does
+    until its shell takes the terminal back."""
+    shared.tmux("send-keys", "-t", pane, "sleep 0.3", "Enter")
+    until_running(shared, pane, "sleep")
+
+
 def echoing_split(shared: TmuxServer, target: str) -> str:
     """A pane split from ``target`` that prints back each line it reads, as ``echoing``'s."""
     pane = shared.tmux(

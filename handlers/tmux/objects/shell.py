@@ -81,21 +81,31 @@ def shell_name(command: str) -> str:
 
 
 STARTING = 1.0  # seconds a new pane's program gets to replace tmux's forked copy
-STARTING_STEP = 0.02
+ENDING = 0.5  # seconds a foreground job that is not a shell gets to give the prompt back
+SETTLING_STEP = 0.02
 
 
-async def settled(read: Callable[[], Awaitable[PaneRow | None]]) -> PaneRow | None:
-    """The pane's state (``read``) once its program has started: a pane just made runs
-    a copy of tmux itself for a moment, until that copy becomes the shell (``exec``).
-    Read again for up to ``STARTING`` seconds while it does; then it is what it is."""
-    deadline = anyio.current_time() + STARTING
+async def settled(
+    read: Callable[[], Awaitable[PaneRow | None]], at_prompt: Callable[[PaneRow], bool]
+) -> PaneRow | None:
+    """The pane's state (``read``) once it has settled at a prompt, or after a short while.
+
+    Two moments pass for a pane that is not at a prompt yet. A pane just made runs a
+    copy of tmux itself until that copy becomes its program (``exec``): read again for
+    up to ``STARTING`` seconds. And a job that just ended holds the terminal until the
+    shell reaps it and takes the terminal back; its last output, even a run's end marker,
+    can come first, and meanwhile tmux names the pane's start command: read again for
+    up to ``ENDING`` seconds while the pane is alive and not ``at_prompt``.
+    """
+    began = anyio.current_time()
     while True:
         pane = await read()
-        if pane is None or shell_name(pane["pane_current_command"]) != "tmux":
+        if pane is None or pane["pane_dead"] == "1" or at_prompt(pane):
             return pane
-        if anyio.current_time() >= deadline:
+        patience = STARTING if shell_name(pane["pane_current_command"]) == "tmux" else ENDING
+        if anyio.current_time() - began >= patience:
             return pane
-        await anyio.sleep(STARTING_STEP)
+        await anyio.sleep(SETTLING_STEP)
 
 
 def flavour_of(pane: PaneRow) -> str | None:
@@ -401,7 +411,9 @@ async def start_run(
         server, pane_id, tool=tool, field=field, amplify=True, alone=True, force=force
     )
     target = server.pane(pane_id, field)
-    pane = await settled(lambda: target.display_message(FOLLOWED_FIELDS))
+    pane = await settled(
+        lambda: target.display_message(FOLLOWED_FIELDS), lambda row: flavour_of(row) is not None
+    )
     if pane is None:
         raise target.not_found()
     flavour = flavour_of(pane)

@@ -22,6 +22,7 @@ import pytest
 
 from scripts.lab.client import Client, error_text, open_in_process
 from scripts.lab.tmuxserver import TmuxServer
+from tests.helpers.family import ending_job
 from tests.helpers.running import at_shell_prompt as at_prompt
 from tests.helpers.running import current_command
 from tests.helpers.running import run_ok as run
@@ -506,6 +507,15 @@ async def test_run_command_refuses_a_pane_not_at_a_shell_prompt(
     message = await python_client.error("run_command", {"pane_id": copying, "command": "echo x"})
     assert "copy mode" in message and "exit_copy_mode" in message
     shared.tmux("send-keys", "-t", copying, "-X", "cancel")
+
+
+async def test_run_command_waits_for_a_job_that_is_ending_to_give_the_prompt_back(
+    shared: TmuxServer, python_client: Client
+) -> None:
+    pane = await shell(shared)
+    ending_job(shared, pane)
+    result = await run(python_client, pane, "echo next")
+    assert (result["output"], result["exit_status"]) == (["next"], 0), result
 
 
 async def test_run_command_refuses_bad_arguments_before_tmux_runs(

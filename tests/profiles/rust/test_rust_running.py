@@ -14,8 +14,8 @@ import pytest
 
 from scripts.lab.client import Client, error_text
 from scripts.lab.tmuxserver import TmuxServer
+from tests.helpers.family import ending_job, make_dead_pane, shell_window, until_running
 from tests.helpers.family import family_envelope as envelope
-from tests.helpers.family import make_dead_pane, shell_window, until_running
 from tests.helpers.family import typed_nothing as refused
 
 pytestmark = pytest.mark.anyio
@@ -150,6 +150,15 @@ async def test_a_pane_not_at_a_shell_answers_no_shell_and_nothing_is_typed(
         "exit_status": None,
     }
     assert not [s for s in shared.sent_since(mark) if "send-keys" in str(s)]
+
+
+async def test_a_job_that_is_ending_is_waited_for_not_answered_no_shell(
+    shared: TmuxServer, rust_client: Client
+) -> None:
+    pane = shell_window(shared, "bash")
+    ending_job(shared, pane)
+    ran = await rust_client.ok("run_shell_command", {"pane": pane, "command": "echo next"})
+    assert (ran["outcome"], ran["output"], ran["exit_status"]) == ("completed", "next\n", 0), ran
 
 
 async def test_bad_input_is_refused_naming_the_field_and_nothing_runs(

@@ -11,6 +11,7 @@ import pytest
 
 from scripts.lab.client import Client
 from scripts.lab.tmuxserver import TmuxServer
+from tests.helpers.family import ending_job
 from tests.helpers.family import typed_nothing_text as refused
 
 pytestmark = pytest.mark.anyio
@@ -77,3 +78,12 @@ async def test_run_shell_command_refuses_a_pane_synchronized_with_others(
         shared, swift_client, "run_shell_command", {"paneId": first, "command": "true"}
     )
     assert message.startswith("Refused") and second in message and first in message
+
+
+async def test_run_shell_command_waits_for_a_job_that_is_ending_to_give_the_prompt_back(
+    shared: TmuxServer, swift_client: Client
+) -> None:
+    pane = sh_pane(shared)
+    ending_job(shared, pane)
+    ran = await swift_client.ok("run_shell_command", {"paneId": pane, "command": "echo next"})
+    assert (ran["exitStatus"], ran["output"], ran["timedOut"]) == (0, ["next"], False), ran
