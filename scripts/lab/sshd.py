@@ -117,13 +117,13 @@ class SshServer:
         )
         if os.geteuid() == 0:
             os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # privilege separation
-        log = (tmpdir / "sshd.log").open("wb")
-        process = subprocess.Popen(
-            [SSHD, "-D", "-e", "-f", str(tmpdir / "sshd_config")],
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-        )
+        with (tmpdir / "sshd.log").open("wb") as log:  # sshd keeps its own copy
+            process = subprocess.Popen(
+                [SSHD, "-D", "-e", "-f", str(tmpdir / "sshd_config")],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+            )
         server = cls(tmpdir, port, process)
         server.wait_listening()
         return server
