@@ -21,6 +21,7 @@ from tests.helpers.family import tmux_fields as show
 from tests.helpers.family import window_running as new_window
 from tests.helpers.processes import channel_waiters as waiters
 from tests.helpers.tmux import tag
+from tests.helpers.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -256,8 +257,8 @@ async def test_a_signal_releases_a_waiting_wait(shared: TmuxServer, swift_client
 
     async with anyio.create_task_group() as group:
         group.start_soon(wait)
-        await anyio.sleep(0.2)
-        assert len(waiters(channel)) == 1  # the wait sleeps in one tmux wait-for process
+        # the wait sleeps in one tmux wait-for process
+        await eventually(lambda: len(waiters(channel)) == 1, "one tmux wait-for process")
         shared.tmux("wait-for", "-S", channel)
     assert waiters(channel) == []
     assert found["channel"] == channel and found["released"] is True
