@@ -94,8 +94,9 @@ async def settled(
     copy of tmux itself until that copy becomes its program (``exec``): read again for
     up to ``STARTING`` seconds. And a job that just ended holds the terminal until the
     shell reaps it and takes the terminal back; its last output, even a run's end marker,
-    can come first, and meanwhile tmux names the pane's start command: read again for
-    up to ``ENDING`` seconds while the pane is alive and not ``at_prompt``.
+    can come first, and meanwhile tmux may name the pane's start command (the job's
+    name is gone with it): read again for up to ``ENDING`` seconds while the pane is
+    alive and not ``at_prompt``.
     """
     began = anyio.current_time()
     while True:
