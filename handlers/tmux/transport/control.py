@@ -34,7 +34,7 @@ import itertools
 import logging
 import subprocess
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import anyio
@@ -49,6 +49,7 @@ from ..errors import (
 )
 from . import keyguard
 from .conditional import is_if_format
+from .gate import Gate, gate_for
 from .process import DEFAULT_TIMEOUT, SubprocessTransport
 from .quoting import command_line, unescape_output
 from .sockets import UTF8, Socket, process_environ
@@ -251,6 +252,7 @@ class ControlClient:
         self._ender: asyncio.Task[None] | None = None
         self._end_listeners: list[Callable[[], None]] = []
         self._client_pid: int | None = None
+        self._gate: Gate | None = None  # set once started: closes take turns with starts
 
     @classmethod
     async def start(
@@ -282,6 +284,42 @@ class ControlClient:
             argv += [";", *command]
         argv = tmux_command(argv, env)
         remote = remote_for(env)
+        gate = gate_for(gate_key(socket, remote))
+        async with gate.turn():  # identified once the attach answers (``gate``)
+            client = await cls._spawn(socket, argv, env, session_id, remote, tmux_bin)
+            client._gate = gate
+            with anyio.move_on_after(timeout):
+                await client._ready.wait()
+        if not client._ready.is_set():
+            await client.aclose()
+            raise TmuxUnavailable(
+                f"a tmux control client did not attach within {timeout:g}s on {socket}"
+            )
+        if client.lost is not None:
+            await client.aclose()
+            raise ConnectionLost(client.lost)
+        problem = client._attach_error or client._gone_reason
+        if problem is not None:
+            await client.aclose()
+            raise ControlClientGone(
+                f"a tmux control client could not attach to session {session_id} on "
+                f"{socket}: {problem}",
+                sent=False,
+            )
+        if remote_for(env) is not None:
+            await client._learn_remote_pid(timeout)
+        return client
+
+    @classmethod
+    async def _spawn(
+        cls,
+        socket: Socket,
+        argv: list[str],
+        env: Mapping[str, str],
+        session_id: str,
+        remote: Remote | None,
+        tmux_bin: str,
+    ) -> ControlClient:
         loop = asyncio.get_running_loop()
         try:
             process, pipes = await loop.subprocess_exec(
@@ -302,26 +340,6 @@ class ControlClient:
             else:
                 pipes.pipe_data_received(fd, data)
         pipes.early.clear()
-        with anyio.move_on_after(timeout):
-            await client._ready.wait()
-        if not client._ready.is_set():
-            await client.aclose()
-            raise TmuxUnavailable(
-                f"a tmux control client did not attach within {timeout:g}s on {socket}"
-            )
-        if client.lost is not None:
-            await client.aclose()
-            raise ConnectionLost(client.lost)
-        problem = client._attach_error or client._gone_reason
-        if problem is not None:
-            await client.aclose()
-            raise ControlClientGone(
-                f"a tmux control client could not attach to session {session_id} on "
-                f"{socket}: {problem}",
-                sent=False,
-            )
-        if remote_for(env) is not None:
-            await client._learn_remote_pid(timeout)
         return client
 
     async def _learn_remote_pid(self, timeout: float) -> None:
@@ -420,8 +438,9 @@ class ControlClient:
         with anyio.CancelScope(shield=True):
             self._closing = True
             self._die("it was closed by its owner")
-            self._stdin.close()
-            await self._reap()
+            async with self._gate.turn() if self._gate is not None else _no_turn():
+                self._stdin.close()
+                await self._reap()
             with anyio.move_on_after(CLOSE_GRACE):
                 await self._reader_done.wait()
 
@@ -598,6 +617,18 @@ class ControlClient:
     def _kill(self) -> None:
         with contextlib.suppress(ProcessLookupError):
             self._process.kill()
+
+
+def gate_key(socket: Socket, remote: Remote | None) -> str:
+    """What names the tmux server for the turns of its clients (``gate``)."""
+    if remote is None:
+        return socket.real_path
+    return f"ssh {remote.target!r} {socket.path}"
+
+
+@contextlib.asynccontextmanager
+async def _no_turn() -> AsyncIterator[None]:
+    yield
 
 
 def runs_in_control(args: Sequence[str]) -> bool:

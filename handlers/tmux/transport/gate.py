@@ -1,0 +1,85 @@
+"""Our control clients start and close one at a time, per tmux server.
+
+tmux 3.3a (and later releases, by reports such as tmux/tmux#4980) crashes its server,
+and with it every session the user has, when it tells a control client of an event
+while that client is still identifying itself: between its first message (which marks
+it a control client) and its last (which gives it the state the event is written to),
+tmux's event loop turns at least twice. One of our clients detaching is such an event
+for every other control client (``%client-detached``), so a client of ours starting
+while another closes can bring the server down: a few hundred such overlaps do, in a
+reproduction against tmux 3.3a (``tests/tmux/test_control_turns.py``).
+
+So a start (from the process to the attach's reply: identification is over by then)
+and a close (from the detach to the process's exit) take turns: within this process by
+a lock per server, and across processes (other servers of this project on the same tmux
+server, of this user) by holding a name in Linux's abstract socket namespace, made of
+the user's id and the server's address. Binding that name succeeds for one socket at a
+time, and the kernel lets it go when the socket closes or its process dies, so nothing
+is left on disk and a crashed holder holds nothing. No library offers an async,
+fileless, cross-process lock, so it is this short loop of binds. A turn waits for the
+other processes at most ``TURN_WAIT`` seconds, then goes ahead: a process stuck holding
+the name must not stop this one. Where there is no abstract namespace (not Linux),
+turns hold within the process only. Events of other programs, and of tmux itself, are
+outside our reach.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import hashlib
+import os
+import socket
+from collections.abc import AsyncIterator
+
+import anyio
+
+TURN_WAIT = 2.0  # seconds a turn waits for other processes before it goes ahead
+STEP = 0.002  # seconds between tries of the name
+
+
+class Gate:
+    """The turns of one tmux server's control clients."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        digest = hashlib.sha256(f"{os.getuid()} {key}".encode()).hexdigest()[:32]
+        self.name = f"\0tmux-contract-mcp-turn-{digest}"
+        self._lock = asyncio.Lock()
+
+    @contextlib.asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        async with self._lock:
+            held = await self._take()
+            try:
+                yield
+            finally:
+                if held is not None:
+                    held.close()
+
+    async def _take(self) -> socket.socket | None:
+        """The bound socket that holds the name; None when the wait ran out or there is
+        no abstract namespace here."""
+        deadline = anyio.current_time() + TURN_WAIT
+        while True:
+            holder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                holder.bind(self.name)
+                return holder
+            except OSError as exc:
+                holder.close()
+                if exc.errno != errno.EADDRINUSE or anyio.current_time() >= deadline:
+                    return None
+            await anyio.sleep(STEP)
+
+
+_GATES: dict[str, Gate] = {}
+
+
+def gate_for(key: str) -> Gate:
+    """The one gate of the tmux server ``key`` names (its socket, and host if remote)."""
+    gate = _GATES.get(key)
+    if gate is None:
+        gate = _GATES[key] = Gate(key)
+    return gate

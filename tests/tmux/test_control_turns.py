@@ -1,0 +1,162 @@
+"""Our control clients start and close by turns (``transport.gate``), so their coming
+and going never sets off tmux 3.3a's crash on an event told to a client still
+identifying itself (tmux/tmux#4980).
+
+The churn test is the reproduction itself: without the turns (swapped out below to
+show it) tmux 3.3a's server died within a few hundred overlapping starts and closes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import socket
+import subprocess
+import sys
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import pytest
+
+from scripts.lab.tmuxserver import TMUX, TmuxServer
+from tmux_contract_mcp.handlers.tmux.transport import control, gate
+from tmux_contract_mcp.handlers.tmux.transport.control import ControlClient
+from tmux_contract_mcp.handlers.tmux.transport.gate import Gate
+from tmux_contract_mcp.handlers.tmux.transport.sockets import Socket
+
+pytestmark = pytest.mark.anyio
+
+TASKS = 4
+CYCLES = 60
+SUBSCRIBE = ("refresh-client", "-B", "tcm-churn:%*:#{pane_dead}")
+
+
+async def churn(tmux: TmuxServer) -> int:
+    """TASKS tasks each start and close CYCLES clients of the server's one session; how
+    many cycles went through (one fails once the server is gone)."""
+    socket = Socket(tmux.socket_path, f"socket {tmux.socket_path}")
+    session = tmux.tmux("display-message", "-p", "#{session_id}").strip()
+    done = 0
+
+    async def cycles() -> None:
+        nonlocal done
+        for _ in range(CYCLES):
+            client = await ControlClient.start(
+                socket, TMUX, session, environ=tmux.env, then=(SUBSCRIBE,), timeout=5.0
+            )
+            await anyio.sleep(0.002)
+            await client.aclose()
+            done += 1
+
+    with anyio.fail_after(120), contextlib.suppress(Exception):
+        async with anyio.create_task_group() as group:
+            for _ in range(TASKS):
+                group.start_soon(cycles)
+    return done
+
+
+async def test_clients_started_and_closed_at_once_leave_the_tmux_server_alive(
+    tmux: TmuxServer,
+) -> None:
+    pid = tmux.server_pid()
+    assert pid is not None
+    assert await churn(tmux) == TASKS * CYCLES
+    assert tmux.is_server(pid), "the tmux server died while our clients came and went"
+
+
+async def test_without_turns_the_same_churn_brings_tmux_3_3a_down(
+    tmux: TmuxServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reproduction the turns answer, kept honest: on a tmux with the fix there is
+    nothing to see, and the test says so by passing."""
+
+    class NoTurns:
+        @contextlib.asynccontextmanager
+        async def turn(self) -> AsyncIterator[None]:
+            yield
+
+    version = tmux.tmux("-V").strip()
+    monkeypatch.setattr(control, "gate_for", lambda key: NoTurns())
+    pid = tmux.server_pid()
+    assert pid is not None
+    done = await churn(tmux)
+    if version == "tmux 3.3a":
+        assert not tmux.is_server(pid) and done < TASKS * CYCLES, (version, done)
+
+
+async def test_a_turn_waits_while_another_process_holds_the_servers_name_and_not_after_it_died(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(gate, "TURN_WAIT", 600.0)  # only the holder's end lets the turn in
+    key = f"socket-{uuid.uuid4().hex}"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, key], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        entered = anyio.Event()
+
+        async def take() -> None:
+            async with Gate(key).turn():
+                entered.set()
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as group:
+                group.start_soon(take)
+                await anyio.sleep(0.2)
+                assert not entered.is_set()
+                holder.kill()  # no release: the kernel lets the name go with the process
+                await entered.wait()
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+HOLDER = """
+import sys, time
+import anyio
+from tmux_contract_mcp.handlers.tmux.transport.gate import Gate
+
+async def hold():
+    async with Gate(sys.argv[1]).turn():
+        print("held", flush=True)
+        time.sleep(600)
+
+anyio.run(hold)
+"""
+
+
+async def test_a_turn_goes_ahead_when_another_process_keeps_the_name_too_long(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(gate, "TURN_WAIT", 0.1)
+    key = f"socket-{uuid.uuid4().hex}"
+    stuck, waiting = Gate(key), Gate(key)  # two gates of one name: as two processes
+    async with stuck.turn():
+        with anyio.fail_after(30):
+            async with waiting.turn():
+                pass
+
+
+async def test_turns_hold_in_the_process_where_no_name_can_be_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Unbindable(socket.socket):
+        def bind(self, address: Any) -> None:
+            raise OSError(errno.EAFNOSUPPORT, "no abstract namespace here")
+
+    monkeypatch.setattr(socket, "socket", Unbindable)  # the module gate binds with
+    alone = Gate(f"socket-{uuid.uuid4().hex}")
+    order: list[str] = []
+
+    async def later() -> None:
+        async with alone.turn():
+            order.append("second")
+
+    async with anyio.create_task_group() as group, alone.turn():
+        group.start_soon(later)
+        await anyio.sleep(0.05)
+        order.append("first done")
+    assert order == ["first done", "second"]
