@@ -21,7 +21,7 @@ import anyio
 import pytest
 
 from scripts.lab.tmuxserver import TMUX, TmuxServer
-from tmux_contract_mcp.handlers.tmux.transport import control, gate
+from tmux_contract_mcp.handlers.tmux.transport import gate
 from tmux_contract_mcp.handlers.tmux.transport.control import ControlClient
 from tmux_contract_mcp.handlers.tmux.transport.gate import Gate
 from tmux_contract_mcp.handlers.tmux.transport.sockets import Socket
@@ -72,13 +72,12 @@ async def test_without_turns_the_same_churn_brings_tmux_3_3a_down(
     """The reproduction the turns answer, kept honest: on a tmux with the fix there is
     nothing to see, and the test says so by passing."""
 
-    class NoTurns:
-        @contextlib.asynccontextmanager
-        async def turn(self) -> AsyncIterator[None]:
-            yield
+    @contextlib.asynccontextmanager
+    async def no_turn(self: Gate) -> AsyncIterator[None]:
+        yield
 
     version = tmux.tmux("-V").strip()
-    monkeypatch.setattr(control, "gate_for", lambda key: NoTurns())
+    monkeypatch.setattr(Gate, "turn", no_turn)
     pid = tmux.server_pid()
     assert pid is not None
     done = await churn(tmux)
@@ -160,3 +159,60 @@ async def test_turns_hold_in_the_process_where_no_name_can_be_bound(
         await anyio.sleep(0.05)
         order.append("first done")
     assert order == ["first done", "second"]
+
+
+async def starts_beside_commands(tmux: TmuxServer) -> int:
+    """One task starts and closes STARTS clients, one after another, while another keeps
+    switching the session's window through a client of its own (each switch is an event
+    for every control client); how many starts went through."""
+    socket = Socket(tmux.socket_path, f"socket {tmux.socket_path}")
+    session = tmux.tmux("display-message", "-p", "#{session_id}").strip()
+    tmux.tmux("new-window", "-d", "-t", session)
+    switching = await ControlClient.start(socket, TMUX, session, environ=tmux.env, timeout=5.0)
+    done = 0
+
+    async def switch() -> None:
+        while True:
+            await switching.run_many([("select-window", "-t", f"{session}:{i}") for i in (0, 1)])
+
+    async def starts() -> None:
+        nonlocal done
+        for _ in range(STARTS):
+            client = await ControlClient.start(socket, TMUX, session, environ=tmux.env)
+            await client.aclose()
+            done += 1
+
+    with anyio.fail_after(120), contextlib.suppress(Exception):
+        async with anyio.create_task_group() as group:
+            group.start_soon(switch)
+            await starts()
+            group.cancel_scope.cancel()
+    with contextlib.suppress(Exception):
+        await switching.aclose()
+    return done
+
+
+STARTS = 150
+
+
+async def test_our_commands_wait_while_a_client_of_ours_starts(tmux: TmuxServer) -> None:
+    pid = tmux.server_pid()
+    assert pid is not None
+    assert await starts_beside_commands(tmux) == STARTS
+    assert tmux.is_server(pid), "the tmux server died while our client started"
+
+
+async def test_without_the_quiet_start_the_same_commands_bring_tmux_3_3a_down(
+    tmux: TmuxServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    @contextlib.asynccontextmanager
+    async def loud(self: Gate) -> AsyncIterator[None]:
+        yield
+
+    version = tmux.tmux("-V").strip()
+    monkeypatch.setattr(Gate, "quiet", loud)
+    pid = tmux.server_pid()
+    assert pid is not None
+    done = await starts_beside_commands(tmux)
+    if version == "tmux 3.3a":
+        assert not tmux.is_server(pid) and done < STARTS, (version, done)

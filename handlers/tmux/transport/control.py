@@ -285,11 +285,12 @@ class ControlClient:
         argv = tmux_command(argv, env)
         remote = remote_for(env)
         gate = gate_for(gate_key(socket, remote))
-        async with gate.turn():  # identified once the attach answers (``gate``)
+        async with gate.turn(), gate.quiet():  # identified once the attach answers (``gate``)
             client = await cls._spawn(socket, argv, env, session_id, remote, tmux_bin)
             client._gate = gate
             with anyio.move_on_after(timeout):
                 await client._ready.wait()
+        gate.clients.add(client)
         if not client._ready.is_set():
             await client.aclose()
             raise TmuxUnavailable(
@@ -405,6 +406,8 @@ class ControlClient:
 
     async def run(self, args: Sequence[str]) -> list[str]:
         """Run one command; its output lines, or ``CommandFailed`` with tmux's error text."""
+        if self._gate is not None:
+            await self._gate.calm()
         (pending,) = self._write([args])
         await pending.done
         return self._outcome(pending)
@@ -415,6 +418,8 @@ class ControlClient:
         tmux runs them in the order written, so a read placed after a change sees
         it. The first failure is raised once every reply is in.
         """
+        if self._gate is not None:
+            await self._gate.calm()
         pendings = self._write(commands)
         for pending in pendings:
             await pending.done

@@ -19,8 +19,11 @@ is left on disk and a crashed holder holds nothing. No library offers an async,
 fileless, cross-process lock, so it is this short loop of binds. A turn waits for the
 other processes at most ``TURN_WAIT`` seconds, then goes ahead: a process stuck holding
 the name must not stop this one. Where there is no abstract namespace (not Linux),
-turns hold within the process only. Events of other programs, and of tmux itself, are
-outside our reach.
+turns hold within the process only. Our own commands tell events too (``select-window``, ``select-pane``, a session made
+or renamed...), so while a client starts, this process writes no command to its other
+clients of that server, and what they already sent is answered first (``quiet``); a
+command that is slow to answer is given ``DRAIN_WAIT`` seconds. Commands of other
+processes and programs, and the user's own keys, are outside our reach.
 """
 
 from __future__ import annotations
@@ -31,12 +34,21 @@ import errno
 import hashlib
 import os
 import socket
+import weakref
 from collections.abc import AsyncIterator
+from typing import Protocol
 
 import anyio
 
 TURN_WAIT = 2.0  # seconds a turn waits for other processes before it goes ahead
 STEP = 0.002  # seconds between tries of the name
+DRAIN_WAIT = 1.0  # seconds a start waits for commands already sent to be answered
+
+
+class Drains(Protocol):
+    """A client whose sent commands can be waited for."""
+
+    async def drain(self) -> None: ...
 
 
 class Gate:
@@ -47,6 +59,26 @@ class Gate:
         digest = hashlib.sha256(f"{os.getuid()} {key}".encode()).hexdigest()[:32]
         self.name = f"\0tmux-contract-mcp-turn-{digest}"
         self._lock = asyncio.Lock()
+        self._calm = asyncio.Event()  # set: commands may be written
+        self._calm.set()
+        self.clients: weakref.WeakSet[Drains] = weakref.WeakSet()
+
+    async def calm(self) -> None:
+        """Return when no client of ours is starting on this server."""
+        if not self._calm.is_set():
+            await self._calm.wait()
+
+    @contextlib.asynccontextmanager
+    async def quiet(self) -> AsyncIterator[None]:
+        """No command written meanwhile; those already written answered first."""
+        self._calm.clear()
+        try:
+            with anyio.move_on_after(DRAIN_WAIT):
+                for client in list(self.clients):
+                    await client.drain()
+            yield
+        finally:
+            self._calm.set()
 
     @contextlib.asynccontextmanager
     async def turn(self) -> AsyncIterator[None]:
