@@ -24,6 +24,7 @@ from scripts.lab.tmuxserver import TMUX, TmuxServer
 from tmux_contract_mcp.handlers.tmux.transport import gate
 from tmux_contract_mcp.handlers.tmux.transport.control import ControlClient
 from tmux_contract_mcp.handlers.tmux.transport.gate import Gate
+from tmux_contract_mcp.handlers.tmux.transport.process import SubprocessTransport
 from tmux_contract_mcp.handlers.tmux.transport.sockets import Socket
 
 pytestmark = pytest.mark.anyio
@@ -117,6 +118,7 @@ HOLDER = """
 import sys, time
 import anyio
 from tmux_contract_mcp.handlers.tmux.transport.gate import Gate
+from tmux_contract_mcp.handlers.tmux.transport.process import SubprocessTransport
 
 async def hold():
     async with Gate(sys.argv[1]).turn():
@@ -161,14 +163,18 @@ async def test_turns_hold_in_the_process_where_no_name_can_be_bound(
     assert order == ["first done", "second"]
 
 
-async def starts_beside_commands(tmux: TmuxServer) -> int:
+async def starts_beside_commands(tmux: TmuxServer, by: str) -> int:
     """One task starts and closes STARTS clients, one after another, while another keeps
-    switching the session's window through a client of its own (each switch is an event
-    for every control client); how many starts went through."""
+    switching the session's window (each switch is an event for every control client),
+    ``by`` a client of its own or a process per command; how many starts went through."""
     socket = Socket(tmux.socket_path, f"socket {tmux.socket_path}")
     session = tmux.tmux("display-message", "-p", "#{session_id}").strip()
     tmux.tmux("new-window", "-d", "-t", session)
-    switching = await ControlClient.start(socket, TMUX, session, environ=tmux.env, timeout=5.0)
+    switching: ControlClient | SubprocessTransport
+    if by == "control":
+        switching = await ControlClient.start(socket, TMUX, session, environ=tmux.env)
+    else:
+        switching = SubprocessTransport(socket, TMUX, tmux.env)
     done = 0
 
     async def switch() -> None:
@@ -187,23 +193,26 @@ async def starts_beside_commands(tmux: TmuxServer) -> int:
             group.start_soon(switch)
             await starts()
             group.cancel_scope.cancel()
-    with contextlib.suppress(Exception):
-        await switching.aclose()
+    if isinstance(switching, ControlClient):
+        with contextlib.suppress(Exception):
+            await switching.aclose()
     return done
 
 
 STARTS = 150
 
 
-async def test_our_commands_wait_while_a_client_of_ours_starts(tmux: TmuxServer) -> None:
+@pytest.mark.parametrize("by", ["control", "subprocess"])
+async def test_our_commands_wait_while_a_client_of_ours_starts(tmux: TmuxServer, by: str) -> None:
     pid = tmux.server_pid()
     assert pid is not None
-    assert await starts_beside_commands(tmux) == STARTS
+    assert await starts_beside_commands(tmux, by) == STARTS
     assert tmux.is_server(pid), "the tmux server died while our client started"
 
 
+@pytest.mark.parametrize("by", ["control", "subprocess"])
 async def test_without_the_quiet_start_the_same_commands_bring_tmux_3_3a_down(
-    tmux: TmuxServer, monkeypatch: pytest.MonkeyPatch
+    tmux: TmuxServer, monkeypatch: pytest.MonkeyPatch, by: str
 ) -> None:
     @contextlib.asynccontextmanager
     async def loud(self: Gate) -> AsyncIterator[None]:
@@ -213,6 +222,6 @@ async def test_without_the_quiet_start_the_same_commands_bring_tmux_3_3a_down(
     monkeypatch.setattr(Gate, "quiet", loud)
     pid = tmux.server_pid()
     assert pid is not None
-    done = await starts_beside_commands(tmux)
+    done = await starts_beside_commands(tmux, by)
     if version == "tmux 3.3a":
         assert not tmux.is_server(pid) and done < STARTS, (version, done)

@@ -49,7 +49,7 @@ from ..errors import (
 )
 from . import keyguard
 from .conditional import is_if_format
-from .gate import Gate, gate_for
+from .gate import Gate, gate_for, gate_key
 from .process import DEFAULT_TIMEOUT, SubprocessTransport
 from .quoting import command_line, unescape_output
 from .sockets import UTF8, Socket, process_environ
@@ -622,13 +622,6 @@ class ControlClient:
     def _kill(self) -> None:
         with contextlib.suppress(ProcessLookupError):
             self._process.kill()
-
-
-def gate_key(socket: Socket, remote: Remote | None) -> str:
-    """What names the tmux server for the turns of its clients (``gate``)."""
-    if remote is None:
-        return socket.real_path
-    return f"ssh {remote.target!r} {socket.path}"
 
 
 @contextlib.asynccontextmanager

@@ -40,6 +40,9 @@ from typing import Protocol
 
 import anyio
 
+from .sockets import Socket
+from .ssh import Remote
+
 TURN_WAIT = 2.0  # seconds a turn waits for other processes before it goes ahead
 STEP = 0.002  # seconds between tries of the name
 DRAIN_WAIT = 1.0  # seconds a start waits for commands already sent to be answered
@@ -62,11 +65,26 @@ class Gate:
         self._calm = asyncio.Event()  # set: commands may be written
         self._calm.set()
         self.clients: weakref.WeakSet[Drains] = weakref.WeakSet()
+        self._flying = 0  # commands of ours in a process of their own, not yet answered
+        self._landed = asyncio.Event()
 
     async def calm(self) -> None:
         """Return when no client of ours is starting on this server."""
         if not self._calm.is_set():
             await self._calm.wait()
+
+    @contextlib.asynccontextmanager
+    async def command(self) -> AsyncIterator[None]:
+        """One command in a process of its own: begun when no client starts, and waited
+        for by the next start."""
+        await self.calm()
+        self._flying += 1
+        try:
+            yield
+        finally:
+            self._flying -= 1
+            if not self._flying:
+                self._landed.set()
 
     @contextlib.asynccontextmanager
     async def quiet(self) -> AsyncIterator[None]:
@@ -76,6 +94,9 @@ class Gate:
             with anyio.move_on_after(DRAIN_WAIT):
                 for client in list(self.clients):
                     await client.drain()
+                while self._flying:
+                    self._landed.clear()
+                    await self._landed.wait()
             yield
         finally:
             self._calm.set()
@@ -106,12 +127,23 @@ class Gate:
             await anyio.sleep(STEP)
 
 
-_GATES: dict[str, Gate] = {}
+# Per event loop: a gate's lock and events belong to the loop they first wait in.
+_GATES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Gate]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def gate_for(key: str) -> Gate:
     """The one gate of the tmux server ``key`` names (its socket, and host if remote)."""
-    gate = _GATES.get(key)
+    gates = _GATES.setdefault(asyncio.get_running_loop(), {})
+    gate = gates.get(key)
     if gate is None:
-        gate = _GATES[key] = Gate(key)
+        gate = gates[key] = Gate(key)
     return gate
+
+
+def gate_key(socket: Socket, remote: Remote | None) -> str:
+    """What names the tmux server for the turns of its clients."""
+    if remote is None:
+        return socket.real_path
+    return f"ssh {remote.target!r} {socket.path}"

@@ -16,6 +16,7 @@ import anyio.abc
 
 from ..errors import CommandFailed, TmuxUnavailable, is_no_server, no_server, unrunnable
 from . import keyguard
+from .gate import gate_for, gate_key
 from .sockets import Socket, process_environ, tmux_args
 from .ssh import SSH_FAILED, remote_for, tmux_invocation
 
@@ -81,6 +82,7 @@ class SubprocessTransport:
         self.tmux_bin = tmux_bin
         self.timeout = timeout
         self.env = process_environ(environ)
+        self.gate_key = gate_key(socket, remote_for(self.env))
 
     def own_client_pids(self) -> frozenset[int]:
         """None: every process ends with its command."""
@@ -101,7 +103,8 @@ class SubprocessTransport:
         argv, data = tmux_invocation([self.tmux_bin, *tmux_args(self.socket)], args, self.env)
         try:
             with anyio.fail_after(self.timeout):
-                done = await run_fed(argv, data, self.env)
+                async with gate_for(self.gate_key).command():  # not beside a start (``gate``)
+                    done = await run_fed(argv, data, self.env)
         except TimeoutError:  # before OSError, of which it is a subclass
             raise TmuxUnavailable(
                 f"tmux did not answer within {self.timeout:g}s on {self.socket}"
