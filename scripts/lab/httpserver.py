@@ -89,20 +89,20 @@ class HttpServer:
                 env=environ,
             )
         deadline = time.monotonic() + START_TIMEOUT
-        while True:
+        while True:  # the announcement's lines may arrive one by one: wait for the last read
             text = log.read_text(errors="replace")
             found = SERVING.search(text)
-            if found:
+            path = TOKEN_IN.search(text)
+            if found and (token is not None or path):
                 break
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
                 process.wait()
                 raise RuntimeError(f"the HTTP server did not start: {text.strip()}")
             time.sleep(0.02)
-        if token is None:
-            path = TOKEN_IN.search(text)
-            assert path is not None, text
+        if path is not None and token is None:
             token = Path(path.group(1)).read_text().strip()
+        assert token is not None
         return cls(process, found.group(1), token, log, profile, text.splitlines())
 
     @classmethod
