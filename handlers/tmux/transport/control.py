@@ -34,7 +34,7 @@ import itertools
 import logging
 import subprocess
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import anyio
@@ -226,6 +226,7 @@ class ControlClient:
         process: asyncio.SubprocessTransport,
         pipes: _Pipes,
         session_id: str,
+        gate: Gate,
         remote: Remote | None = None,
     ) -> None:
         self.socket = socket
@@ -252,7 +253,7 @@ class ControlClient:
         self._ender: asyncio.Task[None] | None = None
         self._end_listeners: list[Callable[[], None]] = []
         self._client_pid: int | None = None
-        self._gate: Gate | None = None  # set once started: closes take turns with starts
+        self._gate = gate  # starts and closes take turns (``gate``)
 
     @classmethod
     async def start(
@@ -286,8 +287,7 @@ class ControlClient:
         remote = remote_for(env)
         gate = gate_for(gate_key(socket, remote))
         async with gate.turn(), gate.quiet():  # identified once the attach answers (``gate``)
-            client = await cls._spawn(socket, argv, env, session_id, remote, tmux_bin)
-            client._gate = gate
+            client = await cls._spawn(socket, argv, env, session_id, gate, remote, tmux_bin)
             with anyio.move_on_after(timeout):
                 await client._ready.wait()
         gate.clients.add(client)
@@ -318,6 +318,7 @@ class ControlClient:
         argv: list[str],
         env: Mapping[str, str],
         session_id: str,
+        gate: Gate,
         remote: Remote | None,
         tmux_bin: str,
     ) -> ControlClient:
@@ -333,7 +334,7 @@ class ControlClient:
             )
         except OSError as exc:
             raise unrunnable(tmux_bin, exc) from None
-        client = cls(socket, process, pipes, session_id, remote)
+        client = cls(socket, process, pipes, session_id, gate, remote)
         pipes.client = client
         for fd, data in pipes.early:
             if data is None:
@@ -406,8 +407,7 @@ class ControlClient:
 
     async def run(self, args: Sequence[str]) -> list[str]:
         """Run one command; its output lines, or ``CommandFailed`` with tmux's error text."""
-        if self._gate is not None:
-            await self._gate.calm()
+        await self._gate.calm()
         (pending,) = self._write([args])
         await pending.done
         return self._outcome(pending)
@@ -418,8 +418,7 @@ class ControlClient:
         tmux runs them in the order written, so a read placed after a change sees
         it. The first failure is raised once every reply is in.
         """
-        if self._gate is not None:
-            await self._gate.calm()
+        await self._gate.calm()
         pendings = self._write(commands)
         for pending in pendings:
             await pending.done
@@ -443,7 +442,7 @@ class ControlClient:
         with anyio.CancelScope(shield=True):
             self._closing = True
             self._die("it was closed by its owner")
-            async with self._gate.turn() if self._gate is not None else _no_turn():
+            async with self._gate.turn():
                 self._stdin.close()
                 await self._reap()
             with anyio.move_on_after(CLOSE_GRACE):
@@ -622,11 +621,6 @@ class ControlClient:
     def _kill(self) -> None:
         with contextlib.suppress(ProcessLookupError):
             self._process.kill()
-
-
-@contextlib.asynccontextmanager
-async def _no_turn() -> AsyncIterator[None]:
-    yield
 
 
 def runs_in_control(args: Sequence[str]) -> bool:
