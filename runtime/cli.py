@@ -313,9 +313,12 @@ def serve(
         return anyio.run(until_stopped(serve_stdio), served, handlers)
     with loading_for_good():
         from .http import serve_http
-    for line in announcement(bound):
-        print(f"tmux-contract-mcp: {line}", file=sys.stderr, flush=True)
-    return anyio.run(until_stopped(serve_http), served, handlers, bound)
+
+    def announce() -> None:
+        for line in announcement(bound):
+            print(f"tmux-contract-mcp: {line}", file=sys.stderr, flush=True)
+
+    return anyio.run(until_stopped(serve_http, announce), served, handlers, bound)
 
 
 if __name__ == "__main__":

@@ -43,10 +43,13 @@ def exiting_on_signals() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def until_stopped(serve: Callable[P, Awaitable[None]]) -> Callable[P, Awaitable[int]]:
+def until_stopped(
+    serve: Callable[P, Awaitable[None]], ready: Callable[[], None] = lambda: None
+) -> Callable[P, Awaitable[int]]:
     """``serve`` run until it returns (status 0) or a stop signal cancels it (128 + the
     signal). A cancelled ``serve`` closes what it holds on its way out, as on the end of
-    input."""
+    input. ``ready`` runs once a stop signal is sure to be met this way, just before
+    ``serve``: a signal sent as soon as it says so must not land in the loop's start."""
 
     async def serving(*args: P.args, **kwargs: P.kwargs) -> int:
         stopped = 0
@@ -62,6 +65,7 @@ def until_stopped(serve: Callable[P, Awaitable[None]]) -> Callable[P, Awaitable[
                         return
 
             await group.start(watch)
+            ready()
             await serve(*args, **kwargs)
             group.cancel_scope.cancel()
         return stopped
